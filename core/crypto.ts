@@ -1,0 +1,59 @@
+// Secrets: key generation, lookup digests, the encrypted recoverable copy of
+// personal keys, password hashing, and comparisons that take constant time.
+import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt, timingSafeEqual, type BinaryLike, type ScryptOptions } from 'node:crypto'
+
+export const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex')
+
+/** A fresh secret with a recognisable prefix: `sk-…`, `scp-…`. 32 random bytes. */
+export const newSecret = (prefix: string) => `${prefix}-${randomBytes(32).toString('base64url')}`
+
+/** Constant-time equality of two strings (compares digests, so lengths never leak). */
+export function safeEqual (a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest())
+}
+
+/** AES-256-GCM with a key derived from SECRET_KEY; output `v1.<iv>.<tag>.<ciphertext>` in base64url. */
+export class SecretBox {
+  private readonly key: Buffer
+  constructor (secret: string) {
+    this.key = createHash('sha256').update(`extraction-jobs:secret-box:${secret}`).digest()
+  }
+
+  seal (plain: string): string {
+    const iv = randomBytes(12)
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv)
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()])
+    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.')
+  }
+
+  open (sealed: string): string {
+    const [version, iv, tag, body] = sealed.split('.')
+    if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('unrecognised sealed value')
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'))
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'))
+    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8')
+  }
+}
+
+const scryptAsync = (password: BinaryLike, salt: BinaryLike, keylen: number, options: ScryptOptions) =>
+  new Promise<Buffer>((resolve, reject) => scrypt(password, salt, keylen, options, (err, key) => err ? reject(err) : resolve(key)))
+
+const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 64 }
+
+/** scrypt with a random salt; the parameters travel with the hash so they can be raised later. */
+export async function hashPassword (password: string): Promise<string> {
+  const salt = randomBytes(16)
+  const key = await scryptAsync(password.normalize('NFKC'), salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: 64 * 1024 * 1024 })
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$')
+}
+
+export async function verifyPassword (password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$')
+  if (scheme !== 'scrypt' || !salt || !hash) return false
+  const expected = Buffer.from(hash, 'base64url')
+  const actual = await scryptAsync(password.normalize('NFKC'), Buffer.from(salt, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: 64 * 1024 * 1024 })
+  return timingSafeEqual(actual, expected)
+}
+
+/** A hash of a password nobody has, so login spends the same time whether or not the e-mail exists. */
+export const DECOY_PASSWORD_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$' + Buffer.alloc(64).toString('base64url')

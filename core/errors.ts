@@ -1,0 +1,34 @@
+// The one catalogue of client-facing errors. Every error a client sees is
+// `{detail}` with one of these statuses; anything else becomes a 500 whose
+// detail hides the cause (logged server-side only).
+
+export class AppError extends Error {
+  readonly statusCode: number
+  readonly headers: Record<string, string>
+  /** Extra fields merged into the body next to `detail` (e.g. did-you-mean lists). */
+  readonly extra: Record<string, unknown>
+
+  constructor (statusCode: number, detail: string, options: { headers?: Record<string, string>, extra?: Record<string, unknown> } = {}) {
+    super(detail)
+    this.name = 'AppError'
+    this.statusCode = statusCode
+    this.headers = options.headers ?? {}
+    this.extra = options.extra ?? {}
+  }
+
+  get detail (): string { return this.message }
+}
+
+export const badRequest = (detail: string, extra?: Record<string, unknown>) => new AppError(400, detail, { extra })
+export const unauthorized = (detail = 'Missing or invalid API key. Send your key in the x-api-key header.') => new AppError(401, detail)
+export const forbidden = (detail: string) => new AppError(403, detail)
+export const notFound = (detail = 'Not found.') => new AppError(404, detail)
+export const timedOut = (detail: string, extra?: Record<string, unknown>) => new AppError(408, detail, { extra })
+export const conflict = (detail: string) => new AppError(409, detail)
+export const gone = (detail: string) => new AppError(410, detail)
+export const payloadTooLarge = (detail = 'Request body is larger than 1 MB.') => new AppError(413, detail)
+export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
+  new AppError(429, detail, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } })
+export const unavailable = (detail: string) => new AppError(503, detail)
+
+export const isAppError = (value: unknown): value is AppError => value instanceof AppError

@@ -11,7 +11,7 @@ export class ConfigError extends Error {
 }
 
 const ToolEntry = Type.Object({
-  key: Type.String({ pattern: '^[a-z][a-z0-9_]*$' }),
+  key: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]*$' }),
   plugin: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   enabled: Type.Boolean(),
   upstream: Type.Optional(Type.Record(Type.String(), Type.String())),

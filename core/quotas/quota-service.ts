@@ -1,0 +1,80 @@
+// Calls and records per account, per UTC day and month. A charge is one
+// conditional UPDATE per counter, so concurrent charges can never pass a limit,
+// on SQLite and on PostgreSQL alike.
+import { secondsUntilNextUtcDay, secondsUntilNextUtcMonth, utcDay, utcMonth, type Clock } from '../clock.ts'
+import { tooManyRequests } from '../errors.ts'
+import type { Db } from '../db/database.ts'
+import { tierLimits, type TierName } from './tiers.ts'
+
+export interface Usage { calls_today: number, calls_this_month: number, records_today: number, jobs_running: number }
+/** What a charge took, so a refund gives back to the same day and month even after midnight. */
+export interface Charge { accountId: string, day: string, month: string }
+
+const dayPeriod = (d: Date) => `d:${utcDay(d)}`
+const monthPeriod = (d: Date) => `m:${utcMonth(d)}`
+
+export class QuotaService {
+  constructor (private readonly db: Db, private readonly clock: Clock) {}
+
+  private async ensureRows (accountId: string, periods: string[]): Promise<void> {
+    for (const period of periods) {
+      // INSERT … ON CONFLICT DO NOTHING is the same SQL on SQLite and PostgreSQL.
+      await this.db.$executeRaw`INSERT INTO usage_counters (account_id, period, calls, records) VALUES (${accountId}, ${period}, 0, 0) ON CONFLICT (account_id, period) DO NOTHING`
+    }
+  }
+
+  private bump (accountId: string, period: string, limit: number): Promise<number> {
+    return this.db.$executeRaw`UPDATE usage_counters SET calls = calls + 1 WHERE account_id = ${accountId} AND period = ${period} AND calls < ${limit}`
+  }
+
+  private unbump (accountId: string, period: string): Promise<number> {
+    return this.db.$executeRaw`UPDATE usage_counters SET calls = calls - 1 WHERE account_id = ${accountId} AND period = ${period} AND calls > 0`
+  }
+
+  /** Charges one call or throws 429 with Retry-After naming the quota that is spent. */
+  async charge (accountId: string, tier: TierName): Promise<Charge> {
+    const now = this.clock()
+    const limits = tierLimits(tier)
+    const day = dayPeriod(now)
+    const month = monthPeriod(now)
+    await this.ensureRows(accountId, [day, month])
+    if (await this.bump(accountId, day, limits.calls_per_day) === 0) {
+      throw tooManyRequests(`Daily quota of ${limits.calls_per_day} calls for the ${tier} tier is used up; it resets at 00:00 UTC.`, secondsUntilNextUtcDay(now))
+    }
+    if (await this.bump(accountId, month, limits.calls_per_month) === 0) {
+      await this.unbump(accountId, day)
+      throw tooManyRequests(`Monthly quota of ${limits.calls_per_month} calls for the ${tier} tier is used up; it resets on the 1st at 00:00 UTC.`, secondsUntilNextUtcMonth(now))
+    }
+    return { accountId, day, month }
+  }
+
+  async refund (charge: Charge): Promise<void> {
+    await this.unbump(charge.accountId, charge.day)
+    await this.unbump(charge.accountId, charge.month)
+  }
+
+  /** Records a charge made at `at` (a job's start) as a Charge, for refunds after a restart. */
+  chargeAt (accountId: string, at: Date): Charge {
+    return { accountId, day: dayPeriod(at), month: monthPeriod(at) }
+  }
+
+  async addRecords (accountId: string, count: number): Promise<void> {
+    if (count <= 0) return
+    const day = dayPeriod(this.clock())
+    await this.ensureRows(accountId, [day])
+    await this.db.$executeRaw`UPDATE usage_counters SET records = records + ${count} WHERE account_id = ${accountId} AND period = ${day}`
+  }
+
+  async usage (accountId: string): Promise<Usage> {
+    const now = this.clock()
+    const day = dayPeriod(now)
+    const month = monthPeriod(now)
+    const [rows, running] = await Promise.all([
+      this.db.usageCounter.findMany({ where: { accountId, period: { in: [day, month] } } }),
+      this.db.job.count({ where: { accountId, status: 'running' } }),
+    ])
+    const dayRow = rows.find(r => r.period === day)
+    const monthRow = rows.find(r => r.period === month)
+    return { calls_today: dayRow?.calls ?? 0, calls_this_month: monthRow?.calls ?? 0, records_today: dayRow?.records ?? 0, jobs_running: running }
+  }
+}

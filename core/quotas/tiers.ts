@@ -1,0 +1,30 @@
+// The three tiers of the spec and the limits they carry.
+export type TierName = 'guest' | 'registered' | 'pro'
+
+export interface TierLimits {
+  max_records_per_run: number
+  calls_per_day: number
+  calls_per_month: number
+  retention_hours: number
+}
+
+const table: Record<TierName, { maxRecords: number, perDay: number, retentionHours: number }> = {
+  guest: { maxRecords: 20, perDay: 5, retentionHours: 2 },
+  registered: { maxRecords: 200, perDay: 50, retentionHours: 6 },
+  pro: { maxRecords: 1000, perDay: 500, retentionHours: 24 },
+}
+
+export function tierLimits (tier: TierName): TierLimits {
+  const t = table[tier]
+  // DECISIONS.md: calls per month = 30 × calls per day.
+  return { max_records_per_run: t.maxRecords, calls_per_day: t.perDay, calls_per_month: 30 * t.perDay, retention_hours: t.retentionHours }
+}
+
+export const PRO_WINDOW_DAYS = 30
+export const PRO_ELIGIBLE_SIGNUPS = 100
+
+/** The tier an account has now: a Pro window that has passed reads `registered`. */
+export function effectiveTier (account: { tier: string, proExpiresAt: Date | null }, now: Date): TierName {
+  if (account.tier === 'pro') return account.proExpiresAt && account.proExpiresAt.getTime() > now.getTime() ? 'pro' : 'registered'
+  return 'registered'
+}

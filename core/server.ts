@@ -1,0 +1,41 @@
+// `npm start`: build the app, listen, and close gracefully on SIGTERM/SIGINT
+// (running jobs are given back to the queue's shutdown, the database closed).
+import { buildApp } from './app.ts'
+import { ConfigError, loadConfig } from './config.ts'
+
+async function main (): Promise<void> {
+  let config
+  try {
+    config = loadConfig(process.env)
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${err.message}\n`)
+      process.exit(78)
+    }
+    throw err
+  }
+  const app = await buildApp({ config })
+  let closing = false
+  const close = async (signal: string) => {
+    if (closing) return
+    closing = true
+    app.log.info({ signal }, 'shutting down')
+    const force = setTimeout(() => process.exit(1), 30_000)
+    force.unref()
+    try {
+      await app.close()
+      process.exit(0)
+    } catch (err) {
+      app.log.error({ err }, 'shutdown failed')
+      process.exit(1)
+    }
+  }
+  process.on('SIGTERM', () => { void close('SIGTERM') })
+  process.on('SIGINT', () => { void close('SIGINT') })
+  await app.listen({ host: config.host, port: config.port })
+}
+
+main().catch((err) => {
+  process.stderr.write(`failed to start: ${err instanceof Error ? err.message : String(err)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,165 @@
+// The plugin contract: the one module a tool plugin imports from the kernel.
+// A plugin *declares* itself with defineTool(); the kernel turns the
+// declaration into a REST key, agent tool(s), jobs, a manifest entry and an
+// OpenAPI schema. See core/tools/README.md.
+import type { Static, TSchema } from 'typebox'
+import type { Logger } from 'pino'
+import type { CheerioCrawler, CheerioCrawlerOptions } from 'crawlee'
+
+export { Type } from 'typebox'
+export type { Static, TSchema } from 'typebox'
+export type { Logger } from 'pino'
+
+// ---------------------------------------------------------------- network
+
+export interface GuardedRequestInit extends Omit<RequestInit, 'signal'> {
+  /** Whole-request timeout in ms (default 20 s). */
+  timeoutMs?: number
+  /** Redirects followed, each one re-checked by the guard (default 5). */
+  maxRedirects?: number
+  /** Abort reading a body larger than this many bytes (default 10 MB). */
+  maxBytes?: number
+  signal?: AbortSignal
+}
+
+/**
+ * The guarded HTTP client. It refuses loopback, private, link-local and cloud
+ * metadata targets after DNS resolution and on every redirect (unless
+ * ALLOW_PRIVATE_TARGETS=1), applies the configured proxy and user agent, and
+ * ties every request to the job's abort signal.
+ */
+export interface HttpClient {
+  fetch (url: string | URL, init?: GuardedRequestInit): Promise<Response>
+  /** fetch, then the body as text, with the final URL after redirects. */
+  text (url: string | URL, init?: GuardedRequestInit): Promise<{ status: number, url: string, headers: Headers, body: string }>
+  /** fetch, then the body parsed as JSON (throws UpstreamError on a non-JSON body). */
+  json<T = unknown> (url: string | URL, init?: GuardedRequestInit): Promise<{ status: number, url: string, headers: Headers, body: T }>
+}
+
+/** Crawlee crawlers with in-memory storage and the same guard, proxy and user agent. */
+export interface CrawlerFactory {
+  cheerio (options: CheerioCrawlerOptions): CheerioCrawler
+}
+
+/** Thrown by the guard: the target is private, loopback, link-local or metadata. */
+export class BlockedTargetError extends Error {
+  constructor (readonly target: string, readonly reason: string) {
+    super(`Refused to connect to ${target}: ${reason}. Set ALLOW_PRIVATE_TARGETS=1 to allow private targets.`)
+    this.name = 'BlockedTargetError'
+  }
+}
+
+// ---------------------------------------------------------------- outcomes
+
+/** The source refused (403/429, captcha, login or consent wall): job ends blocked, refunded. */
+export class ToolBlockedError extends Error {
+  constructor (reason: string) { super(reason); this.name = 'ToolBlockedError' }
+}
+
+/** The upstream failed (5xx, bad answer, unreachable): job ends in error, refunded. */
+export class UpstreamError extends Error {
+  constructor (message: string, readonly status?: number) { super(message); this.name = 'UpstreamError' }
+}
+
+/** A credential the tool needs is not configured: job ends in error naming the variable, refunded. */
+export class MissingCredentialError extends Error {
+  constructor (readonly variable: string, what: string) {
+    super(`${what} needs the environment variable ${variable}, which is not set on this server.`)
+    this.name = 'MissingCredentialError'
+  }
+}
+
+/** The caller's input cannot be served (e.g. a URL that is not a video): job ends in error, not refunded. */
+export class InputError extends Error {
+  constructor (message: string) { super(message); this.name = 'InputError' }
+}
+
+// ---------------------------------------------------------------- context
+
+export interface UpstreamConfig {
+  /** Base URLs from tools.config.json (`upstream`), e.g. { nominatim: 'https://nominatim.openstreetmap.org' }. */
+  urls: Readonly<Record<string, string>>
+  /** Credential variable names from tools.config.json (`credentials`), e.g. { serper: 'SERPER_API_KEY' }. */
+  credentialNames: Readonly<Record<string, string>>
+  /** The value of a credential, or undefined when its variable is unset. */
+  credential (name: string): string | undefined
+  /** The value of a credential, or throws MissingCredentialError naming the variable. */
+  requireCredential (name: string, what?: string): string
+  /** Free-form per-tool settings from tools.config.json (`settings`). */
+  settings: Readonly<Record<string, unknown>>
+}
+
+export interface ArtifactRef { id: string, name: string, url: string, size: number, content_type: string }
+
+export interface ToolContext<Input = Record<string, unknown>, Row = Record<string, unknown>> {
+  /** Validated, defaulted and clamped by the kernel. */
+  input: Readonly<Input>
+  job: { id: string, accountId: string, tool: string }
+  /** Rows this run may still push before the per-run ceiling. */
+  remaining (): number
+  /** Cancel, timeout, shutdown: honour it. */
+  signal: AbortSignal
+  log: Logger
+  http: HttpClient
+  crawler: CrawlerFactory
+  upstream: UpstreamConfig
+  /** Validates, stores and counts rows; drops what passes the per-run cap. Returns how many were kept. */
+  push (rows: Row[]): Promise<number>
+  /** Human-readable progress shown by status, WebSocket and the agent endpoint. */
+  stage (text: string): void
+  /** Explains why an empty (or short) run was empty. */
+  warn (text: string): void
+  /** Job-level extras (related searches, answer box, engine used) kept beside the rows. */
+  summary (data: Record<string, unknown>): void
+  /** The source refused: ends the job blocked and refunded. */
+  blocked (reason: string): never
+  /** Stores a file the tool produced, kept and deleted with the job's rows. */
+  artifact (name: string, contentType: string, data: Buffer): Promise<ArtifactRef>
+}
+
+// ---------------------------------------------------------------- declaration
+
+export interface ToolExample<Args = Record<string, unknown>> {
+  /** A plain-English task this example answers (feeds find_tool). */
+  task: string
+  args: Args
+}
+
+/** One agent-facing tool. A plugin may serve several over one REST key (websearch). */
+export interface AgentToolDeclaration<AgentInput extends TSchema = TSchema> {
+  name: string
+  title: string
+  /** Written for an agent: what it returns, when to use it, an example. */
+  description: string
+  /** Agent arguments. Default: the REST input with `renames` applied. */
+  input?: AgentInput
+  /** Fixed REST params this agent tool implies (e.g. { scrape_results: true }). */
+  fixed?: Record<string, unknown>
+  examples: ToolExample[]
+}
+
+export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TSchema = TSchema> {
+  /** REST tool key (tool-run `tool`). */
+  key: string
+  title: string
+  description: string
+  /** REST params schema; also the source of every agent schema. */
+  input: Input
+  /** One result row. */
+  row: Row
+  /** Agent name → REST name (agent `limit` = REST `max_results`). */
+  renames?: Record<string, string>
+  /** Integer params clamped to the tier's per-run ceiling (default: max_results, max_pages). */
+  perRunFields?: string[]
+  /** Agent tools served by this key (default: one, named `agentName`). */
+  agentName: string
+  agentTools?: AgentToolDeclaration[]
+  examples: ToolExample<Static<Input>>[]
+  /** Suggested polling interval in seconds (default 2). */
+  pollSeconds?: number
+  run (ctx: ToolContext<Static<Input>, Static<Row>>): Promise<void>
+}
+
+export function defineTool<Input extends TSchema, Row extends TSchema> (declaration: ToolDeclaration<Input, Row>): ToolDeclaration<Input, Row> {
+  return declaration
+}

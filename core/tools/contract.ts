@@ -41,6 +41,13 @@ export interface CrawlerFactory {
   cheerio (options: CheerioCrawlerOptions): CheerioCrawler
 }
 
+/** For tools that open raw sockets (SMTP, DNS): the same policy the HTTP client applies. */
+export interface NetworkPolicy {
+  readonly allowPrivateTargets: boolean
+  /** Throws BlockedTargetError for loopback, private, link-local or metadata addresses unless allowed. */
+  assertAllowedAddress (address: string, label?: string): void
+}
+
 /** Thrown by the guard: the target is private, loopback, link-local or metadata. */
 export class BlockedTargetError extends Error {
   constructor (readonly target: string, readonly reason: string) {
@@ -102,6 +109,7 @@ export interface ToolContext<Input = Record<string, unknown>, Row = Record<strin
   log: Logger
   http: HttpClient
   crawler: CrawlerFactory
+  network: NetworkPolicy
   upstream: UpstreamConfig
   /** Validates, stores and counts rows; drops what passes the per-run cap. Returns how many were kept. */
   push (rows: Row[]): Promise<number>

@@ -5,7 +5,7 @@ import { isAppError } from './errors.ts'
 
 interface ValidationIssue { instancePath?: string, message?: string, keyword?: string, params?: Record<string, unknown> }
 
-function describeValidation (part: string | undefined, issues: ValidationIssue[]): string {
+export function describeValidation (part: string | undefined, issues: ValidationIssue[]): string {
   const where = part === 'querystring' ? 'query' : (part ?? 'body')
   // The most specific issue first: a missing field or a wrong value beats the union summary.
   const issue = issues.find(i => i.keyword === 'required') ?? issues.find(i => i.keyword !== 'anyOf' && i.keyword !== 'boolean') ?? issues[0]

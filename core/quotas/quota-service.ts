@@ -32,8 +32,7 @@ export class QuotaService {
   }
 
   /** Charges one call or throws 429 with Retry-After naming the quota that is spent. */
-  async charge (accountId: string, tier: TierName): Promise<Charge> {
-    const now = this.clock()
+  async charge (accountId: string, tier: TierName, now: Date = this.clock()): Promise<Charge> {
     const limits = tierLimits(tier)
     const day = dayPeriod(now)
     const month = monthPeriod(now)

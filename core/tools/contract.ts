@@ -121,6 +121,8 @@ export interface ToolContext<Input = Record<string, unknown>, Row = Record<strin
   summary (data: Record<string, unknown>): void
   /** The source refused: ends the job blocked and refunded. */
   blocked (reason: string): never
+  /** The plugin's own state (see ToolDeclaration.createState). */
+  state: unknown
   /** Stores a file the tool produced, kept and deleted with the job's rows. */
   artifact (name: string, contentType: string, data: Buffer): Promise<ArtifactRef>
 }
@@ -146,6 +148,15 @@ export interface AgentToolDeclaration<AgentInput extends TSchema = TSchema> {
   examples: ToolExample[]
 }
 
+export interface ToolEndpoint {
+  method: 'GET'
+  path: string
+  summary: string
+  /** `none`: no key needed; `key`: any valid key (guest included). */
+  auth: 'none' | 'key'
+  handle (args: { state: unknown, query: Record<string, string>, upstream: UpstreamConfig, proxyConfigured: boolean }): unknown | Promise<unknown>
+}
+
 export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TSchema = TSchema> {
   /** REST tool key (tool-run `tool`). */
   key: string
@@ -165,6 +176,12 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
   examples: ToolExample<Static<Input>>[]
   /** Suggested polling interval in seconds (default 2). */
   pollSeconds?: number
+  /** Longest a run may take before the kernel aborts it (default: JOB_TIMEOUT_SECONDS). */
+  timeoutSeconds?: number
+  /** State kept across jobs (e.g. engine health), made once per app and handed to run as ctx.state. */
+  createState?: () => unknown
+  /** Extra read endpoints the tool serves from its state (e.g. GET /api/search/status). */
+  endpoints?: ToolEndpoint[]
   run (ctx: ToolContext<Static<Input>, Static<Row>>): Promise<void>
 }
 

@@ -1,0 +1,149 @@
+// Loads the tool plugins named in tools.config.json and serves their
+// declarations to the kernel: REST keys, agent tools, schemas. Boot fails on
+// an unknown plugin folder, a duplicate key or agent name, a declaration whose
+// key disagrees with its config entry, or a schema that does not compile.
+import { existsSync } from 'node:fs'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { join } from 'node:path'
+import { Compile, type Validator } from 'typebox/compile'
+import { Value } from 'typebox/value'
+import type { TSchema } from 'typebox'
+import { ConfigError, type ToolEntryConfig, type ToolsFileConfig } from '../config.ts'
+import { badRequest } from '../errors.ts'
+import { describeValidation } from '../http-errors.ts'
+import type { AgentToolDeclaration, ToolDeclaration, ToolExample } from './contract.ts'
+import { ToolCatalog } from './catalog.ts'
+
+export const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url))
+
+export interface LoadedTool {
+  declaration: ToolDeclaration
+  config: ToolEntryConfig
+  enabled: boolean
+  inputCheck: Validator
+  rowCheck: Validator
+  perRunFields: string[]
+  /** State the plugin keeps across jobs (engine health…), made once per app. */
+  state: unknown
+}
+
+export interface AgentTool {
+  name: string
+  title: string
+  description: string
+  restKey: string
+  inputSchema: TSchema
+  outputSchema: TSchema
+  /** Agent name → REST name. */
+  renames: Record<string, string>
+  fixed: Record<string, unknown>
+  examples: ToolExample[]
+}
+
+type JsonObjectSchema = TSchema & { type?: string, properties?: Record<string, TSchema>, required?: string[] }
+
+/** The REST schema with agent names (renames are agent → REST, so they are applied backwards). */
+function renameSchema (schema: TSchema, renames: Record<string, string>): TSchema {
+  const s = schema as JsonObjectSchema
+  if (!s.properties || Object.keys(renames).length === 0) return schema
+  const restToAgent = Object.fromEntries(Object.entries(renames).map(([agent, rest]) => [rest, agent]))
+  const properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [restToAgent[k] ?? k, v]))
+  const required = s.required?.map(k => restToAgent[k] ?? k)
+  return { ...s, properties, ...(required ? { required } : {}) } as TSchema
+}
+
+function compile (schema: TSchema, what: string): Validator {
+  try {
+    return Compile(schema)
+  } catch (err) {
+    throw new ConfigError(`${what} does not compile: ${(err as Error).message}`)
+  }
+}
+
+export class ToolRegistry {
+  readonly catalog: ToolCatalog
+  private readonly tools = new Map<string, LoadedTool>()
+  private readonly agentTools = new Map<string, AgentTool>()
+
+  private constructor (private readonly file: ToolsFileConfig, loaded: LoadedTool[]) {
+    for (const tool of loaded) this.tools.set(tool.declaration.key, tool)
+    this.catalog = new ToolCatalog(file, loaded.filter(t => t.enabled).map(t => t.declaration.key))
+    for (const tool of loaded.filter(t => t.enabled)) {
+      for (const agent of this.agentToolsOf(tool)) {
+        if (this.agentTools.has(agent.name)) throw new ConfigError(`agent tool name "${agent.name}" is declared twice`)
+        this.agentTools.set(agent.name, agent)
+      }
+    }
+  }
+
+  static async load (file: ToolsFileConfig, pluginsDir = PLUGINS_DIR): Promise<ToolRegistry> {
+    const loaded: LoadedTool[] = []
+    for (const entry of file.tools) {
+      if (!entry.plugin) continue
+      const index = join(pluginsDir, entry.plugin, 'index.ts')
+      if (!existsSync(index)) throw new ConfigError(`tools.config.json: tool "${entry.key}" names the plugin "${entry.plugin}", but ${index} does not exist`)
+      const mod = await import(pathToFileURL(index).href) as { default?: ToolDeclaration }
+      const declaration = mod.default
+      if (!declaration || typeof declaration.run !== 'function') throw new ConfigError(`plugin "${entry.plugin}" does not export a tool declaration (export default defineTool({...}))`)
+      if (declaration.key !== entry.key) throw new ConfigError(`plugin "${entry.plugin}" declares the key "${declaration.key}" but tools.config.json lists it as "${entry.key}"`)
+      if (loaded.some(t => t.declaration.key === declaration.key)) throw new ConfigError(`tool key "${declaration.key}" is declared twice`)
+      loaded.push({
+        declaration,
+        config: entry,
+        enabled: entry.enabled,
+        inputCheck: compile(declaration.input, `the input schema of "${entry.key}"`),
+        rowCheck: compile(declaration.row, `the row schema of "${entry.key}"`),
+        perRunFields: declaration.perRunFields ?? ['max_results', 'max_pages'],
+        state: declaration.createState ? declaration.createState() : undefined,
+      })
+    }
+    return new ToolRegistry(file, loaded)
+  }
+
+  private agentToolsOf (tool: LoadedTool): AgentTool[] {
+    const d = tool.declaration
+    const renames = d.renames ?? {}
+    const declared: AgentToolDeclaration[] = d.agentTools ?? [{ name: d.agentName, title: d.title, description: d.description, examples: d.examples }]
+    return declared.map(a => {
+      const inputSchema = a.input ?? renameSchema(d.input, renames)
+      compile(inputSchema, `the agent input schema of "${a.name}"`)
+      return { name: a.name, title: a.title, description: a.description, restKey: d.key, inputSchema, outputSchema: d.row, renames, fixed: a.fixed ?? {}, examples: a.examples }
+    })
+  }
+
+  /** An enabled tool by REST key (after catalog.check). */
+  get (key: string): LoadedTool | undefined {
+    const t = this.tools.get(key)
+    return t?.enabled ? t : undefined
+  }
+
+  enabled (): LoadedTool[] { return [...this.tools.values()].filter(t => t.enabled) }
+
+  agentTool (name: string): AgentTool | undefined { return this.agentTools.get(name) }
+
+  listAgentTools (): AgentTool[] { return [...this.agentTools.values()] }
+
+  /** Agent arguments → REST params: renames applied, the agent tool's fixed params added. */
+  agentArgsToParams (agent: AgentTool, args: Record<string, unknown>): Record<string, unknown> {
+    const params: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(args)) params[agent.renames[k] ?? k] = v
+    return { ...params, ...agent.fixed }
+  }
+
+  /**
+   * Validates params against the tool's input schema (defaults applied) and
+   * clamps the per-run fields to the tier's ceiling: clamping is never an error.
+   */
+  prepareInput (tool: LoadedTool, params: unknown, maxRecords: number): Record<string, unknown> {
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) throw badRequest('params must be an object.')
+    const input = Value.Default(tool.declaration.input, structuredClone(params)) as Record<string, unknown>
+    if (!tool.inputCheck.Check(input)) {
+      throw badRequest(describeValidation('params', [...tool.inputCheck.Errors(input)] as never).replace(/^body/, 'params'))
+    }
+    for (const field of tool.perRunFields) {
+      const v = input[field]
+      if (typeof v === 'number' && v > maxRecords) input[field] = maxRecords
+    }
+    return input
+  }
+}

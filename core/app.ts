@@ -1,5 +1,6 @@
 // buildApp(options): the container, the kernel plugins, the tools and the
 // routes, ready for `inject` or `listen`. It never listens itself.
+import { dirname } from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import type { DestinationStream } from 'pino'
@@ -12,7 +13,13 @@ import { createAppContainer } from './container.ts'
 import { errorHandler } from './http-errors.ts'
 import authPlugin from './auth/auth-plugin.ts'
 import accountRoutes from './accounts/routes.ts'
+import blogRoutes from './blog/routes.ts'
 import healthRoutes from './health/routes.ts'
+import jobRoutes from './jobs/routes.ts'
+import progressSocketRoutes from './events/progress-socket.ts'
+import toolEndpointRoutes from './tools/endpoint-routes.ts'
+import { ToolRegistry } from './tools/registry.ts'
+import websocket from '@fastify/websocket'
 
 export interface BuildOptions {
   /** Environment to read the configuration from (default: process.env). */
@@ -32,7 +39,14 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   const logger = createLogger(config.logLevel, options.logStream)
   const database = await openDatabase(config)
   if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
-  const container = createAppContainer({ config, clock, logger, database })
+  let registry: ToolRegistry
+  try {
+    registry = await ToolRegistry.load(config.tools, dirname(config.toolsConfigPath))
+  } catch (err) {
+    await database.close()
+    throw err
+  }
+  const container = createAppContainer({ config, clock, logger, database, registry })
 
   const app = Fastify({
     loggerInstance: logger,
@@ -44,14 +58,30 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   // A getter: fastify would probe a plain object for `getter`/`setter`, which a strict cradle refuses.
   const services = container.cradle
   app.decorate('services', { getter: () => services })
-  app.addHook('onClose', async () => { await container.dispose() })
+  // Shutdown order matters: stop sweeping, hand running jobs back to the queue,
+  // let webhooks give up, then close the database.
+  app.addHook('onClose', async () => {
+    await services.maintenance.stop()
+    await services.runner.shutdown()
+    await services.queue.close()
+    await services.webhooks.close()
+    await container.dispose()
+  })
   app.setErrorHandler(errorHandler)
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({ detail: `No route ${req.method} ${req.url.split('?')[0]}.` })
   })
 
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } })
   await app.register(authPlugin)
   await app.register(healthRoutes)
   await app.register(accountRoutes)
-  return app
+  await app.register(blogRoutes)
+  await app.register(jobRoutes)
+  await app.register(progressSocketRoutes)
+  await app.register(toolEndpointRoutes)
+  await app.ready()
+  await services.maintenance.start()
+  // The pino-typed instance is a FastifyInstance for every caller.
+  return app as unknown as FastifyInstance
 }

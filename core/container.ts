@@ -10,7 +10,16 @@ import { AccountService } from './accounts/account-service.ts'
 import { KeyResolver } from './auth/principal.ts'
 import { QuotaService } from './quotas/quota-service.ts'
 import { RateLimiter } from './quotas/rate-limiter.ts'
-import { ToolCatalog } from './tools/catalog.ts'
+import type { ToolCatalog } from './tools/catalog.ts'
+import type { ToolRegistry } from './tools/registry.ts'
+import { JobEvents } from './jobs/job-events.ts'
+import { InProcessQueue, type JobQueue } from './jobs/job-queue.ts'
+import { JobRunner } from './jobs/job-runner.ts'
+import { JobService } from './jobs/job-service.ts'
+import { JobMaintenance } from './jobs/job-maintenance.ts'
+import { WebhookSender } from './jobs/webhooks.ts'
+import { createNetFactory, type NetFactory } from './jobs/net-factory.ts'
+import { BlogService } from './blog/blog-service.ts'
 
 export interface Services {
   config: AppConfig
@@ -23,9 +32,18 @@ export interface Services {
   quotas: QuotaService
   rateLimiter: RateLimiter
   catalog: ToolCatalog
+  registry: ToolRegistry
+  events: JobEvents
+  net: NetFactory
+  webhooks: WebhookSender
+  runner: JobRunner
+  queue: JobQueue
+  jobs: JobService
+  maintenance: JobMaintenance
+  blog: BlogService
 }
 
-export function createAppContainer (base: { config: AppConfig, clock: Clock, logger: Logger, database: Database }): AwilixContainer<Services> {
+export function createAppContainer (base: { config: AppConfig, clock: Clock, logger: Logger, database: Database, registry: ToolRegistry }): AwilixContainer<Services> {
   const container = createContainer<Services>({ injectionMode: InjectionMode.PROXY, strict: true })
   container.register({
     config: asValue(base.config),
@@ -37,7 +55,24 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
     keys: asFunction(({ db, config, clock }: Services) => new KeyResolver(db, config, clock)).singleton(),
     quotas: asFunction(({ db, clock }: Services) => new QuotaService(db, clock)).singleton(),
     rateLimiter: asFunction(({ clock }: Services) => new RateLimiter(clock)).singleton(),
-    catalog: asFunction(({ config }: Services) => new ToolCatalog(config.tools)).singleton(),
+    registry: asValue(base.registry),
+    catalog: asFunction(({ registry }: Services) => registry.catalog).singleton(),
+    events: asFunction(() => new JobEvents()).singleton(),
+    net: asFunction(({ config }: Services) => createNetFactory(config)).singleton(),
+    webhooks: asFunction(({ net, logger, config }: Services) => new WebhookSender(net, logger, {
+      attempts: 5, baseDelayMs: Number(config.env.WEBHOOK_RETRY_BASE_MS ?? 1000),
+    })).singleton(),
+    runner: asFunction((s: Services) => new JobRunner({
+      db: s.db, registry: s.registry, quotas: s.quotas, clock: s.clock, config: s.config, logger: s.logger, events: s.events, net: s.net, webhooks: s.webhooks,
+    })).singleton(),
+    queue: asFunction(({ runner, config }: Services) => new InProcessQueue(config.jobConcurrency, (id) => runner.execute(id))).singleton(),
+    // The queue is handed over lazily: the service and the sweeper are built before the first job is queued.
+    jobs: asFunction((s: Services) => new JobService({ db: s.db, clock: s.clock, quotas: s.quotas, registry: s.registry, runner: s.runner, events: s.events, queue: () => container.cradle.queue })).singleton(),
+    maintenance: asFunction((s: Services) => new JobMaintenance({
+      db: s.db, clock: s.clock, quotas: s.quotas, runner: s.runner, queue: () => container.cradle.queue, logger: s.logger,
+      dataDir: s.config.dataDir, heartbeatMs: Number(s.config.env.JOB_HEARTBEAT_MS ?? 5000), intervalMs: Number(s.config.env.JOB_SWEEP_INTERVAL_MS ?? 60_000),
+    })).singleton(),
+    blog: asFunction(({ db, clock, quotas, logger, config }: Services) => new BlogService(db, clock, quotas, logger, config)).singleton(),
   })
   return container
 }

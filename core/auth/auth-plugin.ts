@@ -3,7 +3,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { tooManyRequests } from '../errors.ts'
-import type { Principal } from './principal.ts'
 
 /** `x-api-key` (any case), else `Authorization: Bearer`. */
 export function presentedKey (request: FastifyRequest): string | undefined {
@@ -18,7 +17,7 @@ const UNLIMITED = new Set(['/api/health'])
 
 async function authPlugin (app: FastifyInstance): Promise<void> {
   const { keys, rateLimiter, config } = app.services
-  app.decorateRequest('principal', null as unknown as Principal)
+  app.decorateRequest('principal', null as never)
   app.addHook('onRequest', async (request) => {
     request.principal = await keys.resolve(presentedKey(request))
     const path = request.url.split('?')[0]!

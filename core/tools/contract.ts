@@ -188,3 +188,8 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
 export function defineTool<Input extends TSchema, Row extends TSchema> (declaration: ToolDeclaration<Input, Row>): ToolDeclaration<Input, Row> {
   return declaration
 }
+
+// ---------------------------------------------------------------- shared parsing
+
+/** Pure extraction helpers shared by plugins (e-mails, phones, socials, readable pages). */
+export * as extract from '../extract/index.ts'

@@ -4,7 +4,7 @@
 // key disagrees with its config entry, or a schema that does not compile.
 import { existsSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { join } from 'node:path'
+import { isAbsolute, join, resolve } from 'node:path'
 import { Compile, type Validator } from 'typebox/compile'
 import { Value } from 'typebox/value'
 import type { TSchema } from 'typebox'
@@ -76,11 +76,16 @@ export class ToolRegistry {
     }
   }
 
-  static async load (file: ToolsFileConfig, pluginsDir = PLUGINS_DIR): Promise<ToolRegistry> {
+  /**
+   * `plugin` is a folder under plugins/, or a path (starting with ./ or /)
+   * relative to the tools config file, for out-of-tree plugins.
+   */
+  static async load (file: ToolsFileConfig, configDir: string, pluginsDir = PLUGINS_DIR): Promise<ToolRegistry> {
     const loaded: LoadedTool[] = []
     for (const entry of file.tools) {
       if (!entry.plugin) continue
-      const index = join(pluginsDir, entry.plugin, 'index.ts')
+      const folder = entry.plugin.startsWith('.') || isAbsolute(entry.plugin) ? resolve(configDir, entry.plugin) : join(pluginsDir, entry.plugin)
+      const index = join(folder, 'index.ts')
       if (!existsSync(index)) throw new ConfigError(`tools.config.json: tool "${entry.key}" names the plugin "${entry.plugin}", but ${index} does not exist`)
       const mod = await import(pathToFileURL(index).href) as { default?: ToolDeclaration }
       const declaration = mod.default
@@ -103,7 +108,7 @@ export class ToolRegistry {
   private agentToolsOf (tool: LoadedTool): AgentTool[] {
     const d = tool.declaration
     const renames = d.renames ?? {}
-    const declared: AgentToolDeclaration[] = d.agentTools ?? [{ name: d.agentName, title: d.title, description: d.description, examples: d.examples }]
+    const declared = (d.agentTools ?? [{ name: d.agentName, title: d.title, description: d.description, examples: d.examples }]) as AgentToolDeclaration[]
     return declared.map(a => {
       const inputSchema = a.input ?? renameSchema(d.input, renames)
       compile(inputSchema, `the agent input schema of "${a.name}"`)

@@ -1,0 +1,103 @@
+// Background upkeep, on one timer: the retention sweeper (rows, artifacts and
+// the job itself go once retention has passed), the stale-job reaper (a job
+// whose worker stopped heartbeating ends as error, refunded), and at start the
+// recovery of jobs that were queued when the server stopped.
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { Logger } from 'pino'
+import type { Clock } from '../clock.ts'
+import type { Db } from '../db/database.ts'
+import type { QuotaService } from '../quotas/quota-service.ts'
+import type { JobQueue } from './job-queue.ts'
+import type { JobRunner } from './job-runner.ts'
+
+export class JobMaintenance {
+  private timer: NodeJS.Timeout | null = null
+  private running: Promise<void> | null = null
+
+  constructor (private readonly deps: {
+    db: Db, clock: Clock, quotas: QuotaService, runner: JobRunner, queue: () => JobQueue, logger: Logger,
+    dataDir: string, heartbeatMs: number, intervalMs: number
+  }) {}
+
+  /** Re-queues jobs that never started, reaps dead ones, then sweeps on a timer. */
+  async start (): Promise<void> {
+    await this.recoverQueued()
+    await this.tick()
+    this.timer = setInterval(() => { void this.tick() }, this.deps.intervalMs)
+    this.timer.unref()
+  }
+
+  async stop (): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = null
+    await this.running
+  }
+
+  /** One pass of every task; overlapping passes are skipped. */
+  tick (): Promise<void> {
+    if (this.running) return this.running
+    this.running = (async () => {
+      try {
+        await this.reapStale()
+        await this.sweepExpired()
+      } catch (err) {
+        this.deps.logger.warn({ err }, 'job maintenance pass failed')
+      } finally {
+        this.running = null
+      }
+    })()
+    return this.running
+  }
+
+  async recoverQueued (): Promise<number> {
+    const queued = await this.deps.db.job.findMany({ where: { status: 'running', startedAt: null }, orderBy: { createdAt: 'asc' }, select: { id: true } })
+    for (const j of queued) this.deps.queue().enqueue(j.id)
+    if (queued.length) this.deps.logger.info({ count: queued.length }, 'resumed queued jobs')
+    return queued.length
+  }
+
+  /** Jobs whose worker has not written a heartbeat for three intervals: that worker is gone. */
+  async reapStale (): Promise<number> {
+    const { db, clock, quotas, runner } = this.deps
+    const now = clock()
+    const cutoff = new Date(now.getTime() - 3 * this.deps.heartbeatMs)
+    const stale = await db.job.findMany({
+      where: { status: 'running', startedAt: { not: null }, OR: [{ heartbeatAt: null }, { heartbeatAt: { lt: cutoff } }] },
+      select: { id: true, accountId: true, createdAt: true, retentionHours: true },
+    })
+    let reaped = 0
+    for (const job of stale) {
+      if (runner.live.has(job.id)) continue
+      const { count } = await db.job.updateMany({
+        where: { id: job.id, status: 'running' },
+        data: { status: 'error', stage: 'error', error: 'The job was interrupted (the server stopped while it ran); the call was refunded. Start it again.', refunded: true, finishedAt: now, expiresAt: new Date(now.getTime() + job.retentionHours * 3_600_000), heartbeatAt: null },
+      })
+      if (count > 0) {
+        await quotas.refund(quotas.chargeAt(job.accountId, job.createdAt))
+        reaped++
+      }
+    }
+    if (reaped) this.deps.logger.warn({ count: reaped }, 'ended interrupted jobs')
+    return reaped
+  }
+
+  async sweepExpired (): Promise<number> {
+    const { db, clock } = this.deps
+    const now = clock()
+    let swept = 0
+    for (;;) {
+      const expired = await db.job.findMany({ where: { expiresAt: { lte: now } }, select: { id: true }, take: 100 })
+      if (expired.length === 0) break
+      for (const job of expired) {
+        await rm(join(this.deps.dataDir, 'artifacts', job.id), { recursive: true, force: true })
+        await db.resultRow.deleteMany({ where: { jobId: job.id } })
+        await db.jobArtifact.deleteMany({ where: { jobId: job.id } })
+        await db.job.delete({ where: { id: job.id } })
+        swept++
+      }
+    }
+    await db.idempotencyRecord.deleteMany({ where: { createdAt: { lt: new Date(now.getTime() - 24 * 3_600_000) } } })
+    return swept
+  }
+}

@@ -1,0 +1,227 @@
+// Starting, reading and cancelling jobs. Every refusal happens before the
+// charge (key, scope, params, idempotency), so a refused request costs nothing.
+import { randomUUID } from 'node:crypto'
+import type { Clock } from '../clock.ts'
+import { sha256Hex } from '../crypto.ts'
+import type { Db } from '../db/database.ts'
+import { badRequest, conflict, notFound } from '../errors.ts'
+import type { AccountCaller } from '../auth/guards.ts'
+import { requireToolAllowed } from '../auth/guards.ts'
+import type { QuotaService } from '../quotas/quota-service.ts'
+import { tierLimits } from '../quotas/tiers.ts'
+import type { ToolRegistry } from '../tools/registry.ts'
+import type { JobQueue } from './job-queue.ts'
+import type { JobRunner } from './job-runner.ts'
+import type { JobEvents } from './job-events.ts'
+import { jobStatusRecord, resultsUrl, statusUrl, type JobStatusRecord } from './job-view.ts'
+import type { WebhookSpec } from './webhooks.ts'
+
+const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000
+
+export interface StartRequest {
+  caller: AccountCaller
+  tool: string
+  params: unknown
+  idempotencyKey?: string
+  webhook?: WebhookSpec
+  /** Map-scrape jobs answer on /api/jobs/<id> as well. */
+  resultsPath?: 'tool-run' | 'jobs'
+}
+
+export interface StartResponse {
+  job_id: string
+  status: 'running'
+  tool: string
+  status_url: string
+  results_url: string
+  poll_seconds: number
+}
+
+export class JobService {
+  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: JobRunner, events: JobEvents, queue: () => JobQueue }) {}
+
+  private validateWebhook (webhook: WebhookSpec | undefined): void {
+    if (!webhook) return
+    let url: URL
+    try { url = new URL(webhook.url) } catch { throw badRequest('webhook.url is not a valid URL.') }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badRequest('webhook.url must be http(s).')
+  }
+
+  async start (req: StartRequest): Promise<StartResponse & { replayed: boolean }> {
+    const { db, clock, quotas, registry } = this.deps
+    const { caller } = req
+    registry.catalog.check(req.tool)
+    requireToolAllowed(caller, req.tool)
+    const tool = registry.get(req.tool)!
+    const limits = tierLimits(caller.tier)
+    const input = registry.prepareInput(tool, req.params, limits.max_records_per_run)
+    this.validateWebhook(req.webhook)
+    const pollSeconds = tool.declaration.pollSeconds ?? 2
+
+    let bodyHash: string | undefined
+    if (req.idempotencyKey !== undefined) {
+      if (req.idempotencyKey.length === 0 || req.idempotencyKey.length > 200) throw badRequest('Idempotency-Key must be 1 to 200 characters.')
+      bodyHash = sha256Hex(JSON.stringify({ tool: req.tool, params: req.params ?? null, webhook: req.webhook ?? null }))
+      const replay = await this.replay(caller.account.id, req.idempotencyKey, bodyHash, pollSeconds)
+      if (replay) return replay
+    }
+
+    const now = clock()
+    const charge = await quotas.charge(caller.account.id, caller.tier, now)
+    const jobId = randomUUID()
+    const resultsPath = req.resultsPath ?? 'tool-run'
+    try {
+      if (req.idempotencyKey !== undefined) {
+        // The record goes in first: of two concurrent requests with one key, one wins here.
+        await db.idempotencyRecord.create({ data: { accountId: caller.account.id, key: req.idempotencyKey, bodyHash: bodyHash!, jobId, createdAt: now } })
+      }
+      await db.job.create({
+        data: {
+          id: jobId,
+          accountId: caller.account.id,
+          tool: req.tool,
+          status: 'running',
+          stage: 'queued',
+          input: JSON.stringify(input),
+          webhook: req.webhook ? JSON.stringify(req.webhook) : null,
+          tokenId: caller.principal.kind === 'scoped' ? caller.principal.tokenId : null,
+          retentionHours: limits.retention_hours,
+          maxRecords: limits.max_records_per_run,
+          resultsPath,
+          createdAt: now,
+        },
+      })
+    } catch (err) {
+      await quotas.refund(charge)
+      if ((err as { code?: string }).code === 'P2002' && req.idempotencyKey !== undefined) {
+        const replay = await this.replay(caller.account.id, req.idempotencyKey, bodyHash!, pollSeconds)
+        if (replay) return replay
+      }
+      throw err
+    }
+    this.deps.queue().enqueue(jobId)
+    const ref = { id: jobId, resultsPath }
+    return { job_id: jobId, status: 'running', tool: req.tool, status_url: statusUrl(ref), results_url: resultsUrl(ref), poll_seconds: pollSeconds, replayed: false }
+  }
+
+  private async replay (accountId: string, key: string, bodyHash: string, pollSeconds: number): Promise<(StartResponse & { replayed: boolean }) | null> {
+    const { db, clock } = this.deps
+    const record = await db.idempotencyRecord.findUnique({ where: { accountId_key: { accountId, key } } })
+    if (!record) return null
+    if (clock().getTime() - record.createdAt.getTime() > IDEMPOTENCY_WINDOW_MS) {
+      await db.idempotencyRecord.deleteMany({ where: { accountId, key, createdAt: record.createdAt } })
+      return null
+    }
+    if (record.bodyHash !== bodyHash) throw conflict('This Idempotency-Key was already used with a different request body.')
+    const job = await db.job.findUnique({ where: { id: record.jobId } })
+    if (!job) throw conflict('This Idempotency-Key belongs to a job that no longer exists; use a new key.')
+    return { job_id: job.id, status: 'running', tool: job.tool, status_url: statusUrl(job), results_url: resultsUrl(job), poll_seconds: pollSeconds, replayed: true }
+  }
+
+  /** The caller's job, or 404 (unknown, another account's, or past retention). */
+  async find (accountId: string, jobId: string) {
+    const job = await this.deps.db.job.findUnique({ where: { id: jobId } })
+    if (!job || job.accountId !== accountId) throw notFound(`No job ${jobId} for this account.`)
+    if (job.expiresAt && job.expiresAt.getTime() <= this.deps.clock().getTime()) throw notFound(`Job ${jobId} has passed its plan's retention window; its results are gone.`)
+    return job
+  }
+
+  async status (accountId: string, jobId: string): Promise<JobStatusRecord> {
+    const job = await this.find(accountId, jobId)
+    const live = this.deps.runner.live.get(jobId)
+    return jobStatusRecord(job, live && job.status === 'running' ? live : undefined)
+  }
+
+  /** The job when its rows can be read, else 409 naming the status call. */
+  async readable (accountId: string, jobId: string) {
+    const job = await this.find(accountId, jobId)
+    if (job.status === 'running') {
+      throw conflict(`Job ${jobId} is still running: poll GET ${statusUrl(job)} until status is 'done', then read the results.`)
+    }
+    return job
+  }
+
+  async results (accountId: string, jobId: string, offset: number, limit: number) {
+    const job = await this.readable(accountId, jobId)
+    const rows = await this.deps.db.resultRow.findMany({ where: { jobId, seq: { gte: offset } }, orderBy: { seq: 'asc' }, take: limit })
+    return { job_id: job.id, tool: job.tool, status: job.status, count: rows.length, total: job.records, offset, limit, results: rows.map(r => JSON.parse(r.data) as Record<string, unknown>) }
+  }
+
+  /** Rows in order, a batch at a time, for streamed exports. */
+  async * iterateRows (jobId: string, batch = 1000): AsyncGenerator<Record<string, unknown>> {
+    let seq = 0
+    for (;;) {
+      const rows = await this.deps.db.resultRow.findMany({ where: { jobId, seq: { gte: seq } }, orderBy: { seq: 'asc' }, take: batch })
+      for (const r of rows) yield JSON.parse(r.data) as Record<string, unknown>
+      if (rows.length < batch) return
+      seq = rows[rows.length - 1]!.seq + 1
+    }
+  }
+
+  async list (accountId: string, limit: number) {
+    const now = this.deps.clock()
+    const jobs = await this.deps.db.job.findMany({
+      where: { accountId, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+      orderBy: { createdAt: 'desc' },
+      take: limit,
+    })
+    return {
+      count: jobs.length,
+      jobs: jobs.map(j => ({ job_id: j.id, tool: j.tool, status: j.status, records: j.records, stage: j.stage, created_at: j.createdAt.toISOString(), finished_at: j.finishedAt?.toISOString() ?? null, expires_at: j.expiresAt?.toISOString() ?? null, status_url: statusUrl(j), results_url: resultsUrl(j) })),
+    }
+  }
+
+  /** Ends a running job as `error: 'cancelled'`, refunded. 409 when it already ended. */
+  async cancel (accountId: string, jobId: string): Promise<JobStatusRecord> {
+    const { db, clock, quotas, runner } = this.deps
+    const job = await this.find(accountId, jobId)
+    if (job.status !== 'running') throw conflict(`Job ${jobId} already ended with status '${job.status}'.`)
+    if (runner.stop(jobId, 'cancelled')) {
+      await runner.live.get(jobId)?.done
+    } else {
+      // Queued, or running in another process that will see the status change and stop writing.
+      const now = clock()
+      const { count } = await db.job.updateMany({
+        where: { id: jobId, status: 'running' },
+        data: { status: 'error', stage: 'error', error: 'cancelled', refunded: true, finishedAt: now, expiresAt: new Date(now.getTime() + job.retentionHours * 3_600_000), heartbeatAt: null },
+      })
+      if (count > 0) await quotas.refund(quotas.chargeAt(accountId, job.createdAt))
+    }
+    return this.status(accountId, jobId)
+  }
+
+  /**
+   * Waits until the job ends, up to `windowMs`; null when it is still running.
+   * Events wake it at once; a slow poll covers jobs run by another process.
+   */
+  async waitFor (accountId: string, jobId: string, windowMs: number, onProgress?: (records: number, stage: string) => void): Promise<JobStatusRecord | null> {
+    const first = await this.status(accountId, jobId)
+    if (first.status !== 'running') return first
+    return new Promise<JobStatusRecord | null>((resolve) => {
+      let settled = false
+      const finish = (value: JobStatusRecord | null) => {
+        if (settled) return
+        settled = true
+        unsubscribe()
+        clearTimeout(timer)
+        clearInterval(poll)
+        resolve(value)
+      }
+      const unsubscribe = this.deps.events.subscribe(jobId, (event) => {
+        if (event.type === 'progress') onProgress?.(event.records, event.stage)
+        else finish(event.job)
+      })
+      const timer = setTimeout(() => finish(null), windowMs)
+      const poll = setInterval(() => {
+        this.status(accountId, jobId).then(s => { if (s.status !== 'running') finish(s) }, () => finish(null))
+      }, 1000)
+    })
+  }
+
+  async artifact (accountId: string, jobId: string, artifactId: string) {
+    await this.find(accountId, jobId)
+    const artifact = await this.deps.db.jobArtifact.findFirst({ where: { id: artifactId, jobId } })
+    if (!artifact) throw notFound('No such file for this job.')
+    return artifact
+  }
+}

@@ -1,0 +1,23 @@
+// Mounts the read endpoints tool plugins declare (e.g. GET /api/search/status),
+// served from the plugin's per-app state.
+import type { FastifyInstance } from 'fastify'
+import { requireAnyKey } from '../auth/guards.ts'
+
+export default async function toolEndpointRoutes (app: FastifyInstance): Promise<void> {
+  const { registry, config } = app.services
+  for (const tool of registry.enabled()) {
+    for (const endpoint of tool.declaration.endpoints ?? []) {
+      app.get(endpoint.path, async (req) => {
+        if (endpoint.auth === 'key') requireAnyKey(req.principal)
+        const upstream = {
+          urls: tool.config.upstream ?? {},
+          credentialNames: tool.config.credentials ?? {},
+          credential: (name: string) => { const v = tool.config.credentials?.[name]; return v ? config.env[v] || undefined : undefined },
+          requireCredential: () => { throw new Error('not available on endpoints') },
+          settings: tool.config.settings ?? {},
+        }
+        return endpoint.handle({ state: tool.state, query: req.query as Record<string, string>, upstream, proxyConfigured: Boolean(config.proxyUrl) })
+      })
+    }
+  }
+}

@@ -1,0 +1,84 @@
+// Pure: what one crawled page contributes, and how pages add up to the
+// Website e-mail result of the spec. No I/O here; run.ts feeds it pages.
+import { extract } from '../../core/tools/contract.ts'
+
+export interface SiteFindings {
+  website: string
+  domain: string
+  pages_scanned: number
+  emails: string[]
+  phones: string[]
+  socials: Array<{ platform: string, url: string, host: string }>
+  results: Array<{ email: string, type: 'personal' | 'role', domain: string, source_page: string }>
+  count: number
+}
+
+export interface FindingsOptions { includePhones: boolean, includeSocials: boolean, defaultCountry?: string }
+
+/** Pages whose path suggests contact details: crawled first. */
+const PRIORITY_PATH = /(contact|kontakt|contacto|contatti|about|ueber-uns|uber-uns|team|staff|people|impressum|imprint|legal|mentions|support|help|company|office|locations?)/i
+export const isPriorityPage = (url: string) => {
+  try { return PRIORITY_PATH.test(new URL(url).pathname) } catch { return false }
+}
+
+/** The site's registrable-ish host: `www.` dropped so www and apex count as one site. */
+export const siteHost = (host: string) => host.toLowerCase().replace(/^www\./, '')
+
+export function sameSite (url: string, host: string): boolean {
+  try {
+    const u = new URL(url)
+    return (u.protocol === 'http:' || u.protocol === 'https:') && siteHost(u.hostname) === siteHost(host)
+  } catch { return false }
+}
+
+/** A bare host or URL as given → the URL to start from. */
+export function startUrlOf (website: string): URL {
+  const trimmed = website.trim()
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`
+  const url = new URL(withScheme)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('only http and https sites can be crawled')
+  url.hash = ''
+  return url
+}
+
+/** Accumulates findings across pages, de-duplicated, in discovery order. */
+export class SiteFindingsBuilder {
+  private pages = 0
+  private readonly emails = new Map<string, { type: 'personal' | 'role', source: string }>()
+  private readonly phones = new Set<string>()
+  private readonly socials = new Map<string, { platform: string, url: string, host: string }>()
+
+  constructor (private readonly website: string, private readonly domain: string, private readonly options: FindingsOptions) {}
+
+  addPage (html: string, pageUrl: string): void {
+    this.pages++
+    for (const found of extract.findEmails(html, pageUrl)) {
+      if (!this.emails.has(found.email)) this.emails.set(found.email, { type: extract.classifyEmail(found.email), source: pageUrl })
+    }
+    if (this.options.includePhones) for (const p of extract.findPhones(html, { defaultCountry: this.options.defaultCountry })) this.phones.add(p)
+    if (this.options.includeSocials) for (const s of extract.findSocialLinks(html, pageUrl)) if (!this.socials.has(s.url)) this.socials.set(s.url, { platform: s.platform, url: s.url, host: s.host })
+  }
+
+  get pagesScanned (): number { return this.pages }
+
+  build (): SiteFindings {
+    const results = [...this.emails].map(([email, v]) => ({ email, type: v.type, domain: email.split('@')[1]!, source_page: v.source }))
+    return {
+      website: this.website,
+      domain: this.domain,
+      pages_scanned: this.pages,
+      emails: results.map(r => r.email),
+      phones: [...this.phones],
+      socials: [...this.socials.values()],
+      results,
+      count: results.length,
+    }
+  }
+}
+
+/** <loc> entries of a sitemap (or sitemap index) document. */
+export function sitemapLocations (xml: string): string[] {
+  const out: string[] = []
+  for (const m of xml.matchAll(/<loc>\s*(?:<!\[CDATA\[)?\s*([^<\]\s]+)\s*(?:\]\]>)?\s*<\/loc>/gi)) out.push(m[1]!.replace(/&amp;/g, '&'))
+  return out
+}

@@ -1,0 +1,37 @@
+// Tool `webemail` / agent `website_email_find`: public e-mails, phones and
+// social links of one site (or a list of sites), from a same-site crawl.
+import { defineTool, Type } from '../../core/tools/contract.ts'
+import { runWebemail } from './run.ts'
+
+const Social = Type.Object({ platform: Type.String(), url: Type.String(), host: Type.String() })
+
+export default defineTool({
+  key: 'webemail',
+  agentName: 'website_email_find',
+  title: 'Website e-mail finder',
+  description: 'Crawls one website (same-site pages only, contact/about/team pages first, sitemap when present) and returns its public e-mail addresses, each typed personal or role with the page it was found on, plus normalised phone numbers (E.164) and social-profile links. De-obfuscates "name [at] domain [dot] com", HTML entities, Cloudflare-protected and percent-encoded mailto addresses. Use it to find contact details of a known company website. Example: {"website": "acme.com", "max_pages": 20}. A list of sites gives one row per site.',
+  input: Type.Object({
+    website: Type.Union([Type.String({ minLength: 1, maxLength: 2000 }), Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: 1000 })], { description: 'A site URL or bare host (acme.com), or a list of them.' }),
+    max_pages: Type.Integer({ minimum: 1, default: 25, description: 'Crawl budget per site; clamped to the plan\'s per-run ceiling.' }),
+    include_phones: Type.Boolean({ default: true }),
+    include_socials: Type.Boolean({ default: true }),
+  }, { additionalProperties: false }),
+  row: Type.Object({
+    website: Type.String(),
+    domain: Type.String(),
+    pages_scanned: Type.Integer(),
+    emails: Type.Array(Type.String()),
+    phones: Type.Array(Type.String()),
+    socials: Type.Array(Social),
+    results: Type.Array(Type.Object({ email: Type.String(), type: Type.Union([Type.Literal('personal'), Type.Literal('role')]), domain: Type.String(), source_page: Type.String() })),
+    count: Type.Integer(),
+    error: Type.Optional(Type.String()),
+  }),
+  renames: { limit: 'max_pages' },
+  examples: [
+    { task: 'find the contact email addresses of a company website', args: { website: 'acme.com', max_pages: 20, include_phones: true, include_socials: true } },
+    { task: 'get phone numbers and social media links from a site', args: { website: 'https://example.org', max_pages: 10, include_phones: true, include_socials: true } },
+  ],
+  pollSeconds: 2,
+  run: runWebemail,
+})

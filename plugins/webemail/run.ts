@@ -1,0 +1,132 @@
+// Crawls one site at a time through the kernel's guarded Crawlee factory:
+// the start page, the sitemap's same-site pages, then links, contact-like
+// pages first; stops at max_pages. Pages go to SiteFindingsBuilder (pure).
+import { MissingCredentialError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import { isPriorityPage, sameSite, SiteFindingsBuilder, siteHost, sitemapLocations, startUrlOf, type SiteFindings } from './findings.ts'
+
+export interface WebemailInput {
+  website: string | string[]
+  max_pages: number
+  include_phones: boolean
+  include_socials: boolean
+}
+
+const SKIP_EXTENSIONS = /\.(?:pdf|jpe?g|png|gif|webp|svg|ico|css|js|json|xml|zip|gz|rar|7z|mp[34]|mov|avi|webm|woff2?|ttf|eot|docx?|xlsx?|pptx?|csv|txt)(?:$|\?)/i
+
+/** Phones written without +country are read in the site's country when its TLD names one. */
+function countryFromHost (host: string, fallback: string): string {
+  const tld = host.split('.').pop()!.toUpperCase()
+  if (tld === 'UK') return 'GB'
+  return /^[A-Z]{2}$/.test(tld) && !['IO', 'AI', 'CO', 'ME', 'TV', 'CC', 'AP'].includes(tld) ? tld : fallback
+}
+
+const canonical = (url: string) => {
+  const u = new URL(url)
+  u.hash = ''
+  return u.toString()
+}
+
+async function sitemapPages (ctx: ToolContext<WebemailInput>, start: URL, budget: number): Promise<string[]> {
+  const found: string[] = []
+  const queue = [new URL('/sitemap.xml', start).toString()]
+  for (let fetched = 0; queue.length > 0 && fetched < 4 && found.length < budget; fetched++) {
+    const sitemapUrl = queue.shift()!
+    try {
+      const res = await ctx.http.text(sitemapUrl, { timeoutMs: 10_000, maxBytes: 5 * 1024 * 1024 })
+      if (res.status !== 200) continue
+      for (const loc of sitemapLocations(res.body)) {
+        if (!sameSite(loc, start.hostname)) continue
+        if (/\.xml(\.gz)?($|\?)/i.test(loc)) queue.push(loc)
+        else if (!SKIP_EXTENSIONS.test(loc)) found.push(loc)
+      }
+    } catch {
+      // No sitemap is common; the crawl goes on from links.
+    }
+  }
+  return found.sort((a, b) => Number(isPriorityPage(b)) - Number(isPriorityPage(a))).slice(0, budget)
+}
+
+export async function crawlSite (ctx: ToolContext<WebemailInput>, website: string): Promise<SiteFindings> {
+  let start: URL
+  try { start = startUrlOf(website) } catch { throw new UpstreamError(`'${website}' is not a website address`) }
+  const settings = ctx.upstream.settings as { max_concurrency?: number, default_phone_country?: string, page_timeout_secs?: number }
+  const builder = new SiteFindingsBuilder(website, siteHost(start.hostname), {
+    includePhones: ctx.input.include_phones,
+    includeSocials: ctx.input.include_socials,
+    defaultCountry: countryFromHost(start.hostname, settings.default_phone_country ?? 'US'),
+  })
+  const maxPages = ctx.input.max_pages
+  const seen = new Set<string>()
+  const failures: string[] = []
+  let blocked: string | null = null
+
+  const crawler = ctx.crawler.cheerio({
+    maxRequestsPerCrawl: maxPages,
+    maxConcurrency: settings.max_concurrency ?? 8,
+    maxRequestRetries: 1,
+    navigationTimeoutSecs: settings.page_timeout_secs ?? 15,
+    requestHandlerTimeoutSecs: (settings.page_timeout_secs ?? 15) * 2,
+    async requestHandler ({ request, $, body }) {
+      const loaded = request.loadedUrl ?? request.url
+      // A redirect that left the site: nothing of that page is ours.
+      if (!sameSite(loaded, start.hostname)) return
+      const key = canonical(loaded)
+      if (seen.has(key)) return
+      seen.add(key)
+      if (builder.pagesScanned >= maxPages) return
+      builder.addPage(typeof body === 'string' ? body : body.toString('utf8'), loaded)
+      ctx.stage(`${website}: ${builder.pagesScanned} of up to ${maxPages} pages scanned`)
+      const links: string[] = []
+      $('a[href]').each((_, el) => {
+        const href = $(el).attr('href')
+        if (!href || /^(mailto|tel|javascript):/i.test(href)) return
+        try {
+          const abs = canonical(new URL(href, loaded).toString())
+          if (sameSite(abs, start.hostname) && !SKIP_EXTENSIONS.test(abs) && !seen.has(abs)) links.push(abs)
+        } catch {}
+      })
+      const priority = links.filter(isPriorityPage)
+      const rest = links.filter(l => !isPriorityPage(l))
+      if (priority.length) await crawler.addRequests(priority.map(url => ({ url })), { forefront: true })
+      if (rest.length) await crawler.addRequests(rest.map(url => ({ url })))
+    },
+    failedRequestHandler ({ request }, error) {
+      const message = error instanceof Error ? error.message : String(error)
+      if (/\b(403|429)\b|blocked/i.test(message) && canonical(request.url) === canonical(start.toString())) blocked = message
+      failures.push(`${request.url}: ${message.slice(0, 200)}`)
+    },
+  })
+
+  const fromSitemap = await sitemapPages(ctx, start, Math.max(0, maxPages - 1))
+  await crawler.run([start.toString(), ...fromSitemap])
+  if (ctx.signal.aborted) throw ctx.signal.reason
+  if (builder.pagesScanned === 0) {
+    if (blocked) throw new ToolBlockedError(`${website} refused the crawler (${blocked})`)
+    throw new UpstreamError(`no page of ${website} could be loaded${failures[0] ? `: ${failures[0]}` : ''}`)
+  }
+  return builder.build()
+}
+
+export async function runWebemail (ctx: ToolContext<WebemailInput>): Promise<void> {
+  const websites = [...new Set((Array.isArray(ctx.input.website) ? ctx.input.website : [ctx.input.website]).map(w => w.trim()).filter(Boolean))]
+  let emails = 0
+  for (const website of websites) {
+    if (ctx.remaining() <= 0 || ctx.signal.aborted) break
+    if (websites.length === 1) {
+      const row = await crawlSite(ctx, website)
+      emails += row.count
+      await ctx.push([row])
+      break
+    }
+    // In a batch one bad site does not sink the others: its row carries the error.
+    try {
+      const row = await crawlSite(ctx, website)
+      emails += row.count
+      await ctx.push([row])
+    } catch (err) {
+      if (ctx.signal.aborted || err instanceof MissingCredentialError) throw err
+      await ctx.push([{ website, domain: '', pages_scanned: 0, emails: [], phones: [], socials: [], results: [], count: 0, error: (err as Error).message }])
+    }
+  }
+  if (emails === 0) ctx.warn('No e-mail address was found on the pages scanned.')
+}

@@ -1,0 +1,69 @@
+import t from 'tap'
+import { parse } from 'csv-parse/sync'
+import ExcelJS from 'exceljs'
+import { signup } from '../helpers/build.ts'
+import { buildWithCounter, startJob, waitForEnd } from '../helpers/jobs.ts'
+import { cellText } from '../../core/exports/exporters.ts'
+
+t.test('CSV, XLSX, JSON and JSONL exports parse back to the JSON results', async t => {
+  const app = await buildWithCounter(t)
+  const user = await signup(app)
+  const { job_id: id } = (await startJob(app, user.apiKey, { max_results: 9, batch: 4 })).json()
+  await waitForEnd(app, user.apiKey, id)
+  const headers = { 'x-api-key': user.apiKey }
+  const rows = (await app.inject({ url: `/api/tool-run/${id}/results?limit=1000`, headers })).json().results as Array<Record<string, unknown>>
+  t.equal(rows.length, 9)
+  // Header: the union of row keys in first-seen order (nested appears on row 2, extra on row 4).
+  const columns = ['n', 'label', 'text', 'nested', 'extra']
+  const asText = (r: Record<string, unknown>) => Object.fromEntries(columns.map(c => [c, cellText(r[c])]))
+
+  const csv = await app.inject({ url: `/api/tool-run/${id}/results.csv`, headers })
+  t.equal(csv.statusCode, 200)
+  t.match(csv.headers['content-type'], /text\/csv/)
+  t.equal(csv.headers['content-disposition'], `attachment; filename="counter-${id}.csv"`)
+  t.ok(csv.rawPayload.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf])), 'UTF-8 BOM')
+  const parsed = parse(csv.rawPayload, { bom: true, columns: true }) as Array<Record<string, string>>
+  t.same(Object.keys(parsed[0]!), columns)
+  t.same(parsed, rows.map(asText))
+  t.match(csv.body, /\r\n/, 'CRLF line ends')
+
+  const xlsx = await app.inject({ url: `/api/tool-run/${id}/results.xlsx`, headers })
+  t.equal(xlsx.statusCode, 200)
+  t.equal(xlsx.headers['content-disposition'], `attachment; filename="counter-${id}.xlsx"`)
+  const workbook = new ExcelJS.Workbook()
+  await workbook.xlsx.load(xlsx.rawPayload as unknown as ArrayBuffer)
+  const sheet = workbook.getWorksheet('results')!
+  t.ok(sheet, 'sheet named results')
+  const values = sheet.getSheetValues().slice(1).map(r => (r as unknown[]).slice(1))
+  t.same(values[0], columns)
+  const body = values.slice(1).map(r => Object.fromEntries(columns.map((c, i) => [c, r[i] === undefined || r[i] === null ? '' : String(r[i])])))
+  t.same(body, rows.map(asText))
+
+  const json = await app.inject({ url: `/api/tool-run/${id}/results.json`, headers })
+  t.same(json.json(), rows)
+  const jsonl = await app.inject({ url: `/api/tool-run/${id}/results.jsonl`, headers })
+  t.same(jsonl.body.trim().split('\n').map(l => JSON.parse(l)), rows)
+
+  const dl = await app.inject({ url: `/api/download/${id}/csv`, headers })
+  t.equal(dl.body, csv.body, '/api/download serves the same file')
+  const bad = await app.inject({ url: `/api/download/${id}/pdf`, headers })
+  t.equal(bad.statusCode, 400)
+})
+
+t.test('fields= selects columns on every format', async t => {
+  const app = await buildWithCounter(t)
+  const user = await signup(app)
+  const { job_id: id } = (await startJob(app, user.apiKey, { max_results: 3 })).json()
+  await waitForEnd(app, user.apiKey, id)
+  const headers = { 'x-api-key': user.apiKey }
+  const csv = parse((await app.inject({ url: `/api/tool-run/${id}/results.csv?fields=text,n`, headers })).rawPayload, { bom: true, columns: true })
+  t.same(Object.keys(csv[0]), ['text', 'n'])
+  const json = (await app.inject({ url: `/api/tool-run/${id}/results.json?fields=n`, headers })).json()
+  t.same(json, [{ n: 1 }, { n: 2 }, { n: 3 }])
+  const jsonl = (await app.inject({ url: `/api/tool-run/${id}/results.jsonl?fields=n`, headers })).body
+  t.equal(jsonl, '{"n":1}\n{"n":2}\n{"n":3}\n')
+  const workbook = new ExcelJS.Workbook()
+  await workbook.xlsx.load((await app.inject({ url: `/api/tool-run/${id}/results.xlsx?fields=n`, headers })).rawPayload as unknown as ArrayBuffer)
+  t.same(workbook.getWorksheet('results')!.getRow(1).values, [undefined, 'n'])
+  t.equal((await app.inject({ url: `/api/tool-run/${id}/results.csv?fields=,`, headers })).statusCode, 400)
+})

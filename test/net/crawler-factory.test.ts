@@ -1,0 +1,186 @@
+// Crawlers from the factory against local sites: in-memory storage per
+// crawler, the guard before each request and on redirects, the job signal.
+import t from 'tap'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { createServer, request as httpRequest } from 'node:http'
+import { connect as netConnect, type AddressInfo } from 'node:net'
+import { LogLevel } from 'crawlee'
+import { createCrawlerFactory, type CrawlerFactoryOptions } from '../../core/net/crawler-factory.ts'
+import { createNetworkPolicy } from '../../core/net/network-policy.ts'
+import { localServer } from './fixtures/local-server.ts'
+
+const USER_AGENT = 'extraction-jobs-test/1.0'
+
+function factory (options: Partial<CrawlerFactoryOptions> & { allowPrivateTargets?: boolean, allowedTargets?: string[] } = {}) {
+  const { allowPrivateTargets = true, allowedTargets, ...rest } = options
+  return createCrawlerFactory({
+    policy: createNetworkPolicy({ allowPrivateTargets, allowedTargets }),
+    userAgent: USER_AGENT,
+    signal: new AbortController().signal,
+    logLevel: LogLevel.OFF, // the refusals below would log as errors
+    ...rest,
+  })
+}
+
+/** A small site: / links to /a and /b, /b links to /c; each page's title is its path. */
+function smallSite (userAgents: string[] = []) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    userAgents.push(String(req.headers['user-agent']))
+    const links: Record<string, string[]> = { '/': ['/a', '/b'], '/a': [], '/b': ['/c', 'http://elsewhere.example/'], '/c': ['/'] }
+    const path = req.url ?? '/'
+    if (!(path in links)) return void res.writeHead(404).end()
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+    res.end(`<html><head><title>page ${path}</title></head><body>${links[path].map(href => `<a href="${href}">${href}</a>`).join('')}</body></html>`)
+  }
+}
+
+t.test('crawls a small local site with the configured user agent', async t => {
+  const userAgents: string[] = []
+  const site = await localServer(t, smallSite(userAgents))
+  const titles: string[] = []
+  const crawler = factory().cheerio({
+    async requestHandler ({ $, enqueueLinks }) {
+      titles.push($('title').text())
+      await enqueueLinks() // same hostname by default: elsewhere.example is not followed
+    },
+  })
+  const stats = await crawler.run([`${site.origin}/`])
+  t.same(titles.sort(), ['page /', 'page /a', 'page /b', 'page /c'])
+  t.equal(stats.requestsFinished, 4)
+  t.equal(stats.requestsFailed, 0)
+  t.same([...new Set(userAgents)], [USER_AGENT])
+})
+
+t.test('parallel crawlers have their own queues', async t => {
+  const site = await localServer(t, smallSite())
+  const crawlers = factory()
+  const seen: string[][] = [[], []]
+  const [first, second] = [0, 1].map(i => crawlers.cheerio({
+    async requestHandler ({ request }) { seen[i].push(new URL(request.url).pathname) },
+  }))
+  await Promise.all([first.run([`${site.origin}/a`, `${site.origin}/b`]), second.run([`${site.origin}/a`, `${site.origin}/b`])])
+  t.same(seen.map(paths => paths.sort()), [['/a', '/b'], ['/a', '/b']], 'neither crawler saw the other\'s requests as done')
+})
+
+t.test('refuses a loopback start URL when private targets are not allowed', async t => {
+  const site = await localServer(t, smallSite())
+  let handled = 0
+  const failures: string[] = []
+  const crawler = factory({ allowPrivateTargets: false }).cheerio({
+    async requestHandler () { handled++ },
+    async failedRequestHandler ({ request }, error) { failures.push(`${request.url} ${error.message}`) },
+  })
+  const stats = await crawler.run([`${site.origin}/`, `http://[::1]:${site.port}/`])
+  t.equal(handled, 0, 'the handler never ran')
+  t.equal(stats.requestsFailed, 2)
+  t.equal(failures.length, 2)
+  t.match(failures[0], /Refused to connect to 127\.0\.0\.1:\d+: loopback/)
+  t.match(failures[1], /Refused to connect to \[::1\]:\d+: loopback/)
+  t.same(stats.retryHistogram, [2], 'both failed on their first attempt: a refusal is not retried')
+  t.same(site.hits, [], 'the site never saw a request')
+})
+
+t.test('refuses a redirect to loopback after an allowed first hop', async t => {
+  const secret = await localServer(t, smallSite())
+  const entry = await localServer(t, (req, res) => {
+    const to = req.url === '/by-name' ? `http://localhost:${secret.port}/` : `http://127.0.0.1:${secret.port}/`
+    res.writeHead(302, { location: to }).end()
+  })
+  let handled = 0
+  const failures: string[] = []
+  // public.example resolves to loopback, and only the entry server's exact
+  // address:port is excepted (see the HTTP client guard test for why).
+  const crawler = factory({
+    allowPrivateTargets: false,
+    allowedTargets: [`127.0.0.1:${entry.port}`],
+    lookup: async name => (name === 'public.example' || name === 'localhost') ? [{ address: '127.0.0.1', family: 4 }] : [],
+  }).cheerio({
+    maxRequestRetries: 2,
+    async requestHandler () { handled++ },
+    async failedRequestHandler (_context, error) { failures.push(error.message) },
+  })
+  const stats = await crawler.run([`http://public.example:${entry.port}/by-ip`, `http://public.example:${entry.port}/by-name`])
+  t.equal(handled, 0)
+  t.equal(stats.requestsFailed, 2)
+  t.match(failures.join('\n'), `127.0.0.1:${secret.port}: loopback`)
+  t.match(failures.join('\n'), `localhost: loopback`)
+  t.same(entry.hits.sort(), ['/by-ip', '/by-name'], 'the first hops were allowed, once each')
+  t.same(secret.hits, [], 'the redirect target was never reached')
+})
+
+t.test('the job signal stops a running crawl and the run rejects with its reason', async t => {
+  const site = await localServer(t, (req, res) => {
+    // An endless site: every page links to two more, each answered slowly.
+    const n = Number(req.url?.slice(1) || 0)
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'text/html' })
+      res.end(`<a href="/${2 * n + 1}">a</a><a href="/${2 * n + 2}">b</a>`)
+    }, 50)
+  })
+  const job = new AbortController()
+  let handled = 0
+  const crawler = factory({ signal: job.signal }).cheerio({
+    maxConcurrency: 2,
+    async requestHandler ({ enqueueLinks }) {
+      handled++
+      if (handled === 3) job.abort(new Error('job cancelled'))
+      await enqueueLinks()
+    },
+  })
+  const started = Date.now()
+  await t.rejects(crawler.run([`${site.origin}/0`]), { message: 'job cancelled' })
+  t.ok(Date.now() - started < 5000, 'stopped promptly')
+  const handledAtStop = handled
+  await new Promise(resolve => setTimeout(resolve, 300))
+  t.ok(handled <= handledAtStop + 2, `no new pages after the stop (${handled})`)
+
+  const aborted = new AbortController()
+  aborted.abort(new Error('already cancelled'))
+  const late = factory({ signal: aborted.signal }).cheerio({ async requestHandler () { handled++ } })
+  await t.rejects(late.run([`${site.origin}/0`]), { message: 'already cancelled' })
+})
+
+t.test('crawls through the configured proxy', async t => {
+  const site = await localServer(t, smallSite())
+  const proxied: string[] = []
+  // A forward proxy: absolute-form requests for http targets, CONNECT tunnels for the rest.
+  const proxy = createServer((req, res) => {
+    proxied.push(req.url ?? '')
+    const upstream = httpRequest(req.url ?? '', { method: req.method, headers: req.headers }, answer => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers)
+      answer.pipe(res)
+    })
+    upstream.on('error', () => res.writeHead(502).end())
+    req.pipe(upstream)
+  })
+  proxy.on('connect', (req, clientSocket, head) => {
+    proxied.push(`CONNECT ${req.url}`)
+    const [host, port] = (req.url ?? '').split(':')
+    const upstream = netConnect(Number(port), host, () => {
+      clientSocket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+      upstream.write(head)
+      upstream.pipe(clientSocket)
+      clientSocket.pipe(upstream)
+    })
+    upstream.on('error', () => clientSocket.destroy())
+  })
+  await new Promise<void>(resolve => proxy.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>(resolve => { proxy.closeAllConnections(); proxy.close(() => resolve()) }))
+  const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+
+  const titles: string[] = []
+  const crawler = factory({ proxyUrl }).cheerio({ async requestHandler ({ $ }) { titles.push($('title').text()) } })
+  await crawler.run([`${site.origin}/a`])
+  t.same(titles, ['page /a'])
+  t.equal(proxied.length, 1, 'the request went through the proxy')
+  t.match(proxied[0], `127.0.0.1:${site.port}`)
+
+  const refused: string[] = []
+  const guarded = factory({ proxyUrl, allowPrivateTargets: false }).cheerio({
+    async requestHandler () { titles.push('never') },
+    async failedRequestHandler (_context, error) { refused.push(error.message) },
+  })
+  await guarded.run([`${site.origin}/b`])
+  t.match(refused, [/loopback/])
+  t.equal(proxied.length, 1, 'the proxy was not asked for the refused target')
+})

@@ -1,0 +1,76 @@
+// /api/blog/*: publish and edit (admin key, or the older X-Blog-Key), read and
+// list (no key; drafts for the admin key), generate (a personal key, charged).
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { requireAccount, requireAdmin } from '../auth/guards.ts'
+import type { Principal } from '../auth/principal.ts'
+import type { AppConfig } from '../config.ts'
+import { safeEqual } from '../crypto.ts'
+import { unauthorized } from '../errors.ts'
+import { EditBody, GenerateBody, LIST_LIMIT_DEFAULT, ListQuery, PublishBody, SlugParams } from './schemas.ts'
+
+/**
+ * The write endpoints take the admin master key in x-api-key, or the older blog
+ * key in X-Blog-Key (compared in constant time). A good admin key is enough on
+ * its own; otherwise an X-Blog-Key that is sent must match.
+ */
+function requireBlogWriter (req: FastifyRequest, config: AppConfig): 'admin' | 'blog-key' {
+  if (req.principal.kind === 'admin') return 'admin'
+  const header = req.headers['x-blog-key']
+  const blogKey = typeof header === 'string' ? header.trim() : undefined
+  if (blogKey) {
+    if (config.blogApiKey && safeEqual(blogKey, config.blogApiKey)) return 'blog-key'
+    throw unauthorized('Invalid X-Blog-Key.')
+  }
+  requireAdmin(req.principal, config.adminApiKey !== null)
+  return 'admin'
+}
+
+/** Reads need no key, but a key that is sent must be valid (a mistyped admin key would silently hide drafts). */
+function readerSeesDrafts (p: Principal): boolean {
+  if (p.kind === 'bad') throw unauthorized()
+  return p.kind === 'admin'
+}
+
+export default async function blogRoutes (fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+  const { blog, config } = app.services
+
+  // Keys are checked in onRequest, before the body is read or validated: a caller
+  // without the right key learns nothing about the body's shape.
+  const writer = async (req: FastifyRequest) => { requireBlogWriter(req, config) }
+  const account = async (req: FastifyRequest) => { requireAccount(req.principal, { scoped: false }) }
+  const reader = async (req: FastifyRequest) => { readerSeesDrafts(req.principal) }
+
+  app.post('/api/blog/post', { schema: { body: PublishBody }, onRequest: writer }, async (req, reply) => {
+    const post = await blog.create(req.body, 'api')
+    reply.code(201)
+    return { status: 'success', post }
+  })
+
+  app.put('/api/blog/post/:slug', { schema: { params: SlugParams, body: EditBody }, onRequest: writer }, async (req) => {
+    const post = await blog.update(req.params.slug, req.body)
+    return { status: 'success', post }
+  })
+
+  app.get('/api/blog/list', { schema: { querystring: ListQuery }, onRequest: reader }, async (req) => {
+    const includeDrafts = readerSeesDrafts(req.principal)
+    const limit = req.query.limit ?? LIST_LIMIT_DEFAULT
+    const offset = req.query.offset ?? 0
+    const { total, posts } = await blog.list({ limit, offset, includeDrafts })
+    return { count: posts.length, total, limit, offset, posts }
+  })
+
+  app.get('/api/blog/:slug', { schema: { params: SlugParams }, onRequest: reader }, async (req) => {
+    const includeDrafts = readerSeesDrafts(req.principal)
+    return { post: await blog.get(req.params.slug, includeDrafts) }
+  })
+
+  app.post('/api/blog/generate', { schema: { body: GenerateBody }, onRequest: account }, async (req, reply) => {
+    // Scoped tokens are minted for a list of tools; writing to the blog is not one of them.
+    const caller = requireAccount(req.principal, { scoped: false })
+    const post = await blog.generate(caller, req.body.topic)
+    reply.code(201)
+    return { status: 'success', id: post.id, post }
+  })
+}

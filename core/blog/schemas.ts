@@ -1,0 +1,58 @@
+// Request schemas of the blog endpoints (TypeBox: validation and types in one).
+// Unknown fields are ignored, so a post read back from GET can be sent to PUT as is.
+import { Type, type Static } from 'typebox'
+import { SLUG_MAX, SLUG_PATTERN } from './slug.ts'
+
+const Text = (maxLength: number) => Type.String({ maxLength })
+const Keywords = Type.Union([
+  Type.String({ maxLength: 2000 }),
+  Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 }),
+])
+const Slug = Type.String({ minLength: 1, maxLength: SLUG_MAX, pattern: SLUG_PATTERN })
+const Status = Type.Enum(['draft', 'published'])
+const ImageUrl = Type.Union([Type.String({ maxLength: 2048 }), Type.Null()])
+
+export const PublishBody = Type.Object({
+  title: Type.String({ minLength: 1, maxLength: 300 }),
+  content: Type.String({ minLength: 1, maxLength: 500_000 }),
+  slug: Type.Optional(Slug),
+  excerpt: Type.Optional(Text(2000)),
+  category: Type.Optional(Text(100)),
+  status: Type.Optional(Status),
+  is_featured: Type.Optional(Type.Boolean()),
+  meta_description: Type.Optional(Text(500)),
+  seo_keywords: Type.Optional(Keywords),
+  featured_image: Type.Optional(ImageUrl),
+  image_url: Type.Optional(ImageUrl),
+})
+export type PublishInput = Static<typeof PublishBody>
+
+export const EditBody = Type.Object({
+  title: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+  content: Type.Optional(Type.String({ minLength: 1, maxLength: 500_000 })),
+  slug: Type.Optional(Slug),
+  excerpt: Type.Optional(Text(2000)),
+  category: Type.Optional(Text(100)),
+  status: Type.Optional(Status),
+  is_featured: Type.Optional(Type.Boolean()),
+  meta_description: Type.Optional(Text(500)),
+  seo_keywords: Type.Optional(Keywords),
+  featured_image: Type.Optional(ImageUrl),
+  image_url: Type.Optional(ImageUrl),
+})
+export type EditInput = Static<typeof EditBody>
+
+export const GenerateBody = Type.Object({
+  topic: Type.String({ minLength: 1, maxLength: 500 }),
+})
+
+export const LIST_LIMIT_DEFAULT = 20
+export const LIST_LIMIT_MAX = 100
+
+export const ListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+})
+
+/** Any string: a slug that cannot exist is simply not found. */
+export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) })

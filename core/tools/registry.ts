@@ -108,7 +108,10 @@ export class ToolRegistry {
   private agentToolsOf (tool: LoadedTool): AgentTool[] {
     const d = tool.declaration
     const renames = d.renames ?? {}
-    const declared = (d.agentTools ?? [{ name: d.agentName, title: d.title, description: d.description, examples: d.examples }]) as AgentToolDeclaration[]
+    // The declaration's examples are REST-shaped; the default agent tool shows them with agent names.
+    const restToAgent = Object.fromEntries(Object.entries(renames).map(([agent, rest]) => [rest, agent]))
+    const agentExamples = d.examples.map(ex => ({ task: ex.task, args: Object.fromEntries(Object.entries(ex.args as Record<string, unknown>).map(([k, v]) => [restToAgent[k] ?? k, v])) }))
+    const declared = (d.agentTools ?? [{ name: d.agentName, title: d.title, description: d.description, examples: agentExamples }]) as AgentToolDeclaration[]
     return declared.map(a => {
       const inputSchema = a.input ?? renameSchema(d.input, renames)
       compile(inputSchema, `the agent input schema of "${a.name}"`)

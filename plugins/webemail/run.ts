@@ -1,7 +1,7 @@
 // Crawls one site at a time through the kernel's guarded Crawlee factory:
 // the start page, the sitemap's same-site pages, then links, contact-like
 // pages first; stops at max_pages. Pages go to SiteFindingsBuilder (pure).
-import { MissingCredentialError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import { BlockedTargetError, MissingCredentialError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
 import { isPriorityPage, sameSite, SiteFindingsBuilder, siteHost, sitemapLocations, startUrlOf, type SiteFindings } from './findings.ts'
 
 export interface WebemailInput {
@@ -59,6 +59,7 @@ export async function crawlSite (ctx: ToolContext<WebemailInput>, website: strin
   const seen = new Set<string>()
   const failures: string[] = []
   let blocked: string | null = null
+  let refusedTarget: BlockedTargetError | null = null
 
   const crawler = ctx.crawler.cheerio({
     maxRequestsPerCrawl: maxPages,
@@ -91,16 +92,23 @@ export async function crawlSite (ctx: ToolContext<WebemailInput>, website: strin
       if (rest.length) await crawler.addRequests(rest.map(url => ({ url })))
     },
     failedRequestHandler ({ request }, error) {
+      if (error instanceof BlockedTargetError) refusedTarget ??= error
       const message = error instanceof Error ? error.message : String(error)
       if (/\b(403|429)\b|blocked/i.test(message) && canonical(request.url) === canonical(start.toString())) blocked = message
       failures.push(`${request.url}: ${message.slice(0, 200)}`)
+      ctx.log.debug({ url: request.url, err: message.slice(0, 200) }, 'page failed')
     },
   })
 
+  // Contact-like sitemap pages go with the start page; the rest wait behind the links found on it.
   const fromSitemap = await sitemapPages(ctx, start, Math.max(0, maxPages - 1))
-  await crawler.run([start.toString(), ...fromSitemap])
+  const later = fromSitemap.filter(u => !isPriorityPage(u))
+  await crawler.addRequests([start.toString(), ...fromSitemap.filter(isPriorityPage)])
+  if (later.length) await crawler.addRequests(later)
+  await crawler.run()
   if (ctx.signal.aborted) throw ctx.signal.reason
   if (builder.pagesScanned === 0) {
+    if (refusedTarget) throw refusedTarget
     if (blocked) throw new ToolBlockedError(`${website} refused the crawler (${blocked})`)
     throw new UpstreamError(`no page of ${website} could be loaded${failures[0] ? `: ${failures[0]}` : ''}`)
   }

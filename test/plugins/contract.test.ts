@@ -1,0 +1,54 @@
+// The contract test: every plugin named in tools.config.json loads, declares
+// what the kernel needs, and its examples are valid input for its own schemas.
+import t from 'tap'
+import { dirname, resolve } from 'node:path'
+import { Compile } from 'typebox/compile'
+import { Value } from 'typebox/value'
+import { loadToolsFile } from '../../core/config.ts'
+import { ToolRegistry } from '../../core/tools/registry.ts'
+
+const configPath = resolve('tools.config.json')
+const file = loadToolsFile(configPath)
+const registry = await ToolRegistry.load(file, dirname(configPath))
+
+t.test('every enabled entry has a plugin and every plugin is enabled or deliberately off', async t => {
+  for (const entry of file.tools) {
+    if (entry.enabled) t.ok(entry.plugin, `${entry.key} is enabled and names a plugin`)
+  }
+  t.ok(registry.enabled().length >= 1)
+})
+
+for (const tool of registry.enabled()) {
+  const d = tool.declaration
+  t.test(`plugin ${d.key}`, async t => {
+    t.match(d.key, /^[A-Za-z][A-Za-z0-9_]*$/)
+    t.ok(d.title.length > 0, 'title')
+    t.ok(d.description.length >= 60, 'an agent-facing description of some substance')
+    t.equal((d.input as { type?: string }).type, 'object', 'input is an object schema')
+    t.equal((d.row as { type?: string }).type, 'object', 'row is an object schema')
+    t.ok(d.examples.length >= 1, 'at least one example')
+    for (const ex of d.examples) {
+      const input = Value.Default(d.input, structuredClone(ex.args))
+      t.ok(tool.inputCheck.Check(input), `REST example "${ex.task}" is valid input`)
+    }
+    const agents = registry.listAgentTools().filter(a => a.restKey === d.key)
+    t.ok(agents.length >= 1, 'serves at least one agent tool')
+    for (const agent of agents) {
+      t.match(agent.name, /^[a-zA-Z][a-zA-Z0-9_]{2,63}$/, `agent name ${agent.name}`)
+      t.ok(agent.description.length >= 60, `${agent.name} description`)
+      const check = Compile(agent.inputSchema)
+      for (const ex of agent.examples) {
+        t.ok(check.Check(Value.Default(agent.inputSchema, structuredClone(ex.args))), `${agent.name} example "${ex.task}" is valid agent input`)
+        const params = registry.agentArgsToParams(agent, ex.args as Record<string, unknown>)
+        t.doesNotThrow(() => registry.prepareInput(tool, params, 200), `${agent.name} example maps to valid REST params`)
+      }
+    }
+    t.type(d.run, 'function')
+  })
+}
+
+t.test('boot fails on an unknown plugin, a key mismatch and a duplicate agent name', async t => {
+  await t.rejects(ToolRegistry.load({ tools: [{ key: 'x', plugin: 'no-such-plugin', enabled: true }], retired: [] }, process.cwd()), /does not exist/)
+  await t.rejects(ToolRegistry.load({ tools: [{ key: 'other', plugin: 'webemail', enabled: true }], retired: [] }, process.cwd()), /declares the key "webemail"/)
+  await t.rejects(ToolRegistry.load({ tools: [{ key: 'webemail', plugin: 'webemail', enabled: true }, { key: 'webemail', plugin: 'webemail', enabled: true }], retired: [] }, process.cwd()), /twice/)
+})

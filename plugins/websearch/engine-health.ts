@@ -1,0 +1,215 @@
+// What this server has seen of each search backend since it started: which
+// answered, which refused (and when, and why), which lack a key. `auto` uses
+// it to skip engines that are cooling down after a block, and GET
+// /api/search/status renders it as the Search status record.
+//
+// One instance per app: the kernel calls the plugin's `createState` once and
+// hands the object to every run as `ctx.state` (see README.md). Nothing here
+// is module-level, so independent test apps never share observations.
+import {
+  AUTO_ORDER, ENGINE_CHOICES, ENGINE_IDS, PROVIDER_CREDENTIALS, choiceFor, isConfigured, missingCredentials,
+  type CredentialLookup, type EngineChoice, type EngineId,
+} from './engine-catalog.ts'
+
+export type Clock = () => Date
+
+export type HealthKind = 'ok' | 'blocked' | 'error' | 'unconfigured'
+
+export interface EngineObservation {
+  kind: Exclude<HealthKind, 'unconfigured'>
+  reason: string
+  at: Date
+}
+
+export interface EngineHealthOptions {
+  clock?: Clock
+  /** Seconds an engine is skipped after it refused (default 600). */
+  cooldownSeconds?: number
+  /** Google refuses for longer once it has flagged an address (default 1800). */
+  googleCooldownSeconds?: number
+}
+
+/** What the status record needs to know about configuration, beyond observations. */
+export interface SearchStatusConfig {
+  credential: CredentialLookup
+  /** Credential name → environment variable, to name the variable in reasons. */
+  credentialNames?: Readonly<Record<string, string>>
+  proxyConfigured: boolean
+}
+
+export interface EngineHealthEntry { ok: boolean, kind: HealthKind, reason: string, age_s: number, cooldown_remaining_s?: number }
+
+/** The Search status record (GET /api/search/status), every field of the spec. */
+export interface SearchStatusRecord {
+  providers: { serper: boolean, serpapi: boolean, google_cse: boolean }
+  proxy_configured: boolean
+  google_ready: boolean
+  google_cooldown_active: boolean
+  last_google_block_reason: string
+  engines: string[]
+  engine_health_observed: boolean
+  engines_working: string[]
+  engines_blocked: string[]
+  engines_unconfigured: string[]
+  engine_health: Record<string, EngineHealthEntry>
+  recommended_engine: string
+  note: string
+}
+
+export class EngineHealth {
+  readonly startedAt: Date
+  private readonly clock: Clock
+  private cooldownMs: number
+  private googleCooldownMs: number
+  private readonly observations = new Map<EngineId, EngineObservation>()
+  private readonly lastBlocks = new Map<EngineId, EngineObservation>()
+
+  constructor (options: EngineHealthOptions = {}) {
+    this.clock = options.clock ?? (() => new Date())
+    this.cooldownMs = (options.cooldownSeconds ?? 600) * 1000
+    this.googleCooldownMs = (options.googleCooldownSeconds ?? 1800) * 1000
+    this.startedAt = this.clock()
+  }
+
+  /**
+   * Cooldowns from tools.config.json `settings` (`cooldown_s`, `google_cooldown_s`).
+   * The kernel makes the state before a run or endpoint sees the settings, so
+   * both apply them on use; absent or invalid values keep the current ones.
+   */
+  applySettings (settings: Readonly<Record<string, unknown>> | undefined): void {
+    const seconds = (name: string) => {
+      const value = Number(settings?.[name])
+      return Number.isFinite(value) && value > 0 ? value * 1000 : undefined
+    }
+    this.cooldownMs = seconds('cooldown_s') ?? this.cooldownMs
+    this.googleCooldownMs = seconds('google_cooldown_s') ?? this.googleCooldownMs
+  }
+
+  recordOk (engine: EngineId, reason = 'answered'): void {
+    this.observations.set(engine, { kind: 'ok', reason, at: this.clock() })
+  }
+
+  recordBlocked (engine: EngineId, reason: string): void {
+    const observation: EngineObservation = { kind: 'blocked', reason, at: this.clock() }
+    this.observations.set(engine, observation)
+    this.lastBlocks.set(engine, observation)
+  }
+
+  /** A failure that is not a refusal (5xx, timeout, unparseable answer): no cooldown. */
+  recordError (engine: EngineId, reason: string): void {
+    this.observations.set(engine, { kind: 'error', reason, at: this.clock() })
+  }
+
+  observation (engine: EngineId): EngineObservation | undefined {
+    return this.observations.get(engine)
+  }
+
+  lastBlock (engine: EngineId): EngineObservation | undefined {
+    return this.lastBlocks.get(engine)
+  }
+
+  /** True once any engine has been queried since start. */
+  get observed (): boolean {
+    return this.observations.size > 0
+  }
+
+  cooldownSecondsFor (engine: EngineId): number {
+    return (engine === 'google' ? this.googleCooldownMs : this.cooldownMs) / 1000
+  }
+
+  /** Seconds left before a blocked engine is tried again; 0 when it is not cooling down. */
+  cooldownRemainingSeconds (engine: EngineId): number {
+    const current = this.observations.get(engine)
+    if (!current || current.kind !== 'blocked') return 0
+    const until = current.at.getTime() + this.cooldownSecondsFor(engine) * 1000
+    return Math.max(0, Math.ceil((until - this.clock().getTime()) / 1000))
+  }
+
+  inCooldown (engine: EngineId): boolean {
+    return this.cooldownRemainingSeconds(engine) > 0
+  }
+
+  /** Engines `auto` would try now, in order: configured and not cooling down. */
+  autoCandidates (credential: CredentialLookup): EngineId[] {
+    return AUTO_ORDER.filter(engine => isConfigured(engine, credential) && !this.inCooldown(engine))
+  }
+
+  /** The first healthy configured engine in the auto order, or null when every one is cooling down. */
+  pickAuto (credential: CredentialLookup): EngineId | null {
+    return this.autoCandidates(credential)[0] ?? null
+  }
+
+  private ageSeconds (since: Date): number {
+    return Math.max(0, Math.floor((this.clock().getTime() - since.getTime()) / 1000))
+  }
+
+  statusRecord (config: SearchStatusConfig): SearchStatusRecord {
+    const names = config.credentialNames ?? {}
+    const engineHealth: Record<string, EngineHealthEntry> = {}
+    const working: EngineId[] = []
+    const blocked: EngineId[] = []
+    const unconfigured: EngineId[] = []
+
+    for (const engine of ENGINE_IDS) {
+      const missing = missingCredentials(engine, config.credential, names)
+      if (missing.length) {
+        unconfigured.push(engine)
+        engineHealth[engine] = { ok: false, kind: 'unconfigured', reason: `${missing.join(' and ')} not set`, age_s: this.ageSeconds(this.startedAt) }
+        continue
+      }
+      const seen = this.observations.get(engine)
+      if (!seen) continue
+      const entry: EngineHealthEntry = { ok: seen.kind === 'ok', kind: seen.kind, reason: seen.reason, age_s: this.ageSeconds(seen.at) }
+      if (seen.kind === 'ok') working.push(engine)
+      if (seen.kind === 'blocked') {
+        blocked.push(engine)
+        entry.cooldown_remaining_s = this.cooldownRemainingSeconds(engine)
+      }
+      engineHealth[engine] = entry
+    }
+
+    const googleCooldown = this.inCooldown('google')
+    const pick = this.pickAuto(config.credential)
+    const recommended: EngineChoice = pick ? choiceFor(pick) : 'auto'
+    const providers = {
+      serper: isConfigured('serper', config.credential),
+      serpapi: isConfigured('serpapi', config.credential),
+      google_cse: isConfigured('google_cse', config.credential),
+    }
+
+    const notes: string[] = []
+    if (!this.observed) notes.push('No search has run since the server started, so engine health is not measured yet (an empty engines_working means unmeasured, not broken).')
+    if (pick) notes.push(`engine "auto" would use ${pick} now.`)
+    else notes.push('Every configured engine is cooling down after a block; searches will be refused until a cooldown ends or a provider key is set.')
+    for (const engine of blocked) {
+      const remaining = this.cooldownRemainingSeconds(engine)
+      notes.push(remaining > 0 ? `${engine} refused (${this.observations.get(engine)!.reason}); skipped for ${remaining} s more.` : `${engine} refused earlier (${this.observations.get(engine)!.reason}); its cooldown is over and it will be tried again.`)
+    }
+    if (!providers.serper && !providers.serpapi && !providers.google_cse) {
+      const variables = Object.values(PROVIDER_CREDENTIALS).map(list => list.map(c => names[c.name] ?? c.variable).join(' + '))
+      notes.push(`No search API key is set (${variables.join(', ')}); only scraped engines are used, and they can be blocked.`)
+    }
+    if (googleCooldown && !config.proxyConfigured) notes.push('Google is blocking this server\'s address; a proxy (PROXY_URL) or a provider key avoids it.')
+
+    return {
+      providers,
+      proxy_configured: config.proxyConfigured,
+      google_ready: !googleCooldown,
+      google_cooldown_active: googleCooldown,
+      last_google_block_reason: this.lastBlocks.get('google')?.reason ?? '',
+      engines: [...ENGINE_CHOICES],
+      engine_health_observed: this.observed,
+      engines_working: working,
+      engines_blocked: blocked,
+      engines_unconfigured: unconfigured,
+      engine_health: engineHealth,
+      recommended_engine: recommended,
+      note: notes.join(' '),
+    }
+  }
+}
+
+/** One EngineHealth per app; the plugin's `createState`. */
+export function createEngineHealth (options: EngineHealthOptions = {}): EngineHealth {
+  return new EngineHealth(options)
+}

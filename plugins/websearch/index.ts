@@ -1,0 +1,100 @@
+// The websearch tool: one REST key, three agent tools (web_search,
+// web_search_scrape, scrape_web_pages). Engine health outlives jobs: the
+// kernel calls `createState` once per app, hands the EngineHealth to every run
+// as ctx.state, and serves GET /api/search/status from it (`endpoints`).
+import { Type, defineTool } from '../../core/tools/contract.ts'
+import { extractPage } from '../../core/extract/page.ts'
+import { ENGINE_CHOICES } from './engine-catalog.ts'
+import { EngineHealth, createEngineHealth } from './engine-health.ts'
+import { createWebsearchRun } from './run.ts'
+import { MAX_URLS, websearchInput, websearchRow } from './schema.ts'
+
+const agentQuery = Type.String({ minLength: 1, maxLength: 2048, description: 'The search query, as you would type it into a search engine. Quotes and site: work.' })
+const agentLimit = Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'How many results to return (default 10).' }))
+const agentEngine = Type.Optional(Type.Enum(ENGINE_CHOICES, { type: 'string', default: 'auto', description: 'Leave as auto unless asked: it picks a working engine and falls back when one refuses.' }))
+const agentCountry = Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter country for local results, e.g. us, gb, de.' }))
+const agentLanguage = Type.Optional(Type.String({ pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$', description: 'Result language, e.g. en, de, fr.' }))
+
+const run = createWebsearchRun({ extractPage })
+
+const declaration = defineTool({
+  key: 'websearch',
+  agentName: 'web_search',
+  title: 'Web search and page scraper',
+  description: 'Searches the web (DuckDuckGo, Brave, Mojeek, Bing, Yahoo, Google, or the Serper, SerpApi and Google Custom Search APIs when keys are set) and returns ranked results with title, URL, domain and snippet; related searches and the answer box go in the job summary. With scrape_results it also fetches every result page; with urls it scrapes known pages (title, meta description, canonical, language, headings, readable text, HTTP status, final URL).',
+  input: websearchInput,
+  row: websearchRow,
+  renames: { limit: 'max_results' },
+  agentTools: [
+    {
+      name: 'web_search',
+      title: 'Web search',
+      description: [
+        'Search the web and get ranked results: one row per result with position, title, url, domain and snippet, plus the engine that answered.',
+        'Related searches and the answer box (featured snippet or knowledge panel) come in the job summary.',
+        'Use it to find pages, sources, companies or facts on the open web when you do not yet know the URL.',
+        'If you also need what the pages say, use web_search_scrape instead; if you already have the URLs, use scrape_web_pages.',
+        'Example: {"query": "best CRM for small business 2025", "limit": 10, "country": "us"}.',
+      ].join(' '),
+      input: Type.Object({ query: agentQuery, limit: agentLimit, engine: agentEngine, country: agentCountry, language: agentLanguage }),
+      examples: [
+        { task: 'find the top 10 web results for a query', args: { query: 'best CRM for small business 2025', limit: 10 } },
+        { task: 'search the web in German for results from Germany', args: { query: 'Steuerberater Berlin', country: 'de', language: 'de', limit: 20 } },
+      ],
+    },
+    {
+      name: 'web_search_scrape',
+      title: 'Web search and read the result pages',
+      description: [
+        'Search the web, then fetch every result page and extract it, in one call.',
+        'Each row has the search fields (position, title, url, domain, snippet) plus the page: page_title, meta_description, canonical, language, headings {h1,h2,h3}, readable text, word_count, HTTP status, final_url and content_type; a page that could not be read has an error instead of text.',
+        'Use it for research questions where the snippets are not enough. It is slower than web_search; keep limit small (5 to 10).',
+        'Example: {"query": "EU AI Act obligations for providers", "limit": 5}.',
+      ].join(' '),
+      input: Type.Object({ query: agentQuery, limit: agentLimit, engine: agentEngine, country: agentCountry, language: agentLanguage }),
+      fixed: { scrape_results: true },
+      examples: [
+        { task: 'search and read the top result pages about a topic', args: { query: 'EU AI Act obligations for providers', limit: 5 } },
+      ],
+    },
+    {
+      name: 'scrape_web_pages',
+      title: 'Scrape known web pages',
+      description: [
+        'Fetch web pages you already have the URLs of and extract: title, meta_description, canonical, language, headings {h1,h2,h3}, readable main text (Mozilla Readability), word_count, HTTP status, final_url after redirects and content_type.',
+        'One row per URL in the order given; a PDF, image, 404 or unreachable page gives a row with status and error instead of text.',
+        `Use it to read specific pages (up to ${MAX_URLS} per call, capped by the plan). To find pages first, use web_search.`,
+        'Example: {"urls": ["https://example.com/about", "example.org"]}.',
+      ].join(' '),
+      input: Type.Object({ urls: Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { minItems: 1, maxItems: MAX_URLS, description: 'Page URLs; a bare host gets https://.' }) }),
+      examples: [
+        { task: 'read the text of a list of web pages', args: { urls: ['https://example.com/about', 'https://example.org/pricing'] } },
+        { task: 'get title, meta description and headings of a website', args: { urls: ['example.com'] } },
+      ],
+    },
+  ],
+  examples: [
+    { task: 'search the web', args: { query: 'open source web scraping frameworks', max_results: 10 } },
+    { task: 'search with a specific engine and country', args: { query: 'coffee roasters', engine: 'brave', country: 'gb', max_results: 20 } },
+    { task: 'search and scrape every result page', args: { query: 'how to self-host a search engine', scrape_results: true, max_results: 5 } },
+    { task: 'scrape known pages', args: { urls: ['https://example.com/', 'https://example.org/contact'] } },
+  ],
+  createState: () => createEngineHealth(),
+  endpoints: [
+    {
+      method: 'GET',
+      path: '/api/search/status',
+      summary: 'Search status record: configured providers, proxy, per-engine health observed since start, cooldowns and the engine auto would use now.',
+      auth: 'key',
+      handle: ({ state, upstream, proxyConfigured }) => {
+        // The registry always passes the state createState made; anything else is a wiring bug worth seeing.
+        if (!(state instanceof EngineHealth)) throw new Error('websearch: the search status endpoint got no engine-health state')
+        state.applySettings(upstream.settings)
+        return state.statusRecord({ credential: upstream.credential, credentialNames: upstream.credentialNames, proxyConfigured })
+      },
+    },
+  ],
+  run,
+})
+
+export default declaration

@@ -1,0 +1,143 @@
+// run(ctx) for the websearch key: search, search + scrape, or scrape known URLs.
+// The engine-health object comes from the kernel as ctx.state (one per app);
+// see README.md for the seam and the fallback while the kernel lacks it.
+import { InputError, ToolBlockedError, type ToolContext } from '../../core/tools/contract.ts'
+import { choiceFor, type EngineChoice } from './engine-catalog.ts'
+import { EngineHealth, createEngineHealth } from './engine-health.ts'
+import { domainOf } from './extract/serp-page.ts'
+import { scrapePages, type PageExtractor, type ScrapedPage } from './page-scraper.ts'
+import { searchWeb } from './search.ts'
+import type { WebsearchInput, WebsearchRow } from './schema.ts'
+
+export type WebsearchContext = ToolContext<WebsearchInput, WebsearchRow>
+
+export interface RunDeps {
+  extractPage: PageExtractor
+}
+
+const DEFAULT_MAX_RESULTS = 10
+
+/**
+ * The app's EngineHealth (the kernel made it with the declaration's
+ * createState and passes it as ctx.state). A caller that supplies no state
+ * (a script driving run directly) gets one for this run only, never a shared
+ * module-level instance.
+ */
+export function healthFrom (ctx: WebsearchContext): EngineHealth {
+  let health: EngineHealth
+  if (ctx.state instanceof EngineHealth) health = ctx.state
+  else {
+    ctx.log.debug('websearch: no ctx.state; engine health is kept for this run only')
+    health = createEngineHealth()
+  }
+  health.applySettings(ctx.upstream.settings)
+  return health
+}
+
+function numberSetting (ctx: WebsearchContext, name: string, fallback: number): number {
+  const value = Number(ctx.upstream.settings?.[name])
+  return Number.isFinite(value) && value > 0 ? value : fallback
+}
+
+function pageFields (page: ScrapedPage) {
+  return {
+    meta_description: page.meta_description,
+    canonical: page.canonical,
+    language: page.language,
+    headings: page.headings,
+    text: page.text,
+    text_truncated: page.text_truncated,
+    word_count: page.word_count,
+    status: page.status,
+    final_url: page.final_url,
+    content_type: page.content_type,
+    error: page.error,
+  }
+}
+
+function scrapeOptions (ctx: WebsearchContext, deps: RunDeps) {
+  return {
+    http: ctx.http,
+    extractPage: deps.extractPage,
+    signal: ctx.signal,
+    concurrency: numberSetting(ctx, 'scrape_concurrency', 4),
+    maxTextChars: numberSetting(ctx, 'max_text_chars', 100_000),
+  }
+}
+
+async function scrapeKnownUrls (ctx: WebsearchContext, deps: RunDeps, urls: string[]): Promise<void> {
+  // max_results is not applied here: the kernel defaults it to 10, and a caller who lists URLs wants them all.
+  const limit = Math.min(urls.length, ctx.remaining())
+  if (limit < urls.length) ctx.warn(`Only the first ${limit} of ${urls.length} URLs were scraped (the plan's per-run ceiling).`)
+  let readable = 0
+  await scrapePages(urls.slice(0, limit), scrapeOptions(ctx, deps), async (page, index) => {
+    ctx.stage(`scraped ${index + 1} of ${limit} pages`)
+    if (page.text !== null) readable++
+    const kept = await ctx.push([{ position: index + 1, url: page.url, domain: domainOf(page.final_url ?? page.url), title: page.title, ...pageFields(page) }])
+    return kept > 0 && ctx.remaining() > 0
+  })
+  if (limit > 0 && readable === 0) ctx.warn('None of the pages could be read as HTML; each row says why (HTTP status, content type or fetch error).')
+}
+
+async function search (ctx: WebsearchContext, deps: RunDeps, query: string): Promise<void> {
+  const input = ctx.input
+  const wanted = Math.min(input.max_results ?? DEFAULT_MAX_RESULTS, ctx.remaining())
+  if (wanted <= 0) {
+    ctx.warn('The per-run row ceiling was already reached; nothing was searched.')
+    return
+  }
+  const choice = (input.engine ?? 'auto') as EngineChoice
+  let outcome
+  try {
+    outcome = await searchWeb(
+      { http: ctx.http, upstream: ctx.upstream, health: healthFrom(ctx), stage: text => ctx.stage(text), signal: ctx.signal },
+      { query, country: input.country?.toLowerCase(), language: input.language?.split(/[-_]/)[0]!.toLowerCase(), wanted },
+      choice,
+    )
+  } catch (error) {
+    if (error instanceof ToolBlockedError) ctx.blocked(error.message)
+    throw error
+  }
+
+  ctx.summary({
+    engine: choiceFor(outcome.engine),
+    engine_backend: outcome.engine,
+    related_searches: outcome.related_searches,
+    answer_box: outcome.answer_box,
+    pages_fetched: outcome.pages,
+    engines_tried: outcome.attempts,
+  })
+  if (!outcome.results.length) {
+    ctx.warn(`${outcome.engine} found no results for "${query}".`)
+    return
+  }
+  if (outcome.stopped_early && outcome.results.length < wanted) {
+    ctx.warn(`Only ${outcome.results.length} of ${wanted} results: ${outcome.stopped_early}.`)
+  }
+
+  if (!input.scrape_results) {
+    await ctx.push(outcome.results.map(r => ({ position: r.position, title: r.title, url: r.url, domain: r.domain, snippet: r.snippet, engine: r.engine })))
+    return
+  }
+  ctx.stage(`scraping ${outcome.results.length} result pages`)
+  await scrapePages(outcome.results.map(r => r.url), scrapeOptions(ctx, deps), async (page, index) => {
+    const result = outcome.results[index]!
+    ctx.stage(`scraped ${index + 1} of ${outcome.results.length} result pages`)
+    const kept = await ctx.push([{
+      position: result.position, title: result.title, url: result.url, domain: result.domain, snippet: result.snippet, engine: result.engine,
+      page_title: page.title, ...pageFields(page),
+    }])
+    return kept > 0 && ctx.remaining() > 0
+  })
+}
+
+export function createWebsearchRun (deps: RunDeps) {
+  return async function run (ctx: WebsearchContext): Promise<void> {
+    const query = ctx.input.query?.trim()
+    const urls = ctx.input.urls?.filter(u => u.trim()) ?? []
+    if (query && urls.length) throw new InputError('Give either query (to search the web) or urls (to scrape known pages), not both.')
+    if (urls.length) return scrapeKnownUrls(ctx, deps, urls)
+    if (!query) throw new InputError('Give a query to search for, or urls to scrape.')
+    return search(ctx, deps, query)
+  }
+}

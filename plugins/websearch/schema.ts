@@ -1,0 +1,41 @@
+// The one schema per thing: REST input (also the agent input, after renames)
+// and the result row shared by search, search+scrape and page scrapes.
+import { Type, type Static } from '../../core/tools/contract.ts'
+import { ENGINE_CHOICES } from './engine-catalog.ts'
+
+export const MAX_URLS = 1000
+
+export const websearchInput = Type.Object({
+  query: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'What to search for, as typed into a search box. Operators such as site: and quotes work on most engines.' })),
+  urls: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { minItems: 1, maxItems: MAX_URLS, description: 'Known page URLs to fetch and extract instead of searching (a bare host gets https://).' })),
+  scrape_results: Type.Optional(Type.Boolean({ default: false, description: 'Also fetch every result page and add its title, meta description, headings and readable text.' })),
+  max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'How many results (or pages) to return; clamped to the plan\'s per-run ceiling.' })),
+  engine: Type.Optional(Type.Enum(ENGINE_CHOICES, { type: 'string', default: 'auto', description: '`auto` picks the first healthy engine (API providers with keys first) and moves on when one refuses.' })),
+  country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter country code for local results, e.g. us, de, in.' })),
+  language: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$', description: 'Language of results and interface, e.g. en, de, pt-BR.' })),
+})
+export type WebsearchInput = Static<typeof websearchInput>
+
+const nullableString = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Null()], { description }))
+
+export const websearchRow = Type.Object({
+  position: Type.Optional(Type.Integer({ minimum: 1, description: 'Rank in the search results (or order of the given URLs).' })),
+  title: nullableString('Result title from the search page; for a scraped URL, the page <title>.'),
+  url: Type.String({ description: 'Result URL (search) or the URL as given (scrape).' }),
+  domain: Type.Optional(Type.String({ description: 'Host without www.' })),
+  snippet: Type.Optional(Type.String({ description: 'Text the engine showed under the result.' })),
+  engine: Type.Optional(Type.String({ description: 'Backend that produced the row (e.g. duckduckgo_html, bing, serper).' })),
+  page_title: nullableString('Search + scrape: the <title> of the fetched result page.'),
+  meta_description: nullableString('<meta name="description"> of the page.'),
+  canonical: nullableString('<link rel="canonical"> of the page.'),
+  language: nullableString('Declared language of the page (html lang).'),
+  headings: Type.Optional(Type.Object({ h1: Type.Array(Type.String()), h2: Type.Array(Type.String()), h3: Type.Array(Type.String()) })),
+  text: nullableString('Readable main text of the page (Readability), cut at the configured limit.'),
+  text_truncated: Type.Optional(Type.Boolean()),
+  word_count: Type.Optional(Type.Integer({ minimum: 0 })),
+  status: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the page fetch; null when the fetch failed before a response.' })),
+  final_url: nullableString('URL after redirects.'),
+  content_type: nullableString('Content-Type of the page (e.g. text/html, application/pdf).'),
+  error: nullableString('Why the page has no text: HTTP error, not HTML, unreachable, refused target.'),
+})
+export type WebsearchRow = Static<typeof websearchRow>

@@ -1,0 +1,37 @@
+// The input and row schemas of the `disposable` tool.
+import { Type, type Static, type TSchema } from '../../core/tools/contract.ts'
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+export const MAX_ITEMS = 5000
+
+const Items = (description: string) => Type.Optional(Type.Array(Type.String({ maxLength: 1024 }), { maxItems: MAX_ITEMS, description }))
+
+export const DisposableInput = Type.Object({
+  items: Items('Addresses or bare domains, mixed, e.g. ["jane@mailinator.com", "acme.com"].'),
+  emails: Items('Addresses (same as items).'),
+  domains: Items('Bare domains (same as items).'),
+  check_mx: Type.Optional(Type.Boolean({
+    default: true,
+    description: 'For domains on no list, look up their MX hosts and flag those served by a known disposable provider.',
+  })),
+})
+export type DisposableInput = Static<typeof DisposableInput>
+
+export const DisposableRow = Type.Object({
+  input: Type.String(),
+  /** The domain judged, as ASCII (punycode); null when the input has none. */
+  domain: Nullable(Type.String()),
+  disposable: Type.Boolean(),
+  reason: Type.Union([
+    Type.Literal('deny_list'), Type.Literal('allow_list'), Type.Literal('listed'), Type.Literal('listed_parent'),
+    Type.Literal('disposable_mx'), Type.Literal('not_listed'), Type.Literal('invalid_input'),
+  ]),
+  /** The list entry, allow/deny entry or MX host that decided. */
+  matched: Nullable(Type.String()),
+  mx_checked: Type.Boolean(),
+  mx_hosts: Type.Array(Type.String()),
+  /** The DNS error when the MX lookup failed (the row then rests on the lists alone). */
+  mx_error: Nullable(Type.String()),
+})
+export type DisposableRow = Static<typeof DisposableRow>

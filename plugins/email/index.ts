@@ -1,0 +1,62 @@
+// The `email` tool (agent: email_verify): is this address deliverable?
+// Syntax, then DNS (MX, implicit MX, null MX), then an SMTP dialogue with the
+// best MX that stops at RCPT TO. See README.md for settings and statuses.
+import { defineTool, InputError } from '../../core/tools/contract.ts'
+import { EmailInput, EmailRow, MAX_ADDRESSES } from './schema.ts'
+import { readEmailSettings } from './settings.ts'
+import { createResolver } from './dns.ts'
+import { verifyEmails } from './verify.ts'
+
+const DESCRIPTION = `Verifies e-mail addresses without sending mail. For each address it checks the syntax (RFC 5321/5322, IDN domains), looks up the domain's mail servers (MX, falling back to A/AAAA; a null MX or a missing domain means undeliverable), then asks the best mail server over SMTP whether it would accept the recipient (EHLO, MAIL FROM, RCPT TO; never DATA), and probes a random address on the same domain to detect catch-all servers.
+
+Returns one row per address: status (deliverable, undeliverable, risky, unknown) with a reason code, plus syntax_valid, mx_found, mx_host, null_mx, smtp_connected, smtp_code, smtp_message, catch_all, role (info@, sales@…), disposable (a throw-away provider), greylisted, and the detail of each check under checks.
+
+risky means the server accepts everything (catch_all), the domain is disposable, or the answer was a 252/mailbox full; unknown means no firm answer (timeouts, greylisting that outlasted the retry, policy refusals, smtp_check false).
+
+Use it to clean a list before sending, or to check one address found elsewhere. Example: {"emails": ["jane@acme.com", "info@acme.com"]}.`
+
+export default defineTool({
+  key: 'email',
+  agentName: 'email_verify',
+  title: 'Verify e-mail addresses',
+  description: DESCRIPTION,
+  input: EmailInput,
+  row: EmailRow,
+  examples: [
+    { task: 'check whether jane@acme.com is a real, deliverable address', args: { email: 'jane@acme.com' } },
+    { task: 'verify a list of lead e-mails before a campaign', args: { emails: ['jane@acme.com', 'sales@acme.com', 'bob@example.org'] } },
+    { task: 'validate the syntax and mail servers of addresses without contacting them', args: { emails: ['jane@acme.com'], smtp_check: false } },
+  ],
+  async run (ctx) {
+    const seen = new Set<string>()
+    const addresses: string[] = []
+    for (const raw of [...(ctx.input.emails ?? []), ...(ctx.input.email !== undefined ? [ctx.input.email] : [])]) {
+      const address = raw.trim()
+      if (address === '' || seen.has(address)) continue
+      seen.add(address)
+      addresses.push(address)
+    }
+    if (addresses.length === 0) throw new InputError('Give at least one address in "emails" (or "email").')
+    if (addresses.length > MAX_ADDRESSES) throw new InputError(`At most ${MAX_ADDRESSES} addresses per job.`)
+
+    const room = ctx.remaining()
+    if (addresses.length > room) {
+      ctx.warn(`Only the first ${room} of ${addresses.length} addresses were checked: the per-run row limit was reached.`)
+      addresses.length = Math.max(0, room)
+    }
+    if (addresses.length === 0) return
+
+    const settings = readEmailSettings(ctx.upstream.settings)
+    const resolver = createResolver({ servers: settings.dns_servers, timeoutMs: settings.dns_timeout_ms, tries: settings.dns_tries, signal: ctx.signal })
+    ctx.stage(`Checking ${addresses.length} address${addresses.length === 1 ? '' : 'es'}`)
+    await verifyEmails(addresses, {
+      settings,
+      resolver,
+      network: ctx.network,
+      signal: ctx.signal,
+      smtpCheck: ctx.input.smtp_check ?? true,
+      onRows: async rows => { await ctx.push(rows) },
+      onProgress: (done, total) => ctx.stage(`Checked ${done} of ${total} addresses`),
+    })
+  },
+})

@@ -90,7 +90,52 @@ export class JobRunner {
     }
   }
 
-  private async runTool (job: JobRow & { input: string, maxRecords: number, columns: string | null }, tool: LoadedTool, live: LiveJob): Promise<Outcome> {
+  /**
+   * Another tool's run inside this job: its input validated and defaulted like a
+   * REST call, its rows checked and collected (not stored), its stage texts
+   * prefixed into ours. Nesting is bounded so tools cannot call each other forever.
+   */
+  private async runNested (job: JobRow & { maxRecords: number }, key: string, rawInput: Record<string, unknown>, maxRows: number, signal: AbortSignal, log: Logger, depth: number): Promise<Array<Record<string, unknown>>> {
+    if (depth >= 2) throw new Error('tools may nest at most two deep')
+    const tool = this.deps.registry.get(key)
+    if (!tool) throw new UpstreamError(`the tool '${key}' this tool relies on is not enabled on this server`)
+    const input = this.deps.registry.prepareInput(tool, rawInput, job.maxRecords)
+    const rows: Array<Record<string, unknown>> = []
+    const live = this.live.get(job.id)
+    const http = this.deps.net.http(signal)
+    const ctx: ToolContext = {
+      input: Object.freeze(input),
+      job: { id: job.id, accountId: job.accountId, tool: key },
+      remaining: () => Math.max(0, maxRows - rows.length),
+      signal,
+      log: log.child({ nested: key }),
+      http,
+      crawler: this.deps.net.crawlers(signal),
+      network: this.deps.net.policy(),
+      upstream: upstreamConfig(tool, this.deps.config),
+      state: tool.state,
+      tools: { run: (k, i, o) => this.runNested(job, k, i, o?.maxRows ?? maxRows, signal, log, depth + 1) },
+      push: async (batch: Record<string, unknown>[]) => {
+        for (const row of batch) if (!tool.rowCheck.Check(row)) throw new Error(`nested tool '${key}' produced a row outside its schema`)
+        const kept = batch.slice(0, Math.max(0, maxRows - rows.length))
+        rows.push(...kept)
+        return kept.length
+      },
+      stage: (text: string) => { if (live) live.stage = `${key}: ${String(text).slice(0, 400)}` },
+      warn: () => {},
+      summary: () => {},
+      blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
+      artifact: (name: string, contentType: string, data: Buffer) => this.storeArtifact(job.id, name, contentType, data),
+    }
+    try {
+      await raceAbort(tool.declaration.run(ctx as never), signal)
+    } finally {
+      await http.close().catch(() => {})
+    }
+    return rows
+  }
+
+  private async runTool (job: JobRow & { input: string, maxRecords: number, columns: string | null }, tool: LoadedTool, live: LiveJob, depth = 0): Promise<Outcome> {
     const { db, quotas, clock, config, logger, events, net } = this.deps
     const log = logger.child({ jobId: job.id, tool: job.tool })
     const timeoutSeconds = tool.declaration.timeoutSeconds ?? Number(config.env.JOB_TIMEOUT_SECONDS ?? 900)
@@ -157,9 +202,11 @@ export class JobRunner {
       network: policy,
       upstream,
       state: tool.state,
+      tools: { run: (key, input, options) => this.runNested(job, key, input, options?.maxRows ?? job.maxRecords, signal, log, depth) },
       push: push as ToolContext['push'],
       stage: (text: string) => { live.stage = String(text).slice(0, 500); emitProgress() },
-      warn: (text: string) => { warning = String(text).slice(0, 1000) },
+      // Several warnings read as one text, in the order they came.
+      warn: (text: string) => { const t = String(text).slice(0, 1000); if (!warning?.includes(t)) warning = warning ? `${warning} ${t}` : t },
       summary: (data: Record<string, unknown>) => { summary = { ...summary, ...data } },
       blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
       artifact: (name: string, contentType: string, data: Buffer) => this.storeArtifact(job.id, name, contentType, data),

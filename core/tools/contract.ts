@@ -121,6 +121,12 @@ export interface ToolContext<Input = Record<string, unknown>, Row = Record<strin
   summary (data: Record<string, unknown>): void
   /** The source refused: ends the job blocked and refunded. */
   blocked (reason: string): never
+  /**
+   * Runs another enabled tool inside this job (no extra charge, same signal and
+   * guard) and returns its rows: maps' deep scan uses webemail, adleads uses
+   * maps, fbads and gads. Its rows are not stored; push what you build from them.
+   */
+  tools: { run (key: string, input: Record<string, unknown>, options?: { maxRows?: number }): Promise<Array<Record<string, unknown>>> }
   /** The plugin's own state (see ToolDeclaration.createState). */
   state: unknown
   /** Stores a file the tool produced, kept and deleted with the job's rows. */

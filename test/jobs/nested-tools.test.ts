@@ -1,0 +1,18 @@
+import t from 'tap'
+import { signup } from '../helpers/build.ts'
+import { buildWithCounter, startJob, usageOf, waitForEnd } from '../helpers/jobs.ts'
+
+t.test('a tool can run another tool inside its job, charged once', async t => {
+  const app = await buildWithCounter(t)
+  const user = await signup(app)
+  const { job_id: id } = (await startJob(app, user.apiKey, { max_results: 4 }, 'relay')).json()
+  const s = await waitForEnd(app, user.apiKey, id)
+  t.match(s, { status: 'done', records: 4, tool: 'relay' })
+  const rows = (await app.inject({ url: `/api/tool-run/${id}/results`, headers: { 'x-api-key': user.apiKey } })).json().results
+  t.same(rows, [1, 2, 3, 4].map(n => ({ n, doubled: 2 * n })))
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 1)
+  const missing = (await startJob(app, user.apiKey, { inner: 'webemail_nope' }, 'relay')).json()
+  const m = await waitForEnd(app, user.apiKey, missing.job_id)
+  t.match(m, { status: 'error', refunded: true })
+  t.match(m.error, /not enabled/)
+})

@@ -39,6 +39,7 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   const logger = createLogger(config.logLevel, options.logStream)
   const database = await openDatabase(config)
   if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
+  if (config.redisUrl) logger.warn('REDIS_URL is set, but the distributed queue is not built yet: jobs run in this process')
   let registry: ToolRegistry
   try {
     registry = await ToolRegistry.load(config.tools, dirname(config.toolsConfigPath))

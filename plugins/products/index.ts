@@ -1,0 +1,76 @@
+// Tool `products` / agent `product_scrape`: an online store's catalogue, from
+// Shopify's /products.json, the WooCommerce Store API, or schema.org JSON-LD.
+import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { runProducts } from './run.ts'
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+const Variant = Type.Object({
+  id: Nullable(Type.String()),
+  title: Nullable(Type.String()),
+  sku: Nullable(Type.String()),
+  price: Nullable(Type.Number()),
+  compare_at_price: Nullable(Type.Number()),
+  currency: Nullable(Type.String()),
+  available: Nullable(Type.Boolean()),
+  stock_quantity: Nullable(Type.Integer()),
+  options: Type.Record(Type.String(), Type.String()),
+  image: Nullable(Type.String()),
+  url: Nullable(Type.String()),
+})
+
+export const productRow = Type.Object({
+  platform: Type.Union([Type.Literal('shopify'), Type.Literal('woocommerce'), Type.Literal('schemaorg')]),
+  id: Nullable(Type.String()),
+  title: Type.String(),
+  url: Nullable(Type.String()),
+  handle: Nullable(Type.String()),
+  sku: Nullable(Type.String()),
+  brand: Nullable(Type.String()),
+  product_type: Nullable(Type.String()),
+  categories: Type.Array(Type.String()),
+  tags: Type.Array(Type.String()),
+  description: Nullable(Type.String()),
+  price: Nullable(Type.Number({ description: 'Lowest price in major units (19.99), over the variants.' })),
+  price_max: Nullable(Type.Number()),
+  compare_at_price: Nullable(Type.Number({ description: 'The regular price when the product is on sale.' })),
+  currency: Nullable(Type.String()),
+  available: Nullable(Type.Boolean()),
+  stock_status: Nullable(Type.String()),
+  stock_quantity: Nullable(Type.Integer()),
+  images: Type.Array(Type.String()),
+  options: Type.Array(Type.Object({ name: Type.String(), values: Type.Array(Type.String()) })),
+  variants: Type.Array(Variant),
+  add_ons: Type.Array(Type.Object({
+    name: Type.String(),
+    type: Nullable(Type.String()),
+    required: Nullable(Type.Boolean()),
+    options: Type.Array(Type.Object({ label: Type.String(), price: Nullable(Type.Number()) })),
+  })),
+  rating: Nullable(Type.Number()),
+  review_count: Nullable(Type.Integer()),
+  created_at: Nullable(Type.String()),
+  updated_at: Nullable(Type.String()),
+  source_url: Type.String({ description: 'The catalogue page or product page the row was read from.' }),
+})
+
+export default defineTool({
+  key: 'products',
+  agentName: 'product_scrape',
+  title: 'Store product catalogue',
+  description: 'Returns the product catalogue of an online store, one row per product: title, URL, price (lowest, in major units) and currency, regular price when on sale, stock status, images, brand, categories, options (Size, Color…), variants with their own price/SKU/availability, add-ons, rating, and `platform` telling where the data came from. Reads Shopify\'s /products.json, the WooCommerce Store API, or — for any other store — the sitemap\'s product pages\' schema.org Product markup. Use it to price-check or list what a shop sells. Example: {"url": "shop.example.com", "max_results": 100}.',
+  input: Type.Object({
+    url: Type.String({ minLength: 3, maxLength: 2000, description: 'The store\'s address (https://shop.example.com or a bare host).' }),
+    platform: Type.Union([Type.Literal('auto'), Type.Literal('shopify'), Type.Literal('woocommerce'), Type.Literal('schemaorg')], { default: 'auto', description: 'auto tries Shopify, then WooCommerce, then a schema.org crawl.' }),
+    max_results: Type.Integer({ minimum: 1, default: 100, description: 'Products returned at most; clamped to the plan\'s per-run ceiling.' }),
+    max_pages: Type.Integer({ minimum: 1, default: 50, description: 'Pages read by the schema.org crawl.' }),
+  }, { additionalProperties: false }),
+  row: productRow,
+  renames: { limit: 'max_results' },
+  examples: [
+    { task: 'list the products and prices of an online store', args: { url: 'https://shop.example.com', platform: 'auto', max_results: 100, max_pages: 50 } },
+    { task: 'get the variants and stock of a Shopify shop', args: { url: 'example-store.myshopify.com', platform: 'shopify', max_results: 250, max_pages: 50 } },
+  ],
+  pollSeconds: 3,
+  run: runProducts,
+})

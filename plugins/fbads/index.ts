@@ -1,0 +1,59 @@
+// Tool `fbads` / agent `socialA_ads_scrape`: ads from the Meta Ad Library API.
+import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { runFbads } from './run.ts'
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+const Range = Nullable(Type.Object({ lower: Nullable(Type.Number()), upper: Nullable(Type.Number()) }))
+
+export const adRow = Type.Object({
+  ad_id: Nullable(Type.String()),
+  page_id: Nullable(Type.String()),
+  page_name: Nullable(Type.String()),
+  ad_creation_time: Nullable(Type.String()),
+  delivery_start: Nullable(Type.String()),
+  delivery_stop: Nullable(Type.String()),
+  active: Nullable(Type.Boolean({ description: 'Still delivering: no stop time, or a stop time in the future.' })),
+  creative_bodies: Type.Array(Type.String()),
+  link_titles: Type.Array(Type.String()),
+  link_captions: Type.Array(Type.String()),
+  link_descriptions: Type.Array(Type.String()),
+  snapshot_url: Nullable(Type.String({ description: 'The ad\'s render URL, without the access token.' })),
+  ad_library_url: Nullable(Type.String()),
+  platforms: Type.Array(Type.String()),
+  languages: Type.Array(Type.String()),
+  currency: Nullable(Type.String()),
+  spend: Range,
+  impressions: Range,
+  audience_size: Range,
+  funded_by: Nullable(Type.String()),
+  reached_countries: Type.Array(Type.String()),
+})
+
+const Country = Type.String({ pattern: '^[A-Za-z]{2}$' })
+
+export default defineTool({
+  key: 'fbads',
+  agentName: 'socialA_ads_scrape',
+  title: 'Meta Ad Library search',
+  description: 'Searches the Meta (Facebook/Instagram) Ad Library for ads by keyword or brand (`search_terms`) or by advertiser page id (`search_page_ids`), in the countries the ads reached, active, inactive or all. One row per ad: ad id, page name and id, creative texts (bodies, link titles, captions, descriptions), delivery start and stop, whether it is still running, the snapshot and Ad Library URLs, platforms, languages, and spend/impressions ranges where Meta publishes them (political and issue ads). Needs META_ACCESS_TOKEN on the server. Example: {"search_terms": "running shoes", "ad_reached_countries": ["US"], "ad_active_status": "ACTIVE", "max_results": 50}.',
+  input: Type.Object({
+    search_terms: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Keyword or brand; at least one of search_terms or search_page_ids.' })),
+    search_page_ids: Type.Optional(Type.Array(Type.String({ pattern: '^\\d{1,20}$' }), { minItems: 1, maxItems: 10, description: 'Advertiser Facebook page ids.' })),
+    ad_reached_countries: Type.Array(Country, { minItems: 1, maxItems: 30, default: ['US'], description: 'ISO country codes the ads reached.' }),
+    ad_active_status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('INACTIVE'), Type.Literal('ALL')], { default: 'ALL' }),
+    ad_type: Type.Union([Type.Literal('ALL'), Type.Literal('POLITICAL_AND_ISSUE_ADS'), Type.Literal('HOUSING_ADS'), Type.Literal('EMPLOYMENT_ADS'), Type.Literal('CREDIT_ADS')], { default: 'ALL' }),
+    search_type: Type.Union([Type.Literal('KEYWORD_UNORDERED'), Type.Literal('KEYWORD_EXACT_PHRASE')], { default: 'KEYWORD_UNORDERED' }),
+    publisher_platforms: Type.Optional(Type.Array(Type.Union([Type.Literal('FACEBOOK'), Type.Literal('INSTAGRAM'), Type.Literal('AUDIENCE_NETWORK'), Type.Literal('MESSENGER'), Type.Literal('WHATSAPP'), Type.Literal('OCULUS'), Type.Literal('THREADS')]), { minItems: 1 })),
+    ad_delivery_date_min: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
+    ad_delivery_date_max: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
+    max_results: Type.Integer({ minimum: 1, default: 50, description: 'Ads returned at most; clamped to the plan\'s per-run ceiling.' }),
+  }, { additionalProperties: false }),
+  row: adRow,
+  renames: { limit: 'max_results', query: 'search_terms' },
+  examples: [
+    { task: 'find the Facebook ads a brand is running now in the US', args: { search_terms: 'acme coffee', ad_reached_countries: ['US'], ad_active_status: 'ACTIVE', ad_type: 'ALL', search_type: 'KEYWORD_UNORDERED', max_results: 50 } },
+    { task: 'list every ad of an advertiser page in Germany and France', args: { search_page_ids: ['48034275355'], ad_reached_countries: ['DE', 'FR'], ad_active_status: 'ALL', ad_type: 'ALL', search_type: 'KEYWORD_UNORDERED', max_results: 100 } },
+  ],
+  pollSeconds: 2,
+  run: runFbads,
+})

@@ -90,7 +90,10 @@ const declaration = defineTool({
         // The registry always passes the state createState made; anything else is a wiring bug worth seeing.
         if (!(state instanceof EngineHealth)) throw new Error('websearch: the search status endpoint got no engine-health state')
         state.applySettings(upstream.settings)
-        return state.statusRecord({ credential: upstream.credential, credentialNames: upstream.credentialNames, proxyConfigured })
+        // Read keys the way a run does (core/jobs/job-runner.ts upstreamConfig: trimmed, blank = unset),
+        // so a blank SERPER_API_KEY is not reported configured and recommended while every run skips it.
+        const credential = (name: string) => upstream.credential(name)?.trim() || undefined
+        return state.statusRecord({ credential, credentialNames: upstream.credentialNames, proxyConfigured })
       },
     },
   ],

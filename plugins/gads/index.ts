@@ -1,0 +1,53 @@
+// Tool `gads` / agent `ads_transparency`: is an advertiser running Google ads,
+// from the public Google Ads Transparency Center.
+import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { runGads } from './run.ts'
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+export const gadsRow = Type.Object({
+  query: Type.String(),
+  source: Type.Union([Type.Literal('domain'), Type.Literal('name')]),
+  found: Type.Boolean(),
+  advertiser_id: Nullable(Type.String()),
+  advertiser_name: Nullable(Type.String()),
+  advertiser_region: Nullable(Type.String()),
+  domain: Nullable(Type.String()),
+  running_now: Type.Boolean({ description: 'A creative was last shown within the last few days (settings.running_within_days, default 3).' }),
+  ad_count: Nullable(Type.Integer({ description: 'The Transparency Center\'s ad count (lower bound of its range), or the creatives seen.' })),
+  ad_count_range: Nullable(Type.Object({ lower: Nullable(Type.Integer()), upper: Nullable(Type.Integer()) })),
+  creatives_seen: Type.Integer(),
+  regions: Type.Array(Type.String(), { description: 'Of regions_checked, those where ads were found.' }),
+  regions_checked: Type.Array(Type.String()),
+  first_shown: Nullable(Type.String()),
+  last_shown: Nullable(Type.String()),
+  formats: Type.Object({ text: Type.Integer(), image: Type.Integer(), video: Type.Integer() }),
+  sample_creatives: Type.Array(Type.Object({
+    creative_id: Type.String(), format: Type.String(), first_shown: Nullable(Type.String()), last_shown: Nullable(Type.String()),
+    preview_url: Nullable(Type.String()), url: Type.String(),
+  })),
+  transparency_url: Nullable(Type.String()),
+})
+
+export default defineTool({
+  key: 'gads',
+  agentName: 'ads_transparency',
+  title: 'Google Ads Transparency lookup',
+  description: 'Looks an advertiser up in the public Google Ads Transparency Center, by website domain (most precise) or by name: whether it is running Google ads now, how many ads it has, when an ad was last and first shown, text/image/video counts, the regions (of those asked) where its ads show, its advertiser id and Transparency Center link, and a few sample creatives. One row per matching advertiser; a row with found=false when there is none. Example: {"domain": "acme.com", "regions": ["US"]} or {"advertiser": "Acme Coffee Roasters"}.',
+  input: Type.Object({
+    advertiser: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Advertiser or business name.' })),
+    domain: Type.Optional(Type.String({ minLength: 3, maxLength: 500, description: 'The advertiser\'s website (acme.com or a URL).' })),
+    regions: Type.Array(Type.String({ pattern: '^[A-Za-z]{2}$' }), { maxItems: 10, default: [], description: 'ISO country codes to check one by one; empty: anywhere.' }),
+    max_results: Type.Integer({ minimum: 1, maximum: 20, default: 3, description: 'Advertisers reported at most (a name can match several).' }),
+    max_creatives: Type.Integer({ minimum: 1, maximum: 500, default: 40, description: 'Creatives read per advertiser and region.' }),
+  }, { additionalProperties: false }),
+  row: gadsRow,
+  renames: { limit: 'max_results', query: 'advertiser' },
+  perRunFields: ['max_results'],
+  examples: [
+    { task: 'check whether a company is running Google ads right now', args: { domain: 'acme.com', regions: [], max_results: 3, max_creatives: 40 } },
+    { task: 'how many Google ads does an advertiser run in the UK and Germany', args: { advertiser: 'Acme Coffee Roasters', regions: ['GB', 'DE'], max_results: 3, max_creatives: 40 } },
+  ],
+  pollSeconds: 2,
+  run: runGads,
+})

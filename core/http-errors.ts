@@ -58,6 +58,11 @@ export function errorHandler (error: FastifyError & { validation?: ValidationIss
     return
   }
   const text = `${(error as { code?: string }).code ?? ''} ${error.message ?? ''}`
+  // PostgreSQL refuses a NUL character in text (SQLSTATE 22021); only a client puts one there.
+  if (/\b22021\b|invalid byte sequence for encoding/.test(text)) {
+    reply.code(400).send({ detail: 'The request contains a character that cannot be stored (NUL, \\u0000).' })
+    return
+  }
   if (DATABASE_DOWN.test(text)) {
     request.log.error({ err: error }, 'database unavailable')
     reply.code(503).headers({ 'retry-after': '5' }).send({ detail: 'The database is unavailable; retry shortly.' })

@@ -11,11 +11,17 @@ export const MIN_PASSWORD = 8
 const MAX_PASSWORD = 1024
 // Pragmatic shape check: one @, a dotted domain, RFC 5321 lengths. Deliverability is the email tool's job.
 const EMAIL_SHAPE = /^[^\s@"<>()[\]\\,;:]+@[^\s@"<>()[\]\\,;:]+\.[^\s@"<>()[\]\\,;:]{2,}$/
+// C0 controls and DEL: PostgreSQL refuses NUL in text (a 500 there, stored as-is on SQLite).
+const CONTROL = /[\u0000-\u001f\u007f]/
+const CONTROLS = /[\u0000-\u001f\u007f]/g
+
+/** A display name (account or token): no control characters, trimmed, at most 200 characters. */
+const cleanName = (raw: string) => raw.replace(CONTROLS, '').trim().slice(0, 200)
 
 export function normaliseEmail (raw: string): string {
   const email = raw.trim().toLowerCase()
   const [local = '', domain = ''] = email.split('@')
-  if (email.length > 254 || local.length > 64 || !EMAIL_SHAPE.test(email) || domain.includes('..')) {
+  if (email.length > 254 || local.length > 64 || CONTROL.test(email) || !EMAIL_SHAPE.test(email) || domain.includes('..')) {
     throw badRequest('email is not a valid e-mail address.')
   }
   return email
@@ -78,7 +84,7 @@ export class AccountService {
   async signup (input: { email: string, password: string, name?: string }): Promise<UserView> {
     const email = normaliseEmail(input.email)
     checkPassword(input.password, 'password')
-    const name = (input.name ?? '').trim().slice(0, 200)
+    const name = cleanName(input.name ?? '')
     if (await this.db.account.findUnique({ where: { email }, select: { id: true } })) throw conflict('An account with this e-mail already exists.')
     const passwordHash = await hashPassword(input.password)
     const now = this.clock()
@@ -106,7 +112,7 @@ export class AccountService {
 
   async login (input: { email: string, password: string }): Promise<{ apiKey: string, user: UserView }> {
     const email = input.email.trim().toLowerCase()
-    const account = email.length <= 254 ? await this.db.account.findUnique({ where: { email } }) : null
+    const account = email.length <= 254 && !CONTROL.test(email) ? await this.db.account.findUnique({ where: { email } }) : null
     // Verify against a decoy when the e-mail is unknown, so timing does not tell which part was wrong.
     const ok = await verifyPassword(input.password, account?.passwordHash ?? DECOY_PASSWORD_HASH)
     if (!account || !ok) throw unauthorized('Wrong e-mail or password.')
@@ -139,7 +145,7 @@ export class AccountService {
     const account = await this.db.account.findUnique({ where: { id: accountId } })
     if (!account) throw notFound('Account not found.')
     const data: { name?: string, passwordHash?: string, updatedAt: Date } = { updatedAt: this.clock() }
-    if (input.name !== undefined) data.name = input.name.trim().slice(0, 200)
+    if (input.name !== undefined) data.name = cleanName(input.name)
     if (input.new_password !== undefined) {
       if (input.current_password === undefined || !(await verifyPassword(input.current_password, account.passwordHash))) {
         throw forbidden('Changing the password needs the correct current_password.')
@@ -156,6 +162,9 @@ export class AccountService {
     const now = this.clock()
     const key = this.newPersonalKey(accountId, now)
     await this.db.$transaction([
+      // Touching the account row first takes its lock: concurrent rotations run one after the
+      // other, so the second revokes the first's new key (else both new keys stay valid on PostgreSQL).
+      this.db.account.update({ where: { id: accountId }, data: { updatedAt: now } }),
       this.db.personalKey.updateMany({ where: { accountId, revokedAt: null }, data: { revokedAt: now } }),
       this.db.personalKey.create({ data: key.row }),
     ])
@@ -182,7 +191,7 @@ export class AccountService {
       data: {
         id: randomUUID(),
         accountId,
-        name: input.name.trim().slice(0, 200),
+        name: cleanName(input.name),
         digest: sha256Hex(secret),
         tools: JSON.stringify([...new Set(input.tools)]),
         createdAt: now,
@@ -202,6 +211,7 @@ export class AccountService {
   }
 
   async revokeScopedToken (accountId: string, id: string): Promise<void> {
+    if (CONTROL.test(id)) throw notFound('No such token.')
     const { count } = await this.db.scopedToken.updateMany({ where: { id, accountId, revokedAt: null }, data: { revokedAt: this.clock() } })
     if (count === 0) {
       const exists = await this.db.scopedToken.findFirst({ where: { id, accountId }, select: { id: true } })

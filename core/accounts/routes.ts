@@ -1,6 +1,7 @@
 // /api/auth/*: signup, login, me, update, regenerate-key, claim-pro, scoped tokens.
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { presentedKey } from '../auth/auth-plugin.ts'
 import { requireAccount } from '../auth/guards.ts'
 import { badRequest } from '../errors.ts'
 import { tierLimits } from '../quotas/tiers.ts'
@@ -27,7 +28,9 @@ export default async function accountRoutes (fastify: FastifyInstance): Promise<
     }
     const caller = requireAccount(p, { scoped: true })
     const account = await accounts.settleTier(caller.account)
-    const apiKey = p.kind === 'personal' ? await accounts.personalKeyOf(account.id) : undefined
+    // The key this request was just authenticated with is the account's current key
+    // (a rotation revokes every other), so there is nothing to look up or decrypt.
+    const apiKey = p.kind === 'personal' ? presentedKey(req) : undefined
     return {
       user: accounts.userView(account, apiKey),
       tier: caller.tier,

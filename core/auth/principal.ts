@@ -5,7 +5,39 @@ import type { Clock } from '../clock.ts'
 import { safeEqual, sha256Hex } from '../crypto.ts'
 import type { AppConfig } from '../config.ts'
 import type { Db } from '../db/database.ts'
+import { Prisma } from '../db/database.ts'
 import { effectiveTier, type TierName } from '../quotas/tiers.ts'
+
+const ACCOUNT_COLUMNS = Prisma.raw('a.id, a.email, a.name, a.tier, a.pro_eligible, a.pro_claimed_at, a.pro_expires_at, a.created_at')
+
+interface KeyRow {
+  key_id: string
+  key_revoked_at: Date | string | null
+  id: string
+  email: string
+  name: string
+  tier: string
+  pro_eligible: boolean | number | bigint
+  pro_claimed_at: Date | string | null
+  pro_expires_at: Date | string | null
+  created_at: Date | string
+}
+
+// Raw rows come back typed by both drivers (Date, boolean); the conversions are a guard, not a need.
+const toDate = (v: Date | string | number | null): Date | null => (v === null ? null : v instanceof Date ? v : new Date(v))
+
+function accountFrom (r: KeyRow): AccountRecord {
+  return {
+    id: r.id,
+    email: r.email,
+    name: r.name,
+    tier: r.tier,
+    proEligible: r.pro_eligible === true || Number(r.pro_eligible) === 1,
+    proClaimedAt: toDate(r.pro_claimed_at),
+    proExpiresAt: toDate(r.pro_expires_at),
+    createdAt: toDate(r.created_at)!,
+  }
+}
 
 export interface AccountRecord {
   id: string
@@ -47,15 +79,23 @@ export class KeyResolver {
       return match ? { kind: 'guest', tier: 'guest' } : { kind: 'bad' }
     }
     const now = this.clock()
+    // One joined query per request (no cache: a rotated or revoked key fails on the next request).
+    // Prisma's `include` costs a second round trip and several times the time (scripts/bench/README.md).
     if (secret.startsWith('sk-')) {
-      const key = await this.db.personalKey.findUnique({ where: { digest }, include: { account: true } })
-      if (!key || key.revokedAt) return { kind: 'bad' }
-      return { kind: 'personal', account: key.account, tier: effectiveTier(key.account, now), keyId: key.id }
+      const [key] = await this.db.$queryRaw<KeyRow[]>`SELECT k.id AS key_id, k.revoked_at AS key_revoked_at, ${ACCOUNT_COLUMNS}
+        FROM personal_keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ${digest}`
+      if (!key || key.key_revoked_at) return { kind: 'bad' }
+      const account = accountFrom(key)
+      return { kind: 'personal', account, tier: effectiveTier(account, now), keyId: key.key_id }
     }
     if (secret.startsWith('scp-')) {
-      const token = await this.db.scopedToken.findUnique({ where: { digest }, include: { account: true } })
-      if (!token || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= now.getTime())) return { kind: 'bad' }
-      return { kind: 'scoped', account: token.account, tier: effectiveTier(token.account, now), tokenId: token.id, tools: JSON.parse(token.tools) as string[] }
+      const [token] = await this.db.$queryRaw<Array<KeyRow & { key_expires_at: Date | string | null, key_tools: string }>>`SELECT k.id AS key_id, k.revoked_at AS key_revoked_at, k.expires_at AS key_expires_at, k.tools AS key_tools, ${ACCOUNT_COLUMNS}
+        FROM scoped_tokens k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ${digest}`
+      if (!token || token.key_revoked_at) return { kind: 'bad' }
+      const expires = toDate(token.key_expires_at)
+      if (expires && expires.getTime() <= now.getTime()) return { kind: 'bad' }
+      const account = accountFrom(token)
+      return { kind: 'scoped', account, tier: effectiveTier(account, now), tokenId: token.key_id, tools: JSON.parse(token.key_tools) as string[] }
     }
     return { kind: 'bad' }
   }

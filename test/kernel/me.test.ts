@@ -1,0 +1,71 @@
+import t from 'tap'
+import { build, signup, PUBLIC_TOKEN } from '../helpers/build.ts'
+import { manualClock } from '../../core/clock.ts'
+import { me, mintToken } from './_kernel.ts'
+
+const LIMIT_KEYS = ['max_records_per_run', 'calls_per_day', 'calls_per_month', 'retention_hours', 'rate_limit_per_minute']
+
+t.test('me with the personal key: user (with api_key), tier, limits, usage', async t => {
+  const app = await build(t, { env: { RATE_LIMIT_PER_MINUTE: '77' } })
+  const u = await signup(app)
+  const res = await me(app, u.apiKey)
+  t.equal(res.statusCode, 200)
+  const body = res.json()
+  t.match(body.user, { id: u.id, email: u.email, api_key: u.apiKey, tier: 'registered', pro_eligible: true, pro_expires_at: null })
+  t.equal(body.tier, 'registered')
+  t.same(Object.keys(body.limits).sort(), [...LIMIT_KEYS].sort())
+  t.same(body.limits, { max_records_per_run: 200, calls_per_day: 50, calls_per_month: 1500, retention_hours: 6, rate_limit_per_minute: 77 })
+  t.same(body.usage, { calls_today: 0, calls_this_month: 0, records_today: 0, jobs_running: 0 })
+})
+
+t.test('the x-api-key header name is case-insensitive; Bearer works too', async t => {
+  const app = await build(t)
+  const u = await signup(app)
+  for (const headers of [{ 'X-API-Key': u.apiKey }, { 'X-API-KEY': u.apiKey }, { authorization: `Bearer ${u.apiKey}` }]) {
+    const res = await app.inject({ method: 'GET', url: '/api/auth/me', headers })
+    t.equal(res.statusCode, 200, Object.keys(headers)[0]!)
+  }
+})
+
+t.test('usage reflects charges and records of today', async t => {
+  const clock = manualClock('2026-03-10T12:00:00Z')
+  const app = await build(t, { clock })
+  const u = await signup(app)
+  await app.services.quotas.charge(u.id, 'registered')
+  await app.services.quotas.charge(u.id, 'registered')
+  await app.services.quotas.addRecords(u.id, 7)
+  const body = (await me(app, u.apiKey)).json()
+  t.same(body.usage, { calls_today: 2, calls_this_month: 2, records_today: 7, jobs_running: 0 })
+})
+
+t.test('a scoped token reads its account without revealing the personal key', async t => {
+  const app = await build(t)
+  const u = await signup(app)
+  const tok = await mintToken(app, u.apiKey)
+  const res = await me(app, tok.token)
+  t.equal(res.statusCode, 200)
+  t.equal(res.json().user.id, u.id)
+  t.notOk('api_key' in res.json().user, 'no api_key for a scoped token')
+  t.notMatch(res.body, u.apiKey)
+})
+
+t.test('the guest token gets the guest tier and no user', async t => {
+  const app = await build(t, { env: { RATE_LIMIT_PER_MINUTE: '60' } })
+  const res = await me(app, PUBLIC_TOKEN)
+  t.equal(res.statusCode, 200)
+  t.same(res.json(), {
+    user: null,
+    tier: 'guest',
+    limits: { max_records_per_run: 20, calls_per_day: 5, calls_per_month: 150, retention_hours: 2, rate_limit_per_minute: 60 },
+    usage: null,
+  })
+})
+
+t.test('me without a key or with a bad key is 401', async t => {
+  const app = await build(t)
+  for (const key of [undefined, 'sk-nope', 'scp-nope', 'pub-nope', 'garbage', 'x'.repeat(600)]) {
+    const res = await me(app, key)
+    t.equal(res.statusCode, 401, String(key).slice(0, 12))
+    t.type(res.json().detail, 'string')
+  }
+})

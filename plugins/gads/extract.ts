@@ -175,6 +175,7 @@ export function namesMatch (a: string, b: string): boolean {
 export function bareDomain (input: string): string | null {
   const s = input.trim().toLowerCase()
   if (!s) return null
+  if (/^[a-z][a-z0-9+.-]*:(?!\d)/.test(s) && !/^https?:\/\//.test(s)) return null
   try {
     const host = new URL(/^[a-z][a-z0-9+.-]*:\/\//.test(s) ? s : `http://${s}`).hostname.replace(/^www\./, '')
     return /^[a-z0-9.-]+\.[a-z0-9-]+$/.test(host) || /^\d+\.\d+\.\d+\.\d+$/.test(host) ? host : null

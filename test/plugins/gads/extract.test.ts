@@ -55,4 +55,6 @@ t.test('request payloads, the )]}\' prefix, block pages, regions, names and doma
   t.equal(bareDomain('https://www.Acme.com/about'), 'acme.com')
   t.equal(bareDomain('acme.co.uk'), 'acme.co.uk')
   t.equal(bareDomain('not a domain'), null)
+  t.equal(bareDomain('mailto:someone@acme.com'), null)
+  t.equal(bareDomain('acme.com:8080'), 'acme.com')
 })

@@ -1,0 +1,57 @@
+// Tool `adleads` / agent `ad_library_lead_finder`: local businesses from a maps
+// search, each checked for Meta and Google ads (the maps, fbads and gads tools).
+import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { runAdleads } from './run.ts'
+
+const Nullable = <T extends TSchema>(schema: T, options: Record<string, unknown> = {}) => Type.Union([schema, Type.Null()], options)
+
+export const adleadsRow = Type.Object({
+  name: Type.String(),
+  category: Nullable(Type.String()),
+  address: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  website: Nullable(Type.String()),
+  domain: Nullable(Type.String({ description: 'The business\'s own website domain (listing and social sites left out).' })),
+  rating: Nullable(Type.Number()),
+  review_count: Nullable(Type.Integer()),
+  maps_source: Nullable(Type.String()),
+  maps_id: Nullable(Type.String()),
+  runs_meta_ads: Nullable(Type.Boolean(), { description: 'Ads of this business in the Meta Ad Library; null when the check could not run (see meta_reason).' }),
+  meta_ads_count: Nullable(Type.Integer()),
+  meta_page_ids: Type.Array(Type.String()),
+  meta_page_name: Nullable(Type.String()),
+  meta_reason: Nullable(Type.String()),
+  runs_google_ads: Nullable(Type.Boolean(), { description: 'Google ads shown in the last few days; null when the check could not run (see google_reason).' }),
+  google_ads_count: Nullable(Type.Integer()),
+  google_advertiser_id: Nullable(Type.String()),
+  google_advertiser_name: Nullable(Type.String()),
+  google_last_shown: Nullable(Type.String()),
+  google_matched_by: Nullable(Type.Union([Type.Literal('domain'), Type.Literal('name')])),
+  google_reason: Nullable(Type.String()),
+})
+
+export default defineTool({
+  key: 'adleads',
+  agentName: 'ad_library_lead_finder',
+  title: 'Ad library lead finder',
+  description: 'Finds local businesses of a kind in a city (a maps search) and checks each one for advertising: runs_meta_ads from the Meta Ad Library (its Facebook/Instagram ads in the country) and runs_google_ads from the Google Ads Transparency Center (ads shown in the last few days, matched by the business website\'s domain, else by name), with ad counts, page and advertiser ids. One row per business with the listing\'s name, category, address, phone, website and rating. A check that could not run is null with the reason (e.g. META_ACCESS_TOKEN not set). Use it to find businesses that do, or do not yet, advertise. Example: {"niche": "dentists", "city": "Austin TX", "max_results": 20}.',
+  input: Type.Object({
+    niche: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Kind of business, e.g. "dentists". With city.' })),
+    city: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Where, e.g. "Austin TX". With niche.' })),
+    query: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Instead of niche and city: the whole search, e.g. "dentists in Austin TX".' })),
+    country: Type.String({ pattern: '^[A-Za-z]{2}$', default: 'US', description: 'Country of the businesses: biases the maps search and is the Ad Library\'s reached country.' }),
+    max_results: Type.Integer({ minimum: 1, default: 20, description: 'Businesses checked at most; clamped to the plan\'s per-run ceiling.' }),
+    check_meta: Type.Boolean({ default: true }),
+    check_google: Type.Boolean({ default: true }),
+    meta_active_only: Type.Boolean({ default: true, description: 'Count only Meta ads running now (else every ad in the library).' }),
+  }, { additionalProperties: false }),
+  row: adleadsRow,
+  renames: { limit: 'max_results' },
+  examples: [
+    { task: 'find dentists in a city and whether they run Facebook or Google ads', args: { niche: 'dentists', city: 'Austin TX', country: 'US', max_results: 20, check_meta: true, check_google: true, meta_active_only: true } },
+    { task: 'which roofers in Leeds advertise on Google', args: { query: 'roofers in Leeds', country: 'GB', max_results: 30, check_meta: false, check_google: true, meta_active_only: true } },
+  ],
+  pollSeconds: 5,
+  timeoutSeconds: 1800,
+  run: runAdleads,
+})

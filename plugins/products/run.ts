@@ -217,6 +217,7 @@ async function runSchemaOrg (ctx: Ctx, start: URL): Promise<number> {
     throw new UpstreamError(`no page of ${start.host} could be loaded${firstFailure ? `: ${firstFailure}` : ''}`)
   }
   if (firstRefusal && pushed.n === 0) throw new ToolBlockedError(`${start.host} refused the crawler (${firstRefusal})`)
+  if (firstRefusal) ctx.warn(`${start.host} refused some pages (${firstRefusal}); the list may be incomplete.`)
   if (pushed.n === 0) ctx.warn(`No schema.org Product markup was found on the ${loaded} pages read; the store may render products with JavaScript only.`)
   return pushed.n
 }

@@ -62,12 +62,12 @@ function transparency (req: RecordedRequest, res: ServerResponse) {
 
 async function upstreams (t: Parameters<typeof startServer>[0], overrides: { graph?: Parameters<typeof startServer>[1], transparency?: Parameters<typeof startServer>[1] } = {}) {
   const [maps, graph, tc] = await Promise.all([startServer(t, serper), startServer(t, overrides.graph ?? adLibrary), startServer(t, overrides.transparency ?? transparency)])
-  const tools = (omit: string[] = []): ToolEntry[] => [
+  const tools = (omit: string[] = []): ToolEntry[] => ([
     { key: 'adleads', plugin: `${PLUGINS}/adleads`, enabled: true, settings: { concurrency: 2 } },
     { key: 'maps', plugin: MAPS_PLUGIN, enabled: true, upstream: { serper: maps.base }, credentials: { serper: 'SERPER_API_KEY' }, settings: { sources: ['serper'], max_pages_per_source: 1 } },
     { key: 'fbads', plugin: `${PLUGINS}/fbads`, enabled: true, upstream: { graph: graph.base }, credentials: { meta: 'META_ACCESS_TOKEN' } },
     { key: 'gads', plugin: `${PLUGINS}/gads`, enabled: true, upstream: { transparency: tc.base } },
-  ].filter(e => !omit.includes(e.key))
+  ] as ToolEntry[]).filter(e => !omit.includes(e.key))
   return { maps, graph, tc, tools }
 }
 

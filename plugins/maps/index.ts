@@ -1,0 +1,32 @@
+// Tool `maps` / agent `maps_search` (also POST /api/scrape): business
+// listings from a map search. Sources, in the configured order: Serper,
+// SerpApi google_maps, Google Places Text Search (each when its key is set),
+// then keyless OpenStreetMap (Nominatim + Overpass). See README.md.
+import { defineTool } from '../../core/tools/contract.ts'
+import { runMaps } from './run.ts'
+import { mapsInput, mapsRow } from './schema.ts'
+import { createMapsState } from './state.ts'
+
+export default defineTool({
+  key: 'maps',
+  agentName: 'maps_search',
+  title: 'Maps business listings',
+  description: [
+    'Searches map listings for local businesses and returns one row per business: name, category, address, phone, website, rating, review_count, latitude, longitude, source_id and the source that answered (serper, serpapi, google_places or osm).',
+    'Give query (as typed into Google Maps) or prompt (plain English such as "dentists in Austin TX", split into what and where).',
+    'With deep_scan it also crawls each listing\'s website and adds emails, phones and socials (slower).',
+    'Use it to build lead lists of businesses of a kind in a city or postcode.',
+    'Example: {"prompt": "coffee shops near Brooklyn, NY", "limit": 20, "deep_scan": false}.',
+  ].join(' '),
+  input: mapsInput,
+  row: mapsRow,
+  renames: { limit: 'max_results' },
+  examples: [
+    { task: 'find dentists in a city with phone numbers and websites', args: { prompt: 'dentists in Austin TX', max_results: 20 } },
+    { task: 'list businesses from a map search and find their e-mail addresses', args: { query: 'plumbers in Denver, CO', max_results: 10, deep_scan: true } },
+    { task: 'search a business category in a place given separately', args: { query: 'vegan restaurants', location: 'Shoreditch, London', country: 'gb', max_results: 20 } },
+  ],
+  pollSeconds: 3,
+  createState: createMapsState,
+  run: runMaps,
+})

@@ -1,0 +1,144 @@
+// The maps run: what and where from the request, then the configured sources
+// in order (those with keys; OpenStreetMap needs none), paging until enough
+// listings; with deep_scan each listing's website goes through the webemail
+// tool inside this job. A source that fails before any row falls through to
+// the next; the last failure ends the job (blocked when it refused).
+import { InputError, MissingCredentialError, extract } from '../../core/tools/contract.ts'
+import type { MapsListing, SourceName } from './extract.ts'
+import { splitPrompt } from './prompt.ts'
+import type { MapsRow } from './schema.ts'
+import { DEFAULT_SOURCES, SOURCE_PAGES, mapPool, settingsOf, type MapsContext, type SearchPlan } from './sources.ts'
+
+const KNOWN_SOURCES = new Set<string>(DEFAULT_SOURCES)
+const KEYED: Partial<Record<SourceName, string>> = { serper: 'serper', serpapi: 'serpapi', google_places: 'google_places' }
+
+/** What, where and the one-line search text from query / prompt / location. */
+export function planOf (input: MapsContext['input'], wanted: number): SearchPlan {
+  const text = (input.prompt ?? input.query ?? '').trim()
+  const split = splitPrompt(text)
+  const location = input.location?.trim()
+  const where = location || split.where
+  let search: string
+  if (input.query) search = location && !input.query.toLowerCase().includes(location.toLowerCase()) ? `${input.query.trim()} in ${location}` : input.query.trim()
+  else search = location ? `${split.subject} in ${location}` : split.search
+  return { search, what: split.what, where, country: input.country, language: input.language, wanted }
+}
+
+/** The sources this run may use, in order, and why the others were left out. */
+function sourcesFor (ctx: MapsContext, plan: SearchPlan): { use: SourceName[], skipped: Array<{ source: SourceName, error: Error }> } {
+  const requested = ctx.input.source && ctx.input.source !== 'auto' ? ctx.input.source as SourceName : null
+  if (requested) {
+    // Asked for by name: a missing key or place is the answer, not a reason to try something else.
+    const key = KEYED[requested]
+    if (key) ctx.upstream.requireCredential(key, `Maps search through ${requested}`)
+    if (requested === 'osm' && !plan.where) throw new InputError('OpenStreetMap search needs a place: say where (e.g. "dentists in Austin TX") or pass location.')
+    return { use: [requested], skipped: [] }
+  }
+  const configured = (settingsOf(ctx).sources ?? DEFAULT_SOURCES).filter(s => KNOWN_SOURCES.has(s)) as SourceName[]
+  const use: SourceName[] = []
+  const skipped: Array<{ source: SourceName, error: Error }> = []
+  for (const source of configured) {
+    const key = KEYED[source]
+    if (key && !ctx.upstream.credential(key)) {
+      skipped.push({ source, error: new MissingCredentialError(ctx.upstream.credentialNames[key] ?? `${key.toUpperCase()}_API_KEY`, `Maps search through ${source}`) })
+    } else if (source === 'osm' && !plan.where) {
+      skipped.push({ source, error: new InputError('No place was given, which the keyless OpenStreetMap source needs: say where (e.g. "dentists in Austin TX") or pass location.') })
+    } else {
+      use.push(source)
+    }
+  }
+  return { use, skipped }
+}
+
+function listingPhones (phone: string | null, country: string): string[] {
+  if (!phone) return []
+  return [extract.telHrefToE164(`tel:${phone}`, country) ?? phone.trim()]
+}
+
+/** deep_scan: each website through webemail (bounded concurrency); one failing site only marks its own row. */
+async function deepScan (ctx: MapsContext, listings: MapsListing[], country: string, failures: string[]): Promise<MapsRow[]> {
+  const settings = settingsOf(ctx)
+  const maxPages = Math.max(1, settings.deep_scan_max_pages ?? 10)
+  return mapPool(listings, Math.max(1, settings.deep_scan_concurrency ?? 3), async (listing): Promise<MapsRow> => {
+    const row: MapsRow = { ...listing, emails: [], phones: listingPhones(listing.phone, country), socials: [] }
+    const website = listing.website?.trim()
+    if (!website || (/^[a-z][a-z0-9+.-]*:/i.test(website) && !/^https?:\/\//i.test(website))) return row
+    try {
+      const [found] = await ctx.tools.run('webemail', { website, max_pages: maxPages, include_phones: true, include_socials: true }, { maxRows: 1 })
+      if (!found) return row
+      row.emails = (found.emails as string[] | undefined) ?? []
+      row.phones = [...new Set([...row.phones!, ...((found.phones as string[] | undefined) ?? [])])]
+      row.socials = ((found.socials as MapsRow['socials']) ?? []).map(s => ({ platform: s.platform, url: s.url, host: s.host }))
+    } catch (err) {
+      if (ctx.signal.aborted) throw err
+      row.deep_scan_error = (err as Error).message?.slice(0, 300) || 'the website could not be scanned'
+      failures.push(`${website}: ${row.deep_scan_error}`)
+    }
+    ctx.stage(`scanning websites: ${listing.name}`)
+    return row
+  })
+}
+
+const dedupeKey = (l: MapsListing) => l.source_id ?? `${l.name.toLowerCase()}|${(l.address ?? '').toLowerCase()}`
+
+export async function runMaps (ctx: MapsContext): Promise<void> {
+  const wanted = Math.min(ctx.input.max_results ?? 20, ctx.remaining())
+  const plan = planOf(ctx.input, wanted)
+  if (!plan.search) throw new InputError('Send either query or prompt.')
+  const phoneCountry = (ctx.input.country ?? settingsOf(ctx).default_phone_country ?? 'US').toUpperCase()
+  const { use, skipped } = sourcesFor(ctx, plan)
+  ctx.summary({ what: plan.what, where: plan.where || null, search: plan.search })
+  if (use.length === 0) {
+    // Nothing usable. A missing place is the caller's to fix, so it is said first (with the keys that would have served it).
+    const missingKeys = skipped.map(s => s.error).filter((e): e is MissingCredentialError => e instanceof MissingCredentialError)
+    if (skipped.some(s => s.source === 'osm')) {
+      throw new InputError(`No place was given: say where (e.g. "dentists in Austin TX") or pass location; the keyless OpenStreetMap source needs one.${missingKeys.length ? ` (Searching without a place needs a Google-backed source; not set here: ${missingKeys.map(e => e.variable).join(', ')}.)` : ''}`)
+    }
+    throw missingKeys[0] ?? new InputError('No maps source is configured (settings.sources).')
+  }
+
+  const tried: Array<{ source: SourceName, outcome: string }> = skipped.map(s => ({ source: s.source, outcome: s.error instanceof MissingCredentialError ? `skipped: ${s.error.variable} not set` : 'skipped: no place' }))
+  let lastError: unknown = null
+  for (const source of use) {
+    const seen = new Set<string>()
+    const failures: string[] = []
+    let pushed = 0
+    ctx.stage(`searching ${source} for "${plan.search}"`)
+    try {
+      for await (const page of SOURCE_PAGES[source](ctx, { ...plan, wanted })) {
+        const fresh = page.filter(l => { const k = dedupeKey(l); if (seen.has(k)) return false; seen.add(k); return true })
+        // A page of repeats means the source has nothing new to give.
+        if (fresh.length === 0) break
+        const take = fresh.slice(0, Math.min(wanted - pushed, ctx.remaining()))
+        if (take.length === 0) break
+        const rows: MapsRow[] = ctx.input.deep_scan ? await deepScan(ctx, take, phoneCountry, failures) : take
+        pushed += await ctx.push(rows)
+        ctx.stage(`${source}: ${pushed} of ${wanted} listings`)
+        if (pushed >= wanted || ctx.remaining() <= 0) break
+      }
+    } catch (err) {
+      if (ctx.signal.aborted) throw err
+      const message = (err as Error).message ?? String(err)
+      if (pushed > 0) {
+        // Rows are stored already: keep them and say why the list is short.
+        ctx.warn(`${source} failed after ${pushed} listings: ${message}`)
+        tried.push({ source, outcome: `failed after ${pushed}: ${message}` })
+        ctx.summary({ source, sources_tried: tried })
+        return
+      }
+      tried.push({ source, outcome: `failed: ${message}` })
+      ctx.log.info({ source, err: message }, 'maps source failed')
+      lastError = err
+      continue
+    }
+    tried.push({ source, outcome: `answered: ${pushed} listings` })
+    ctx.summary({ source, sources_tried: tried })
+    if (lastError) ctx.warn(`Earlier sources failed (${tried.filter(t => t.outcome.startsWith('failed')).map(t => t.source).join(', ')}); ${source} answered.`)
+    if (pushed === 0) ctx.warn(`${source} found no listings for "${plan.search}".`)
+    if (failures.length) ctx.warn(`${failures.length} website(s) could not be scanned; their rows carry deep_scan_error.`)
+    return
+  }
+  ctx.summary({ sources_tried: tried })
+  // Every usable source failed: the last one's outcome is the job's (blocked when it refused).
+  throw lastError
+}

@@ -1,0 +1,45 @@
+// The one schema per thing: REST input (also the agent input, after renames)
+// and the listing row.
+import { Type, type Static } from '../../core/tools/contract.ts'
+
+export const SOURCE_CHOICES = ['auto', 'serper', 'serpapi', 'google_places', 'osm'] as const
+
+export const mapsInput = Type.Object({
+  query: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'A map search as you would type it into Google Maps, e.g. "dentists in Austin TX". Give this or prompt.' })),
+  prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'A plain-English request, e.g. "find coffee shops near Brooklyn, NY"; it is split into what and where. Give this or query.' })),
+  max_results: Type.Optional(Type.Integer({ minimum: 1, default: 20, description: 'How many listings to return (default 20); clamped to the plan\'s per-run ceiling.' })),
+  deep_scan: Type.Optional(Type.Boolean({ default: false, description: 'Also crawl each listing\'s website for e-mails, phones and social links (slower).' })),
+  location: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Where to search when the query or prompt does not say, e.g. "Austin, TX" or "90210".' })),
+  country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter country code to bias results, e.g. us, gb, de.' })),
+  language: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$', description: 'Language of names and categories, e.g. en, de, pt-BR.' })),
+  source: Type.Optional(Type.Union(SOURCE_CHOICES.map(s => Type.Literal(s)), { default: 'auto', description: 'Leave as auto: the configured sources are tried in order (those with API keys), OpenStreetMap last. Naming one uses only that source.' })),
+}, {
+  additionalProperties: false,
+  // One of the two is required: checked with the rest of the schema, so a call with neither is refused before any charge.
+  anyOf: [{ required: ['query'] }, { required: ['prompt'] }],
+})
+export type MapsInput = Static<typeof mapsInput>
+
+const nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Number> | ReturnType<typeof Type.Integer>>(schema: T, description: string) =>
+  Type.Union([schema, Type.Null()], { description })
+
+export const socialSchema = Type.Object({ platform: Type.String(), url: Type.String(), host: Type.String() })
+
+export const mapsRow = Type.Object({
+  name: Type.String({ description: 'Business name.' }),
+  category: nullable(Type.String(), 'Business category as the source names it (e.g. Dentist, Cafe (pizza)).'),
+  address: nullable(Type.String(), 'Postal address as one line.'),
+  phone: nullable(Type.String(), 'Phone number as listed.'),
+  website: nullable(Type.String(), 'Website URL as listed.'),
+  rating: nullable(Type.Number(), 'Average rating (Google sources; null for OpenStreetMap).'),
+  review_count: nullable(Type.Integer(), 'Number of ratings or reviews.'),
+  latitude: nullable(Type.Number(), 'WGS84 latitude.'),
+  longitude: nullable(Type.Number(), 'WGS84 longitude.'),
+  source_id: nullable(Type.String(), 'The listing id at its source: Google cid or place id, or OSM node/way/relation id.'),
+  source: Type.String({ description: 'Which source answered: serper, serpapi, google_places or osm.' }),
+  emails: Type.Optional(Type.Array(Type.String(), { description: 'deep_scan: e-mail addresses found on the website.' })),
+  phones: Type.Optional(Type.Array(Type.String(), { description: 'deep_scan: phone numbers (E.164), the listing\'s first, then the website\'s.' })),
+  socials: Type.Optional(Type.Array(socialSchema, { description: 'deep_scan: social-profile links found on the website.' })),
+  deep_scan_error: Type.Optional(Type.String({ description: 'deep_scan: why the website could not be scanned.' })),
+})
+export type MapsRow = Static<typeof mapsRow>

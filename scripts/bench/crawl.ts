@@ -1,0 +1,138 @@
+// Benchmark (issue 3): pages/s of a full `webemail` job against a bare Crawlee
+// CheerioCrawler over the same 500-page local site, same concurrency, same run.
+//
+// - Site: scripts/bench/fixtures/bench-site.ts (node:http on 127.0.0.1, 500
+//   generated pages with links, some addresses and phones, social footers).
+// - webemail: buildApp + inject, ALLOW_PRIVATE_TARGETS=1, a temp tools config
+//   enabling only webemail with settings { max_concurrency: N }, input
+//   { website: <site>/, max_pages: 500 }. max_pages is clamped to the plan's
+//   per-run ceiling (registered: 200), so the account signs up and claims Pro
+//   (POST /api/auth/claim-pro: 1,000). Timed from before POST /api/tool-run
+//   to the runner's final event; pages = the row's pages_scanned.
+// - bare: CheerioCrawler with its own in-memory Configuration
+//   (persistStorage: false, a fresh MemoryStorage per run), the same crawler
+//   options webemail passes (maxConcurrency N, maxRequestsPerCrawl 500, one
+//   retry, same timeouts, no minConcurrency), a handler that collects same-host
+//   links with cheerio and enqueues them. Timed around construction + run().
+// Rounds alternate the order (bare first, then webemail first, …); the
+// figures are medians. A profile section then times the per-page work
+// webemail adds (core/extract over the same 500 pages, in this process) and a
+// webemail run with phones and socials off.
+// Run: node --import tsx scripts/bench/crawl.ts   (BENCH_CONCURRENCY, BENCH_ROUNDS, BENCH_PAGES to tune)
+// Goal: webemail >= 0.9 × bare. Exits non-zero only on errors, never on the goal.
+import { CheerioCrawler, Configuration, Log, LogLevel, MemoryStorage } from 'crawlee'
+import { load } from 'cheerio'
+import { extract } from '../../core/tools/contract.ts'
+import { startBenchSite } from './fixtures/bench-site.ts'
+import { goal, jobResults, median, printTable, proAccount, ratioText, runJobToDone, runMain, startBenchApp, type BenchApp } from './harness.ts'
+
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const PAGES = Number(process.env.BENCH_PAGES ?? 500)
+
+async function bareCrawl (start: string): Promise<{ pages: number, ms: number }> {
+  const t0 = performance.now()
+  const host = new URL(start).host
+  const seen = new Set<string>()
+  let pages = 0
+  const config = new Configuration({ persistStorage: false, storageClient: new MemoryStorage({ persistStorage: false, writeMetadata: false }) })
+  const crawler: CheerioCrawler = new CheerioCrawler({
+    log: new Log({ level: process.env.BENCH_CRAWLEE_LOG ? LogLevel.DEBUG : LogLevel.OFF }),
+    maxRequestsPerCrawl: PAGES,
+    maxConcurrency: CONCURRENCY,
+    maxRequestRetries: 1,
+    navigationTimeoutSecs: 15,
+    requestHandlerTimeoutSecs: 30,
+    async requestHandler ({ request, $ }) {
+      const loaded = request.loadedUrl ?? request.url
+      if (seen.has(loaded)) return
+      seen.add(loaded)
+      pages++
+      const links: string[] = []
+      $('a[href]').each((_, el) => {
+        const href = $(el).attr('href')
+        if (!href || /^(mailto|tel|javascript):/i.test(href)) return
+        try {
+          const u = new URL(href, loaded)
+          u.hash = ''
+          if (u.host === host && !seen.has(u.href)) links.push(u.href)
+        } catch {}
+      })
+      if (links.length) await crawler.addRequests(links.map(url => ({ url })))
+    },
+  }, config)
+  await crawler.addRequests([start])
+  await crawler.run()
+  return { pages, ms: performance.now() - t0 }
+}
+
+async function webemailCrawl (bench: BenchApp, apiKey: string, start: string, extra: Record<string, unknown> = {}): Promise<{ pages: number, ms: number, emails: number, phones: number }> {
+  const { jobId, ms } = await runJobToDone(bench, apiKey, 'webemail', { website: start, max_pages: PAGES, ...extra })
+  const [row] = await jobResults(bench.app, apiKey, jobId)
+  if (!row) throw new Error('webemail returned no row')
+  return { pages: row.pages_scanned, ms, emails: row.count, phones: row.phones.length }
+}
+
+/** Time per page of the work webemail does on top of a bare crawler, over the same HTML, in this process. */
+async function profileExtraction (base: string, paths: string[]): Promise<Array<Array<string | number>>> {
+  const htmls = await Promise.all(paths.map(async p => ({ url: base + p, html: await (await fetch(base + p)).text() })))
+  const time = (fn: (h: { url: string, html: string }) => unknown) => {
+    for (const h of htmls.slice(0, 50)) fn(h)
+    const t0 = performance.now()
+    for (const h of htmls) fn(h)
+    return (performance.now() - t0) / htmls.length
+  }
+  const rows: Array<[string, number]> = [
+    ['cheerio load + link collection (bare crawler work)', time(h => { const $ = load(h.html); $('a[href]').each((_, el) => { $(el).attr('href') }) })],
+    ['extract.findEmails', time(h => extract.findEmails(h.html, h.url))],
+    ['extract.findPhones (default country US)', time(h => extract.findPhones(h.html, { defaultCountry: 'US' }))],
+    ['extract.findSocialLinks', time(h => extract.findSocialLinks(h.html, h.url))],
+  ]
+  return rows.map(([name, ms]) => [name, ms.toFixed(3), (1000 / ms).toFixed(0)])
+}
+
+async function main (): Promise<void> {
+  const site = await startBenchSite({ pages: PAGES, articles: 0 })
+  const bench = await startBenchApp([{ key: 'webemail', plugin: 'webemail', enabled: true, settings: { max_concurrency: CONCURRENCY, page_timeout_secs: 15, default_phone_country: 'US' } }])
+  let failed = false
+  try {
+    const apiKey = await proAccount(bench.app)
+    const start = `${site.base}/`
+    // Warm-up: JIT, crawlee's modules and the kernel's first job.
+    const w1 = await bareCrawl(start)
+    const w2 = await webemailCrawl(bench, apiKey, start)
+    console.log(`warm-up: bare ${w1.pages} pages in ${(w1.ms / 1000).toFixed(2)} s, webemail ${w2.pages} pages in ${(w2.ms / 1000).toFixed(2)} s`)
+
+    const bare: Array<{ pages: number, ms: number }> = []
+    const job: Array<{ pages: number, ms: number, emails: number, phones: number }> = []
+    for (let round = 0; round < ROUNDS; round++) {
+      if (round % 2 === 0) { bare.push(await bareCrawl(start)); job.push(await webemailCrawl(bench, apiKey, start)) } else { job.push(await webemailCrawl(bench, apiKey, start)); bare.push(await bareCrawl(start)) }
+      const b = bare[bare.length - 1]!
+      const j = job[job.length - 1]!
+      console.log(`round ${round + 1}: bare ${b.pages} pages in ${(b.ms / 1000).toFixed(2)} s, webemail ${j.pages} pages in ${(j.ms / 1000).toFixed(2)} s (${j.emails} addresses, ${j.phones} phones)`)
+    }
+    for (const r of [...bare, ...job]) if (r.pages !== PAGES) { failed = true; console.error(`a run scanned ${r.pages} pages, expected ${PAGES}`) }
+    const noExtras = await webemailCrawl(bench, apiKey, start, { include_phones: false, include_socials: false })
+
+    const bareRate = median(bare.map(r => r.pages / (r.ms / 1000)))
+    const jobRate = median(job.map(r => r.pages / (r.ms / 1000)))
+    const ratio = jobRate / bareRate
+    printTable(`crawl: ${PAGES}-page local site, concurrency ${CONCURRENCY}, ${ROUNDS} rounds (median)`, [
+      ['run', 'pages', 'median s', 'pages/s', 'ratio to bare'],
+      ['bare CheerioCrawler (in-memory Configuration)', PAGES, median(bare.map(r => r.ms / 1000)).toFixed(2), bareRate.toFixed(0), '1.00'],
+      ['webemail job (inject, POST .. done)', PAGES, median(job.map(r => r.ms / 1000)).toFixed(2), jobRate.toFixed(0), ratioText(ratio)],
+      ['webemail, include_phones/socials false (1 run)', noExtras.pages, (noExtras.ms / 1000).toFixed(2), (noExtras.pages / (noExtras.ms / 1000)).toFixed(0), ratioText(noExtras.pages / (noExtras.ms / 1000) / bareRate)],
+    ])
+    printTable('profile: per-page cost over the same 500 pages (single thread, this process)', [
+      ['work', 'ms/page', 'pages/s alone'],
+      ...await profileExtraction(site.base, site.crawlPaths),
+    ])
+    goal(`webemail at least 0.9 of the bare crawler (${ratioText(ratio)})`, ratio >= 0.9)
+  } finally {
+    await bench.close()
+    await site.close()
+  }
+  if (failed) process.exitCode = 1
+}
+
+runMain(main)

@@ -20,6 +20,8 @@ import progressSocketRoutes from './events/progress-socket.ts'
 import toolEndpointRoutes from './tools/endpoint-routes.ts'
 import { ToolRegistry } from './tools/registry.ts'
 import websocket from '@fastify/websocket'
+import agentRoutes from './agent/routes.ts'
+import openapiPlugin from './openapi/openapi-plugin.ts'
 
 export interface BuildOptions {
   /** Environment to read the configuration from (default: process.env). */
@@ -75,12 +77,14 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
 
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } })
   await app.register(authPlugin)
+  await app.register(openapiPlugin)
   await app.register(healthRoutes)
   await app.register(accountRoutes)
   await app.register(blogRoutes)
   await app.register(jobRoutes)
   await app.register(progressSocketRoutes)
   await app.register(toolEndpointRoutes)
+  await app.register(agentRoutes)
   await app.ready()
   await services.maintenance.start()
   // The pino-typed instance is a FastifyInstance for every caller.

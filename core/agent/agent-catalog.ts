@@ -1,0 +1,116 @@
+// The tools the agent endpoint advertises, built once per app from the
+// registry: every enabled agent tool (its REST input schema with agent names,
+// plus `wait_seconds`; its row schema wrapped in the job envelope) and the
+// helper tools. tools/list, the manifest and the guide all read this, so they
+// cannot disagree.
+import type { TSchema } from 'typebox'
+import { ConfigError } from '../config.ts'
+import type { AgentTool, ToolRegistry } from '../tools/registry.ts'
+import {
+  FindToolArgs, FindToolResult, JobEnvelope, JobResultsArgs, JobResultsResult, JobStatusArgs, JobStatusSchema,
+  WAIT_SECONDS_DEFAULT, WaitSeconds,
+} from './schemas.ts'
+import { ToolFinder } from './tool-finder.ts'
+
+export type JsonSchema = Record<string, unknown> & { type?: unknown, properties?: Record<string, JsonSchema>, required?: string[] }
+
+export type HelperName = 'find_tool' | 'get_job_status' | 'get_job_results'
+
+export interface AdvertisedTool {
+  name: string
+  title: string
+  description: string
+  /** REST tool key; null for the helper tools. */
+  restKey: string | null
+  inputSchema: JsonSchema
+  outputSchema: JsonSchema
+  /** The registry's agent tool behind a job tool. */
+  job?: AgentTool
+  helper?: HelperName
+}
+
+/** A plain JSON copy: what goes on the wire, and safe from later mutation. */
+export const plainSchema = (schema: TSchema): JsonSchema => JSON.parse(JSON.stringify(schema)) as JsonSchema
+
+/**
+ * Properties with a default are not required of the agent: the kernel fills
+ * defaults before it validates (TypeBox lists them as required all the same).
+ */
+function agentInputSchema (schema: JsonSchema): JsonSchema {
+  const properties = schema.properties ?? {}
+  const required = (schema.required ?? []).filter(k => properties[k]?.default === undefined)
+  const { required: _dropped, ...rest } = schema
+  return { ...rest, ...(required.length ? { required } : {}) }
+}
+
+/** A job tool's input as the agent sees it: agent names, plus wait_seconds. */
+function jobInputSchema (tool: AgentTool): JsonSchema {
+  const schema = plainSchema(tool.inputSchema)
+  const properties = schema.properties ?? {}
+  if ('wait_seconds' in properties) throw new ConfigError(`agent tool "${tool.name}" has a parameter named wait_seconds, which the agent endpoint reserves`)
+  return agentInputSchema({ ...schema, properties: { ...properties, wait_seconds: plainSchema(WaitSeconds(WAIT_SECONDS_DEFAULT)) } })
+}
+
+const HELPERS: Array<Omit<AdvertisedTool, 'restKey'> & { helper: HelperName }> = [
+  {
+    name: 'find_tool',
+    helper: 'find_tool',
+    title: 'Find the right tool',
+    description: 'Ranks this server\'s tools for a job described in plain English and returns the best few with example arguments. ' +
+      'Call it first when you are unsure which tool fits. Free: it starts no job. Example: {"task": "find the contact e-mails of acme.com"}.',
+    inputSchema: agentInputSchema(plainSchema(FindToolArgs)),
+    outputSchema: plainSchema(FindToolResult),
+  },
+  {
+    name: 'get_job_status',
+    helper: 'get_job_status',
+    title: 'Job status',
+    description: 'The status record of a job you started (status running, done or error; rows so far; stage). ' +
+      'Pass wait_seconds to wait for the job to end before answering. Free: reading status is not a call. Example: {"job_id": "…", "wait_seconds": 20}.',
+    inputSchema: agentInputSchema(plainSchema(JobStatusArgs)),
+    outputSchema: plainSchema(JobStatusSchema),
+  },
+  {
+    name: 'get_job_results',
+    helper: 'get_job_results',
+    title: 'Job results',
+    description: 'The rows of a finished job, a page at a time (offset, limit up to 1000). ' +
+      'A job that is still running answers with an error telling you to poll get_job_status. Free. Example: {"job_id": "…", "offset": 100, "limit": 100}.',
+    inputSchema: agentInputSchema(plainSchema(JobResultsArgs)),
+    outputSchema: plainSchema(JobResultsResult),
+  },
+]
+
+export class AgentCatalog {
+  readonly tools: AdvertisedTool[]
+  readonly finder: ToolFinder
+  private readonly byName: Map<string, AdvertisedTool>
+
+  constructor (readonly registry: ToolRegistry) {
+    const jobTools = registry.listAgentTools().map((tool): AdvertisedTool => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      restKey: tool.restKey,
+      inputSchema: jobInputSchema(tool),
+      outputSchema: plainSchema(JobEnvelope(tool.outputSchema)),
+      job: tool,
+    }))
+    const helpers = HELPERS.map(h => ({ ...h, restKey: null }))
+    for (const h of helpers) {
+      if (jobTools.some(t => t.name === h.name)) throw new ConfigError(`agent tool name "${h.name}" is reserved by the agent endpoint`)
+    }
+    this.tools = [...jobTools, ...helpers]
+    this.byName = new Map(this.tools.map(t => [t.name, t]))
+    this.finder = new ToolFinder(jobTools.map(t => t.job!))
+  }
+
+  get (name: string): AdvertisedTool | undefined { return this.byName.get(name) }
+
+  jobTools (): AdvertisedTool[] { return this.tools.filter(t => t.job) }
+
+  /** The MCP tools/list entries (also the manifest's tool list). */
+  listed (): Array<{ name: string, title: string, description: string, inputSchema: JsonSchema, outputSchema: JsonSchema }> {
+    return this.tools.map(t => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema }))
+  }
+}

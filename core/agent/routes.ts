@@ -1,0 +1,99 @@
+// The agent endpoint: POST /mcp (MCP over Streamable HTTP, stateless: a new
+// Server and transport per request), and the unauthenticated discovery
+// documents GET /mcp/docs.md and GET /mcp/manifest.json.
+//
+// The SDK's web-standard transport is used rather than the Node one: the route
+// hands it a Request built here (so the Accept header can pick JSON or SSE for
+// this request) and sends its Response through fastify, so the reply keeps
+// fastify's logging and error handling and needs no hijack.
+import { readFileSync } from 'node:fs'
+import type { FastifyInstance } from 'fastify'
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import { requireAccount } from '../auth/guards.ts'
+import { AppError } from '../errors.ts'
+import { AgentCatalog } from './agent-catalog.ts'
+import { agentInstructions, renderGuide, type ServerInfo } from './guide.ts'
+import { createMcpServer, type McpServerDeps } from './mcp-server.ts'
+import { AgentToolCalls } from './tool-calls.ts'
+
+const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string, version: string }
+
+const BEARER_CHALLENGE = { 'www-authenticate': 'Bearer realm="mcp"' }
+
+/**
+ * Which answer the client asked for. An explicit text/event-stream at least as
+ * preferred as JSON gets the stream (the SDK clients send both, and only the
+ * stream can carry progress notifications); otherwise JSON, when acceptable.
+ */
+export function responseMode (accept: string | undefined): 'json' | 'sse' | null {
+  if (!accept || !accept.trim()) return 'json'
+  const entries = accept.split(',').map(part => {
+    const [type = '', ...params] = part.split(';').map(s => s.trim().toLowerCase())
+    const q = params.find(p => p.startsWith('q='))
+    const weight = q ? Number(q.slice(2)) : 1
+    return { type, q: Number.isFinite(weight) ? weight : 0 }
+  })
+  const quality = (...types: string[]) => {
+    const found = entries.filter(e => types.includes(e.type))
+    return found.length ? Math.max(...found.map(e => e.q)) : undefined
+  }
+  const sse = quality('text/event-stream')
+  const json = quality('application/json') ?? quality('application/*', '*/*') ?? 0
+  if (sse !== undefined && sse > 0 && sse >= json) return 'sse'
+  if (json > 0) return 'json'
+  return null
+}
+
+export default async function agentRoutes (app: FastifyInstance): Promise<void> {
+  const { registry, jobs } = app.services
+  const info: ServerInfo = { name: PACKAGE.name, version: PACKAGE.version }
+  const catalog = new AgentCatalog(registry)
+  const calls = new AgentToolCalls({ catalog, registry, jobs })
+  const guide = renderGuide(catalog, info)
+  const deps: McpServerDeps = { info, catalog, calls, guide, instructions: agentInstructions(catalog) }
+  const manifest = {
+    name: info.name,
+    version: info.version,
+    tools: catalog.tools.map(t => ({ name: t.name, rest_key: t.restKey, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema })),
+  }
+
+  app.post('/mcp', async (req, reply) => {
+    const p = req.principal
+    if (p.kind === 'none' || p.kind === 'bad') {
+      throw new AppError(401, 'Missing or invalid access token: send Authorization: Bearer <your sk- key or scp- token>.', { headers: BEARER_CHALLENGE })
+    }
+    const caller = requireAccount(p, { scoped: true })
+    const mode = responseMode(req.headers.accept)
+    if (!mode) throw new AppError(406, 'The agent endpoint answers application/json or text/event-stream; accept one of them.')
+
+    const server = createMcpServer(deps, caller, req.log)
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: mode === 'json' })
+    transport.onerror = (err) => req.log.debug({ err }, 'mcp transport error')
+    await server.connect(transport)
+    // Closing aborts handlers still waiting on a job (the job itself goes on).
+    reply.raw.on('close', () => { server.close().catch(() => {}) })
+
+    const headers = new Headers({ accept: 'application/json, text/event-stream', 'content-type': 'application/json' })
+    const version = req.headers['mcp-protocol-version']
+    if (typeof version === 'string') headers.set('mcp-protocol-version', version)
+    const request = new Request('http://localhost/mcp', { method: 'POST', headers })
+    const response = await transport.handleRequest(request, { parsedBody: req.body })
+    return reply.send(response)
+  })
+
+  // Stateless: there is no session to stream to or end.
+  const notAllowed = async (_req: unknown, reply: { code (n: number): unknown, header (k: string, v: string): unknown }) => {
+    reply.header('allow', 'POST')
+    reply.code(405)
+    return { detail: 'This MCP endpoint is stateless: send JSON-RPC messages with POST /mcp; there is no session to open or close.' }
+  }
+  app.get('/mcp', notAllowed)
+  app.delete('/mcp', notAllowed)
+
+  app.get('/mcp/docs.md', async (_req, reply) => {
+    reply.type('text/markdown; charset=utf-8')
+    return guide
+  })
+
+  app.get('/mcp/manifest.json', async () => manifest)
+}

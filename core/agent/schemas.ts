@@ -1,0 +1,97 @@
+// Schemas of what the agent endpoint answers beyond the tools' own rows: the
+// job envelope a job tool returns, the helper tools' arguments and results,
+// and the job status record (shared with the OpenAPI document).
+import { Type, type TSchema } from 'typebox'
+
+export const WAIT_SECONDS_DEFAULT = 25
+export const WAIT_SECONDS_MAX = 60
+/** Rows a job tool call returns inline; the rest are paged with get_job_results. */
+export const INLINE_ROWS = 100
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+export const WaitSeconds = (fallback: number) => Type.Integer({
+  minimum: 0,
+  maximum: WAIT_SECONDS_MAX,
+  default: fallback,
+  description: `Seconds to wait for the job to finish before answering (default ${fallback}, at most ${WAIT_SECONDS_MAX}). ` +
+    'If the job is still running then, the answer carries its job_id: poll get_job_status, then read get_job_results.',
+})
+
+export const JobStatusSchema = Type.Object({
+  job_id: Type.String(),
+  tool: Type.String({ description: 'REST tool key.' }),
+  status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('error')]),
+  records: Type.Integer({ description: 'Rows produced so far.' }),
+  stage: Type.String({ description: 'Human-readable progress.' }),
+  has_results: Type.Boolean(),
+  done: Type.Boolean(),
+  error: Nullable(Type.String()),
+  warning: Nullable(Type.String({ description: 'Why an empty or short run was empty.' })),
+  blocked: Type.Boolean({ description: 'The source refused the request.' }),
+  refunded: Type.Boolean({ description: 'The call was given back to the quota.' }),
+  results_url: Type.String(),
+  status_url: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  started_at: Nullable(Type.String({ format: 'date-time' })),
+  finished_at: Nullable(Type.String({ format: 'date-time' })),
+  expires_at: Nullable(Type.String({ format: 'date-time' })),
+  summary: Nullable(Type.Record(Type.String(), Type.Unknown())),
+})
+
+/** What a job tool call returns as structuredContent, wrapping the tool's row schema. */
+export const JobEnvelope = (row: TSchema) => Type.Object({
+  job_id: Type.String(),
+  tool: Type.String({ description: 'REST tool key.' }),
+  status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('error')]),
+  stage: Type.String(),
+  records: Type.Integer({ description: 'Rows the job produced in all.' }),
+  count: Type.Integer({ description: 'Rows included in results.' }),
+  has_more: Type.Boolean({ description: 'More rows than shown: page on with get_job_results (offset = count).' }),
+  results: Type.Array(row),
+  error: Nullable(Type.String()),
+  warning: Nullable(Type.String()),
+  blocked: Type.Boolean(),
+  refunded: Type.Boolean(),
+  next: Type.String({ description: 'What to call next.' }),
+})
+
+export const FindToolArgs = Type.Object({
+  task: Type.String({ minLength: 1, maxLength: 2000, description: 'The job in plain English, e.g. "find the contact e-mails of acme.com".' }),
+  limit: Type.Integer({ minimum: 1, maximum: 10, default: 3, description: 'How many tools to suggest (default 3).' }),
+}, { additionalProperties: false })
+
+export const FindToolResult = Type.Object({
+  task: Type.String(),
+  tools: Type.Array(Type.Object({
+    name: Type.String({ description: 'Agent tool name to call.' }),
+    title: Type.String(),
+    rest_key: Type.String(),
+    score: Type.Number(),
+    description: Type.String(),
+    example_task: Type.String(),
+    example_arguments: Type.Record(Type.String(), Type.Unknown()),
+  })),
+})
+
+export const JobStatusArgs = Type.Object({
+  job_id: Type.String({ minLength: 1, maxLength: 64 }),
+  wait_seconds: WaitSeconds(0),
+}, { additionalProperties: false })
+
+export const JobResultsArgs = Type.Object({
+  job_id: Type.String({ minLength: 1, maxLength: 64 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+}, { additionalProperties: false })
+
+export const JobResultsResult = Type.Object({
+  job_id: Type.String(),
+  tool: Type.String(),
+  status: Type.String(),
+  count: Type.Integer({ description: 'Rows on this page.' }),
+  total: Type.Integer({ description: 'Rows the job produced in all.' }),
+  offset: Type.Integer(),
+  limit: Type.Integer(),
+  results: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+})

@@ -1,0 +1,213 @@
+// What a tools/call does, independent of the protocol: a job tool starts the
+// same job as REST (same validation, scope check and quota charge), waits up
+// to wait_seconds and returns the rows or the job_id to poll; the helper tools
+// rank tools and read jobs. Every refusal comes back as an isError result
+// whose text is safe to show (the catalogue's {detail}), never a stack.
+import { Compile, type Validator } from 'typebox/compile'
+import { Value } from 'typebox/value'
+import type { TSchema } from 'typebox'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { FastifyBaseLogger } from 'fastify'
+import type { AccountCaller } from '../auth/guards.ts'
+import { badRequest, isAppError } from '../errors.ts'
+import { describeValidation } from '../http-errors.ts'
+import type { JobService } from '../jobs/job-service.ts'
+import type { JobStatusRecord } from '../jobs/job-view.ts'
+import type { AgentTool, ToolRegistry } from '../tools/registry.ts'
+import type { AdvertisedTool, AgentCatalog } from './agent-catalog.ts'
+import { FindToolArgs, INLINE_ROWS, JobResultsArgs, JobStatusArgs, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX } from './schemas.ts'
+
+export interface CallContext {
+  caller: AccountCaller
+  /** Aborted when the client goes away: stop waiting (the job itself goes on). */
+  signal: AbortSignal
+  /** Sends an MCP progress notification; present only when the client gave a progress token. */
+  progress?: (progress: number, message: string) => Promise<void>
+  log: FastifyBaseLogger
+}
+
+type Args = Record<string, unknown>
+
+const text = (value: string) => ({ type: 'text' as const, text: value })
+const failure = (message: string, structuredContent?: Record<string, unknown>): CallToolResult =>
+  ({ isError: true, content: [text(message)], ...(structuredContent ? { structuredContent } : {}) })
+
+/** Validated helper arguments with defaults applied. */
+class ArgsParser<T> {
+  private readonly check: Validator
+  constructor (private readonly schema: TSchema) { this.check = Compile(schema) }
+  parse (args: Args): T {
+    const value = Value.Default(this.schema, structuredClone(args))
+    if (!this.check.Check(value)) throw badRequest(describeValidation('arguments', [...this.check.Errors(value)] as never))
+    return value as T
+  }
+}
+
+/** wait_seconds: taken out of the arguments; clamped to 0…60 (never an error), anything but a number refused. */
+function takeWaitSeconds (args: Args, fallback: number): number {
+  const raw = args.wait_seconds
+  delete args.wait_seconds
+  if (raw === undefined || raw === null) return fallback
+  if (typeof raw !== 'number' || !Number.isFinite(raw)) throw badRequest('arguments.wait_seconds must be a number of seconds (0 to 60).')
+  return Math.min(WAIT_SECONDS_MAX, Math.max(0, raw))
+}
+
+/** The REST-worded validation detail ("params.max_results …") in the agent's argument names. */
+function inAgentTerms (detail: string, tool: AgentTool): string {
+  const restToAgent = Object.fromEntries(Object.entries(tool.renames).map(([agent, rest]) => [rest, agent]))
+  return detail
+    .replace(/\bparams\.([A-Za-z0-9_]+)/g, (_m, name: string) => `arguments.${restToAgent[name] ?? name}`)
+    .replace(/^params\b/, 'arguments')
+}
+
+/** Waits for the job to end, giving up early when the client goes away. */
+async function waitForJob (jobs: JobService, accountId: string, jobId: string, windowMs: number, signal: AbortSignal,
+  onProgress?: (records: number, stage: string) => void): Promise<JobStatusRecord | null> {
+  if (windowMs <= 0 || signal.aborted) return null
+  let stop = () => {}
+  const aborted = new Promise<null>((resolve) => {
+    stop = () => resolve(null)
+    signal.addEventListener('abort', stop, { once: true })
+  })
+  try {
+    return await Promise.race([jobs.waitFor(accountId, jobId, windowMs, onProgress), aborted])
+  } finally {
+    signal.removeEventListener('abort', stop)
+  }
+}
+
+const pollHint = (jobId: string) =>
+  `Call get_job_status {"job_id": "${jobId}", "wait_seconds": 25} until status is done, then get_job_results {"job_id": "${jobId}"}.`
+
+export class AgentToolCalls {
+  private readonly findToolArgs = new ArgsParser<{ task: string, limit: number }>(FindToolArgs)
+  private readonly statusArgs = new ArgsParser<{ job_id: string }>(JobStatusArgs)
+  private readonly resultsArgs = new ArgsParser<{ job_id: string, offset: number, limit: number }>(JobResultsArgs)
+
+  constructor (private readonly deps: { catalog: AgentCatalog, registry: ToolRegistry, jobs: JobService }) {}
+
+  async call (tool: AdvertisedTool, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
+    try {
+      if (rawArgs !== undefined && (rawArgs === null || typeof rawArgs !== 'object' || Array.isArray(rawArgs))) throw badRequest('arguments must be an object.')
+      const args: Args = { ...(rawArgs as Args | undefined) }
+      if (tool.job) return await this.runJobTool(tool.job, args, ctx)
+      switch (tool.helper) {
+        case 'find_tool': return this.findTool(args)
+        case 'get_job_status': return await this.jobStatus(args, ctx)
+        case 'get_job_results': return await this.jobResults(args, ctx)
+      }
+      throw new Error(`advertised tool ${tool.name} has no handler`)
+    } catch (err) {
+      if (isAppError(err)) {
+        if (err.statusCode === 400 && tool.job) return failure(`Bad arguments: ${inAgentTerms(err.detail, tool.job)}`)
+        if (err.statusCode === 400) return failure(`Bad arguments: ${err.detail}`)
+        if (err.statusCode === 429) return failure(`${err.detail} Retry after ${err.headers['retry-after'] ?? '?'} s.`)
+        if (err.statusCode < 500) return failure(err.detail)
+      }
+      ctx.log.error({ err, tool: tool.name }, 'agent tool call failed')
+      return failure('The server failed to handle this call; retry shortly.')
+    }
+  }
+
+  private async runJobTool (agent: AgentTool, args: Args, ctx: CallContext): Promise<CallToolResult> {
+    const { registry, jobs } = this.deps
+    const waitSeconds = takeWaitSeconds(args, WAIT_SECONDS_DEFAULT)
+    const params = registry.agentArgsToParams(agent, args)
+    const started = await jobs.start({ caller: ctx.caller, tool: agent.restKey, params })
+    const accountId = ctx.caller.account.id
+    // Progress must only grow (MCP), so rows pushed so far is the measure and the stage is the message.
+    let reported = -1
+    const report = (records: number, stage: string) => {
+      if (!ctx.progress || records <= reported) return
+      reported = records
+      ctx.progress(records, stage).catch(() => {})
+    }
+    report(0, 'queued')
+    const final = await waitForJob(jobs, accountId, started.job_id, waitSeconds * 1000, ctx.signal, report)
+    if (!final) {
+      const status = await jobs.status(accountId, started.job_id)
+      const next = `The job is still running after ${waitSeconds} s. ${pollHint(started.job_id)}`
+      return {
+        content: [text(`${agent.name} started job ${started.job_id}: ${status.records} rows so far (${status.stage}). ${next}`)],
+        structuredContent: this.envelope(status, [], next),
+      }
+    }
+    if (final.status === 'error') {
+      const next = final.has_results && final.records > 0 ? `Rows it produced before failing: get_job_results {"job_id": "${final.job_id}"}.` : 'Fix the cause named in error, or try another tool (find_tool).'
+      const refund = final.refunded ? ' The call was refunded.' : ''
+      return failure(`Job ${final.job_id} (${agent.name}) ended in error: ${final.error ?? 'unknown error'}.${refund} ${next}`, this.envelope(final, [], next))
+    }
+    const page = await jobs.results(accountId, final.job_id, 0, INLINE_ROWS)
+    const hasMore = final.records > page.count
+    const next = hasMore
+      ? `Showing ${page.count} of ${final.records} rows: get_job_results {"job_id": "${final.job_id}", "offset": ${page.count}} for the rest.`
+      : 'All rows are included.'
+    const summary = `${agent.name} finished job ${final.job_id}: ${final.records} row${final.records === 1 ? '' : 's'}.` +
+      (final.warning ? ` Warning: ${final.warning}` : '') + ` ${next}`
+    return {
+      content: [text(summary), text(JSON.stringify(page.results))],
+      structuredContent: this.envelope(final, page.results, next),
+    }
+  }
+
+  private envelope (status: JobStatusRecord, rows: Array<Record<string, unknown>>, next: string): Record<string, unknown> {
+    return {
+      job_id: status.job_id,
+      tool: status.tool,
+      status: status.status,
+      stage: status.stage,
+      records: status.records,
+      count: rows.length,
+      has_more: status.records > rows.length && status.status !== 'running',
+      results: rows,
+      error: status.error,
+      warning: status.warning,
+      blocked: status.blocked,
+      refunded: status.refunded,
+      next,
+    }
+  }
+
+  private findTool (args: Args): CallToolResult {
+    const { task, limit } = this.findToolArgs.parse(args)
+    const matches = this.deps.catalog.finder.rank(task, limit)
+    const tools = matches.map(({ tool, score }) => {
+      const example = tool.examples[0]
+      return { name: tool.name, title: tool.title, rest_key: tool.restKey, score, description: tool.description, example_task: example?.task ?? '', example_arguments: example?.args ?? {} }
+    })
+    const lines = tools.map((t, i) => `${i + 1}. ${t.name} (${t.title}): ${t.description}\n   example arguments: ${JSON.stringify(t.example_arguments)}`)
+    const all = this.deps.catalog.jobTools().map(t => t.name).join(', ')
+    const body = tools.length
+      ? `Best tools for "${task}":\n${lines.join('\n')}`
+      : `No tool matched "${task}". The tools on this server: ${all}.`
+    return { content: [text(body)], structuredContent: { task, tools } }
+  }
+
+  private async jobStatus (args: Args, ctx: CallContext): Promise<CallToolResult> {
+    const waitSeconds = takeWaitSeconds(args, 0)
+    const { job_id: jobId } = this.statusArgs.parse(args)
+    const accountId = ctx.caller.account.id
+    const waited = await waitForJob(this.deps.jobs, accountId, jobId, waitSeconds * 1000, ctx.signal)
+    const status = waited ?? await this.deps.jobs.status(accountId, jobId)
+    const next = status.status === 'running'
+      ? `Still running (${status.stage}); call get_job_status again, with wait_seconds to wait.`
+      : status.status === 'done'
+        ? `Done: read the rows with get_job_results {"job_id": "${jobId}"}.`
+        : `Ended in error: ${status.error ?? 'unknown error'}${status.refunded ? ' (refunded)' : ''}.`
+    return { content: [text(`Job ${jobId} (${status.tool}): ${status.status}, ${status.records} rows. ${next}`)], structuredContent: { ...status } }
+  }
+
+  private async jobResults (args: Args, ctx: CallContext): Promise<CallToolResult> {
+    const { job_id: jobId, offset, limit } = this.resultsArgs.parse(args)
+    const accountId = ctx.caller.account.id
+    // A running job's 409 names a REST URL; the agent needs the tool to call instead.
+    const status = await this.deps.jobs.status(accountId, jobId)
+    if (status.status === 'running') return failure(`Job ${jobId} is still running (${status.records} rows so far, ${status.stage}). ${pollHint(jobId)}`)
+    const page = await this.deps.jobs.results(accountId, jobId, offset, limit)
+    const more = page.offset + page.count < page.total ? ` More rows: get_job_results {"job_id": "${jobId}", "offset": ${page.offset + page.count}}.` : ''
+    return {
+      content: [text(`Job ${jobId} (${page.tool}, ${page.status}): rows ${page.offset}–${page.offset + page.count} of ${page.total}.${more}`), text(JSON.stringify(page.results))],
+      structuredContent: { ...page },
+    }
+  }
+}

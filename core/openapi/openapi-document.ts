@@ -1,0 +1,205 @@
+// Builds the OpenAPI 3.0.3 document from the recorded route table. Request
+// schemas are the ones each route validates with; the job routes' answers and
+// every tool's params and rows come from the kernel's and the plugins' TypeBox
+// schemas, converted to the 3.0 dialect.
+import { Type, type TSchema } from 'typebox'
+import { JobStatusSchema } from '../agent/schemas.ts'
+import type { ToolRegistry } from '../tools/registry.ts'
+import { toOpenApiSchema } from './json-schema-to-openapi.ts'
+
+type Schema = Record<string, unknown>
+
+export interface RecordedRoute {
+  method: string
+  url: string
+  schema?: { body?: TSchema, querystring?: TSchema, params?: TSchema, headers?: TSchema, response?: Record<string, TSchema>, summary?: string, description?: string }
+  websocket: boolean
+}
+
+const JobStarted = Type.Object({
+  job_id: Type.String(),
+  status: Type.Literal('running'),
+  tool: Type.String(),
+  status_url: Type.String(),
+  results_url: Type.String(),
+  poll_seconds: Type.Integer(),
+})
+
+const ErrorBody = Type.Object({ detail: Type.String({ description: 'Human-readable message.' }) })
+
+/** Endpoints the spec lists as needing no key (Authentication, 6), plus the documents themselves. */
+const PUBLIC_PATHS = new Set(['/mcp/docs.md', '/mcp/manifest.json', '/api/health', '/api/blog/list', '/api/blog/:slug', '/api/auth/signup', '/api/auth/login', '/openapi.json', '/docs'])
+
+const TAGS: Array<[RegExp, string, string]> = [
+  [/^\/mcp/, 'Agent', 'MCP endpoint and agent discovery documents.'],
+  [/^\/api\/auth/, 'Account', 'Signup, login, profile and usage, keys and scoped tokens.'],
+  [/^\/api\/blog/, 'Blog', 'Blog posts.'],
+  [/^\/api\/(tool-run|jobs|scrape|download|website-email)/, 'Jobs', 'Start tools as jobs, read status and results, export, cancel.'],
+  [/^\/(openapi\.json|docs)$/, 'Documentation', 'This description.'],
+  [/.*/, 'Service', 'Health and tool status endpoints.'],
+]
+
+const STATUS_TEXT: Record<string, string> = {
+  400: 'Missing or malformed parameter.', 401: 'Missing or invalid key.', 403: 'The key or tier does not allow this.', 404: 'Not found.',
+  408: 'The job did not finish in the window; it goes on.', 409: 'Conflict (e.g. results before the job finished).', 410: 'Retired or disabled tool key.',
+  413: 'Body over 1 MB.', 429: 'Rate limit or quota exceeded; see Retry-After.', 500: 'Server error; retry.', 503: 'Database or upstream unavailable.',
+}
+
+const toOpenApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+const pathParamNames = (url: string) => [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map(m => m[1]!)
+
+function operationId (method: string, url: string, taken: Set<string>): string {
+  const base = `${method.toLowerCase()}_${url.replace(/[:{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}` || method.toLowerCase()
+  let id = base
+  for (let n = 2; taken.has(id); n++) id = `${base}_${n}`
+  taken.add(id)
+  return id
+}
+
+function parameters (where: 'query' | 'path' | 'header', schema: TSchema | undefined, url: string): Schema[] {
+  const s = (schema ?? {}) as Schema & { properties?: Record<string, Schema>, required?: string[] }
+  const props = s.properties ?? {}
+  const required = new Set(s.required ?? [])
+  const list: Schema[] = Object.entries(props).map(([name, p]) => {
+    const converted = toOpenApiSchema(p)
+    const description = converted.description as string | undefined
+    delete converted.description
+    return { name, in: where, required: where === 'path' || required.has(name), schema: converted, ...(description ? { description } : {}) }
+  })
+  if (where === 'path') {
+    // A path parameter the route does not declare in a schema is still a string.
+    for (const name of pathParamNames(url)) if (!props[name]) list.push({ name, in: 'path', required: true, schema: { type: 'string' } })
+  }
+  return list
+}
+
+const json = (schema: Schema) => ({ 'application/json': { schema } })
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+
+export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolRegistry): Record<string, unknown> {
+  const components: Record<string, Schema> = {
+    Error: toOpenApiSchema(ErrorBody),
+    JobStarted: toOpenApiSchema(JobStarted),
+    JobStatus: toOpenApiSchema(JobStatusSchema),
+  }
+  const toolParams: Schema[] = []
+  const toolRows: Schema[] = []
+  const describedTools: string[] = []
+  for (const tool of registry.enabled()) {
+    const key = tool.declaration.key
+    components[`${key}_params`] = { ...toOpenApiSchema(tool.declaration.input), description: `params of the tool '${key}': ${tool.declaration.title}.` }
+    components[`${key}_row`] = { ...toOpenApiSchema(tool.declaration.row), description: `One result row of the tool '${key}'.` }
+    toolParams.push(ref(`${key}_params`))
+    toolRows.push(ref(`${key}_row`))
+    describedTools.push(`\`${key}\` (${tool.declaration.title})`)
+  }
+  components.JobResults = toOpenApiSchema(Type.Object({
+    job_id: Type.String(),
+    tool: Type.String(),
+    status: Type.String(),
+    count: Type.Integer(),
+    total: Type.Integer(),
+    offset: Type.Integer(),
+    limit: Type.Integer(),
+    results: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+  }))
+  if (toolRows.length) (components.JobResults.properties as Record<string, Schema>).results = { type: 'array', items: { anyOf: toolRows } }
+
+  /** Answers the kernel knows for routes that declare no response schema. */
+  const knownResponse = (method: string, url: string): { status: string, schema?: Schema, content?: Record<string, unknown> } | undefined => {
+    if (method === 'POST' && (url === '/api/tool-run' || url === '/api/scrape')) return { status: '202', schema: ref('JobStarted') }
+    if ((method === 'GET' && (url === '/api/tool-run/:id/status' || url === '/api/jobs/:id')) || (method === 'DELETE' && url === '/api/tool-run/:id')) return { status: '200', schema: ref('JobStatus') }
+    if (method === 'GET' && /\/results$/.test(url)) return { status: '200', schema: ref('JobResults') }
+    if (method === 'GET' && (/results\.:fmt$/.test(url) || url === '/api/download/:id/:fmt')) {
+      return { status: '200', content: Object.fromEntries(['text/csv', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/json', 'application/x-ndjson'].map(t => [t, { schema: { type: 'string', format: 'binary' } }])) }
+    }
+    if (url === '/mcp/docs.md') return { status: '200', content: { 'text/markdown': { schema: { type: 'string' } } } }
+    if (url === '/docs') return { status: '200', content: { 'text/html': { schema: { type: 'string' } } } }
+    if (method === 'POST' && url === '/mcp') {
+      return { status: '200', content: { 'application/json': { schema: { type: 'object', description: 'JSON-RPC 2.0 response.' } }, 'text/event-stream': { schema: { type: 'string', description: 'Server-sent events carrying JSON-RPC messages.' } } } }
+    }
+    return undefined
+  }
+
+  const paths: Record<string, Record<string, unknown>> = {}
+  const taken = new Set<string>()
+  const sorted = [...routes].sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method))
+  for (const route of sorted) {
+    const { method, url, schema = {} } = route
+    const tag = TAGS.find(([re]) => re.test(url))![1]
+    const operation: Record<string, unknown> = {
+      operationId: operationId(method, url, taken),
+      tags: [tag],
+      summary: schema.summary ?? `${method} ${url}`,
+    }
+    if (schema.description) operation.description = schema.description
+    if (route.websocket) operation.description = 'WebSocket upgrade: JSON progress messages, then the final status record (see README).'
+    const params = [...parameters('path', schema.params, url), ...parameters('query', schema.querystring, url), ...parameters('header', schema.headers, url)]
+    if (params.length) operation.parameters = params
+
+    if (schema.body) {
+      const body = toOpenApiSchema(schema.body)
+      if (method === 'POST' && url === '/api/tool-run' && toolParams.length) {
+        const properties = body.properties as Record<string, Schema>
+        properties.params = { anyOf: toolParams, description: `The chosen tool's params: ${describedTools.join(', ')}.` }
+      }
+      operation.requestBody = { required: true, content: json(body) }
+    } else if (method === 'POST' && url === '/mcp') {
+      operation.requestBody = { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 request (initialize, tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/read) or a batch.' }) }
+    }
+
+    const responses: Record<string, unknown> = {}
+    if (schema.response) {
+      for (const [status, s] of Object.entries(schema.response)) responses[status] = { description: STATUS_TEXT[status] ?? 'Success.', content: json(toOpenApiSchema(s)) }
+    } else if (route.websocket) {
+      responses['101'] = { description: 'Switching protocols to a WebSocket.' }
+    } else {
+      const known = knownResponse(method, url)
+      responses[known?.status ?? '200'] = { description: 'Success.', ...(known?.content ? { content: known.content } : { content: json(known?.schema ?? { type: 'object' }) }) }
+    }
+    if (!PUBLIC_PATHS.has(url)) {
+      responses['401'] = { $ref: '#/components/responses/Unauthorized' }
+      responses['403'] = { $ref: '#/components/responses/Forbidden' }
+    }
+    if (!responses['400'] && (schema.body || schema.querystring || schema.params)) responses['400'] = { $ref: '#/components/responses/BadRequest' }
+    responses['429'] = { $ref: '#/components/responses/TooManyRequests' }
+    responses.default = { $ref: '#/components/responses/Error' }
+    operation.responses = responses
+
+    if (PUBLIC_PATHS.has(url)) operation.security = []
+    else if (url === '/mcp') operation.security = [{ bearerAuth: [] }]
+
+    const path = toOpenApiPath(url)
+    paths[path] ??= {}
+    paths[path]![method.toLowerCase()] = operation
+  }
+
+  const errorResponse = (description: string, headers?: Record<string, unknown>) => ({ description, ...(headers ? { headers } : {}), content: json(ref('Error')) })
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Data-extraction jobs API',
+      version: '1.0.0',
+      description: 'Tools run as asynchronous jobs: start one with POST /api/tool-run, poll its status, read or export its rows. ' +
+        'Every error body is {detail}. Agents: the MCP endpoint is POST /mcp (guide: /mcp/docs.md).',
+    },
+    servers: [{ url: '/' }],
+    tags: TAGS.map(([, name, description]) => ({ name, description })).filter((t, i, all) => all.findIndex(o => o.name === t.name) === i),
+    security: [{ apiKey: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Personal sk- key, scoped scp- token, guest pub- token or the admin key.' },
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'The agent endpoint: a personal sk- key or a scoped scp- token.' },
+      },
+      schemas: components,
+      responses: {
+        BadRequest: errorResponse(STATUS_TEXT[400]!),
+        Unauthorized: errorResponse(STATUS_TEXT[401]!),
+        Forbidden: errorResponse(STATUS_TEXT[403]!),
+        TooManyRequests: errorResponse(STATUS_TEXT[429]!, { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } }),
+        Error: errorResponse('Any other error: status and meaning as in the error table.'),
+      },
+    },
+  }
+}

@@ -1,0 +1,68 @@
+import t from 'tap'
+import SwaggerParser from '@apidevtools/swagger-parser'
+import type { OpenAPIV3 } from 'openapi-types'
+import { build } from '../helpers/build.ts'
+import { buildWithCounter } from '../helpers/jobs.ts'
+import { toOpenApiSchema } from '../../core/openapi/json-schema-to-openapi.ts'
+
+t.test('/openapi.json is a valid OpenAPI 3.0.3 document covering every route (real tool catalogue)', async t => {
+  const app = await build(t)
+  const res = await app.inject({ url: '/openapi.json' })
+  t.equal(res.statusCode, 200)
+  const doc = res.json() as OpenAPIV3.Document
+  t.equal(doc.openapi, '3.0.3')
+  t.equal(doc.info.version, '1.0.0')
+  await t.resolves(SwaggerParser.validate(structuredClone(doc) as never), 'swagger-parser accepts it')
+
+  const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item!).map(m => `${m.toUpperCase()} ${path}`))
+  for (const expected of [
+    'POST /api/tool-run', 'POST /api/scrape', 'GET /api/tool-run/{id}/status', 'GET /api/tool-run/{id}/results', 'GET /api/tool-run/{id}/results.{fmt}',
+    'DELETE /api/tool-run/{id}', 'GET /api/jobs', 'GET /api/jobs/{id}', 'GET /api/download/{id}/{fmt}', 'POST /api/website-email/find',
+    'POST /api/auth/signup', 'POST /api/auth/login', 'GET /api/auth/me', 'POST /api/auth/tokens', 'GET /api/blog/list', 'POST /api/blog/post',
+    'GET /api/health', 'GET /api/search/status', 'POST /mcp', 'GET /mcp/docs.md', 'GET /mcp/manifest.json',
+  ]) t.ok(operations.includes(expected), expected)
+  t.notOk(operations.some(o => o.startsWith('HEAD ')), 'no HEAD twins')
+
+  // Route schemas become parameters and bodies.
+  const results = doc.paths['/api/tool-run/{id}/results']!.get!
+  const params = results.parameters as OpenAPIV3.ParameterObject[]
+  t.match(params.find(p => p.name === 'limit'), { in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000 } })
+  t.match(params.find(p => p.name === 'id'), { in: 'path', required: true })
+  const signup = doc.paths['/api/auth/signup']!.post!
+  t.same(signup.security, [], 'no key for signup')
+  t.ok((signup.requestBody as OpenAPIV3.RequestBodyObject).content['application/json']!.schema)
+  t.same(doc.paths['/mcp']!.post!.security, [{ bearerAuth: [] }])
+
+  // Every enabled tool's params and rows, from the plugins' TypeBox schemas.
+  const schemas = doc.components!.schemas!
+  for (const key of app.services.registry.enabled().map(x => x.declaration.key)) {
+    t.ok(schemas[`${key}_params`], `${key} params`)
+    t.ok(schemas[`${key}_row`], `${key} row`)
+  }
+  const toolRun = ((doc.paths['/api/tool-run']!.post!.requestBody as OpenAPIV3.RequestBodyObject).content['application/json']!.schema as OpenAPIV3.SchemaObject)
+  t.ok(((toolRun.properties!.params as OpenAPIV3.SchemaObject).anyOf ?? []).some(s => (s as OpenAPIV3.ReferenceObject).$ref === '#/components/schemas/webemail_params'))
+  t.same(Object.keys(doc.paths['/api/tool-run']!.post!.responses).includes('202'), true)
+})
+
+t.test('the document also validates with the test catalogue, and /docs renders it as HTML', async t => {
+  const app = await buildWithCounter(t)
+  const doc = (await app.inject({ url: '/openapi.json' })).json()
+  await t.resolves(SwaggerParser.validate(structuredClone(doc)))
+  const page = await app.inject({ url: '/docs' })
+  t.equal(page.statusCode, 200)
+  t.match(page.headers['content-type'], /^text\/html/)
+  t.match(page.body, /^<!doctype html>/)
+  t.match(page.body, /POST<\/span> <code>\/api\/tool-run<\/code>/)
+  t.match(page.body, /OpenAPI 3\.0\.3 · version 1\.0\.0/)
+  t.notMatch(page.body, /<script/, 'self-contained: no script, no CDN')
+})
+
+t.test('JSON Schema keywords become their OpenAPI 3.0 forms', async t => {
+  t.same(toOpenApiSchema({ type: 'string', const: 'x' }), { type: 'string', enum: ['x'] })
+  t.same(toOpenApiSchema({ anyOf: [{ type: 'string' }, { type: 'null' }], description: 'd' }), { nullable: true, type: 'string', description: 'd' })
+  t.same(toOpenApiSchema({ type: ['integer', 'null'] }), { nullable: true, type: 'integer' })
+  t.same(toOpenApiSchema({ type: 'object', patternProperties: { '^.*$': {} } }), { type: 'object', additionalProperties: {} })
+  t.same(toOpenApiSchema({ type: 'integer', exclusiveMinimum: 0 }), { type: 'integer', minimum: 0, exclusiveMinimum: true })
+  t.same(toOpenApiSchema({ type: 'string', examples: ['a', 'b'], $id: 'X' }), { type: 'string', example: 'a' })
+  t.same(toOpenApiSchema({ type: 'array', items: [{ type: 'string' }, { type: 'integer' }] }), { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } })
+})

@@ -4,11 +4,12 @@
 import type { Clock } from '../clock.ts'
 import { safeEqual, sha256Hex } from '../crypto.ts'
 import type { AppConfig } from '../config.ts'
-import type { Db } from '../db/database.ts'
-import { Prisma } from '../db/database.ts'
+import type { HotReads } from '../db/hot-reads.ts'
 import { effectiveTier, type TierName } from '../quotas/tiers.ts'
 
-const ACCOUNT_COLUMNS = Prisma.raw('a.id, a.email, a.name, a.tier, a.pro_eligible, a.pro_claimed_at, a.pro_expires_at, a.created_at')
+const ACCOUNT_COLUMNS = 'a.id, a.email, a.name, a.tier, a.pro_eligible, a.pro_claimed_at, a.pro_expires_at, a.created_at'
+const PERSONAL_KEY_SQL = `SELECT k.id AS key_id, k.revoked_at AS key_revoked_at, ${ACCOUNT_COLUMNS} FROM personal_keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ?`
+const SCOPED_TOKEN_SQL = `SELECT k.id AS key_id, k.revoked_at AS key_revoked_at, k.expires_at AS key_expires_at, k.tools AS key_tools, ${ACCOUNT_COLUMNS} FROM scoped_tokens k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ?`
 
 interface KeyRow {
   key_id: string
@@ -23,7 +24,7 @@ interface KeyRow {
   created_at: Date | string
 }
 
-// Raw rows come back typed by both drivers (Date, boolean); the conversions are a guard, not a need.
+// PostgreSQL rows come back typed (Date, boolean); SQLite's as ISO text and 0/1.
 const toDate = (v: Date | string | number | null): Date | null => (v === null ? null : v instanceof Date ? v : new Date(v))
 
 function accountFrom (r: KeyRow): AccountRecord {
@@ -63,7 +64,7 @@ export const NO_PRINCIPAL: Principal = { kind: 'none' }
 export class KeyResolver {
   private readonly publicDigests: string[]
 
-  constructor (private readonly db: Db, private readonly config: AppConfig, private readonly clock: Clock) {
+  constructor (private readonly reads: HotReads, private readonly config: AppConfig, private readonly clock: Clock) {
     this.publicDigests = config.publicTokens.map(sha256Hex)
   }
 
@@ -82,15 +83,13 @@ export class KeyResolver {
     // One joined query per request (no cache: a rotated or revoked key fails on the next request).
     // Prisma's `include` costs a second round trip and several times the time (scripts/bench/README.md).
     if (secret.startsWith('sk-')) {
-      const [key] = await this.db.$queryRaw<KeyRow[]>`SELECT k.id AS key_id, k.revoked_at AS key_revoked_at, ${ACCOUNT_COLUMNS}
-        FROM personal_keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ${digest}`
+      const [key] = await this.reads.select<KeyRow>(PERSONAL_KEY_SQL, [digest])
       if (!key || key.key_revoked_at) return { kind: 'bad' }
       const account = accountFrom(key)
       return { kind: 'personal', account, tier: effectiveTier(account, now), keyId: key.key_id }
     }
     if (secret.startsWith('scp-')) {
-      const [token] = await this.db.$queryRaw<Array<KeyRow & { key_expires_at: Date | string | null, key_tools: string }>>`SELECT k.id AS key_id, k.revoked_at AS key_revoked_at, k.expires_at AS key_expires_at, k.tools AS key_tools, ${ACCOUNT_COLUMNS}
-        FROM scoped_tokens k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ${digest}`
+      const [token] = await this.reads.select<KeyRow & { key_expires_at: Date | string | null, key_tools: string }>(SCOPED_TOKEN_SQL, [digest])
       if (!token || token.key_revoked_at) return { kind: 'bad' }
       const expires = toDate(token.key_expires_at)
       if (expires && expires.getTime() <= now.getTime()) return { kind: 'bad' }

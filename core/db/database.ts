@@ -6,6 +6,7 @@ import { PrismaPg } from '@prisma/adapter-pg'
 import { PrismaClient as SqliteClient } from './generated/sqlite/client.ts'
 import { PrismaClient as PostgresClient } from './generated/postgres/client.ts'
 import { migratePostgres, migrateSqlite } from './migrator.ts'
+import { prismaHotReads, sqliteHotReads, type HotReads } from './hot-reads.ts'
 import type { AppConfig } from '../config.ts'
 
 export type Db = InstanceType<typeof SqliteClient>
@@ -16,6 +17,8 @@ export interface Database {
   provider: AppConfig['databaseProvider']
   /** Migrations applied at this start. */
   applied: string[]
+  /** The per-request reads, around the query engine. */
+  hot: HotReads
   close (): Promise<void>
 }
 
@@ -26,11 +29,12 @@ export async function openDatabase (config: Pick<AppConfig, 'databaseProvider' |
     const adapter = new PrismaBetterSqlite3({ url: config.sqlitePath!, timeout: 10_000 })
     const prisma = new SqliteClient({ adapter })
     await prisma.$connect()
-    return { prisma, provider: 'sqlite', applied, close: () => prisma.$disconnect() }
+    const hot = sqliteHotReads(config.sqlitePath!)
+    return { prisma, provider: 'sqlite', applied, hot, close: async () => { hot.close(); await prisma.$disconnect() } }
   }
   const applied = await migratePostgres(config.databaseUrl)
   const adapter = new PrismaPg({ connectionString: config.databaseUrl, max: 20 })
   const prisma = new PostgresClient({ adapter }) as unknown as Db
   await prisma.$connect()
-  return { prisma, provider: 'postgresql', applied, close: () => prisma.$disconnect() }
+  return { prisma, provider: 'postgresql', applied, hot: prismaHotReads(prisma), close: () => prisma.$disconnect() }
 }

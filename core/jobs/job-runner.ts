@@ -11,7 +11,7 @@ import { HOUR_MS, type Clock } from '../clock.ts'
 import type { Db } from '../db/database.ts'
 import type { QuotaService } from '../quotas/quota-service.ts'
 import type { ToolRegistry, LoadedTool } from '../tools/registry.ts'
-import { BlockedTargetError, InputError, MissingCredentialError, ToolBlockedError, UpstreamError, type ArtifactRef, type ToolContext, type UpstreamConfig } from '../tools/contract.ts'
+import { BlockedTargetError, InputError, MissingCredentialError, ToolConfigError, ToolBlockedError, UpstreamError, type ArtifactRef, type ToolContext, type UpstreamConfig } from '../tools/contract.ts'
 import type { JobEvents } from './job-events.ts'
 import { jobStatusRecord, type JobRow, type LiveOverlay } from './job-view.ts'
 import type { NetFactory } from './net-factory.ts'
@@ -280,7 +280,8 @@ export class JobRunner {
   }
 }
 
-function upstreamConfig (tool: LoadedTool, config: AppConfig): UpstreamConfig {
+/** Upstream URLs, credentials (trimmed; blank = unset) and settings of one tool: the one reading jobs and tool endpoints share. */
+export function upstreamConfig (tool: LoadedTool, config: AppConfig): UpstreamConfig {
   const names = tool.config.credentials ?? {}
   const credential = (name: string) => {
     const variable = names[name]
@@ -311,7 +312,7 @@ function raceAbort<T> (work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 const isExpected = (err: unknown) =>
-  err instanceof ToolBlockedError || err instanceof UpstreamError || err instanceof MissingCredentialError || err instanceof InputError || err instanceof BlockedTargetError
+  err instanceof ToolBlockedError || err instanceof UpstreamError || err instanceof MissingCredentialError || err instanceof ToolConfigError || err instanceof InputError || err instanceof BlockedTargetError
 
 function classify (err: unknown, stopReason: StopReason | null, timeoutSeconds: number): Outcome {
   switch (stopReason) {
@@ -322,6 +323,7 @@ function classify (err: unknown, stopReason: StopReason | null, timeoutSeconds: 
   }
   if (err instanceof ToolBlockedError) return { kind: 'error', error: `The source refused the request: ${err.message}`, refund: true, blocked: true }
   if (err instanceof MissingCredentialError) return { kind: 'error', error: err.message, refund: true }
+  if (err instanceof ToolConfigError) return { kind: 'error', error: err.message, refund: true }
   if (err instanceof UpstreamError) return { kind: 'error', error: `The upstream failed: ${err.message}`, refund: true }
   if (err instanceof InputError) return { kind: 'error', error: err.message, refund: false }
   if (err instanceof BlockedTargetError) return { kind: 'error', error: err.message, refund: false }

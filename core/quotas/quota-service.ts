@@ -4,17 +4,24 @@
 import { secondsUntilNextUtcDay, secondsUntilNextUtcMonth, utcDay, utcMonth, type Clock } from '../clock.ts'
 import { tooManyRequests } from '../errors.ts'
 import type { Db } from '../db/database.ts'
+import type { HotReads } from '../db/hot-reads.ts'
 import { tierLimits, type TierName } from './tiers.ts'
 
 export interface Usage { calls_today: number, calls_this_month: number, records_today: number, jobs_running: number }
 /** What a charge took, so a refund gives back to the same day and month even after midnight. */
 export interface Charge { accountId: string, day: string, month: string }
 
+const USAGE_SQL = `SELECT
+  (SELECT calls FROM usage_counters WHERE account_id = ? AND period = ?) AS calls_today,
+  (SELECT calls FROM usage_counters WHERE account_id = ? AND period = ?) AS calls_this_month,
+  (SELECT records FROM usage_counters WHERE account_id = ? AND period = ?) AS records_today,
+  (SELECT count(*) FROM jobs WHERE account_id = ? AND status = 'running') AS jobs_running`
+
 const dayPeriod = (d: Date) => `d:${utcDay(d)}`
 const monthPeriod = (d: Date) => `m:${utcMonth(d)}`
 
 export class QuotaService {
-  constructor (private readonly db: Db, private readonly clock: Clock) {}
+  constructor (private readonly db: Db, private readonly clock: Clock, private readonly reads: HotReads) {}
 
   private async ensureRows (accountId: string, periods: string[]): Promise<void> {
     for (const period of periods) {
@@ -69,11 +76,7 @@ export class QuotaService {
     const day = dayPeriod(now)
     const month = monthPeriod(now)
     // One round trip instead of two typed queries (the me endpoint is the hot read path).
-    const [row] = await this.db.$queryRaw<Array<Record<'calls_today' | 'calls_this_month' | 'records_today' | 'jobs_running', number | bigint | null>>>`SELECT
-      (SELECT calls FROM usage_counters WHERE account_id = ${accountId} AND period = ${day}) AS calls_today,
-      (SELECT calls FROM usage_counters WHERE account_id = ${accountId} AND period = ${month}) AS calls_this_month,
-      (SELECT records FROM usage_counters WHERE account_id = ${accountId} AND period = ${day}) AS records_today,
-      (SELECT count(*) FROM jobs WHERE account_id = ${accountId} AND status = 'running') AS jobs_running`
+    const [row] = await this.reads.select<Record<'calls_today' | 'calls_this_month' | 'records_today' | 'jobs_running', number | bigint | null>>(USAGE_SQL, [accountId, day, accountId, month, accountId, day, accountId])
     const n = (v: number | bigint | null | undefined) => Number(v ?? 0)
     return { calls_today: n(row?.calls_today), calls_this_month: n(row?.calls_this_month), records_today: n(row?.records_today), jobs_running: n(row?.jobs_running) }
   }

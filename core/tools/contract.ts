@@ -76,6 +76,11 @@ export class MissingCredentialError extends Error {
   }
 }
 
+/** The operator's tools.config.json settings for this tool are wrong: job ends in error naming the setting, refunded. */
+export class ToolConfigError extends Error {
+  constructor (message: string) { super(`Server configuration error: ${message}`); this.name = 'ToolConfigError' }
+}
+
 /** The caller's input cannot be served (e.g. a URL that is not a video): job ends in error, not refunded. */
 export class InputError extends Error {
   constructor (message: string) { super(message); this.name = 'InputError' }

@@ -2,6 +2,7 @@
 // served from the plugin's per-app state.
 import type { FastifyInstance } from 'fastify'
 import { requireAnyKey } from '../auth/guards.ts'
+import { upstreamConfig } from '../jobs/job-runner.ts'
 
 export default async function toolEndpointRoutes (app: FastifyInstance): Promise<void> {
   const { registry, config } = app.services
@@ -9,14 +10,7 @@ export default async function toolEndpointRoutes (app: FastifyInstance): Promise
     for (const endpoint of tool.declaration.endpoints ?? []) {
       app.get(endpoint.path, async (req) => {
         if (endpoint.auth === 'key') requireAnyKey(req.principal)
-        const upstream = {
-          urls: tool.config.upstream ?? {},
-          credentialNames: tool.config.credentials ?? {},
-          credential: (name: string) => { const v = tool.config.credentials?.[name]; return v ? config.env[v] || undefined : undefined },
-          requireCredential: () => { throw new Error('not available on endpoints') },
-          settings: tool.config.settings ?? {},
-        }
-        return endpoint.handle({ state: tool.state, query: req.query as Record<string, string>, upstream, proxyConfigured: Boolean(config.proxyUrl) })
+        return endpoint.handle({ state: tool.state, query: req.query as Record<string, string>, upstream: upstreamConfig(tool, config), proxyConfigured: Boolean(config.proxyUrl) })
       })
     }
   }

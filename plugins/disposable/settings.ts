@@ -1,6 +1,7 @@
 // The operator's settings for the disposable check (tools.config.json, the
 // `settings` of the `disposable` entry), with defaults. A setting of the wrong
 // type fails the job with a message naming it rather than being ignored.
+import { ToolConfigError } from '../../core/tools/contract.ts'
 
 export interface DisposableSettings {
   /** Domains never reported disposable (unless denied), with their subdomains. */
@@ -25,7 +26,7 @@ export const DEFAULT_DISPOSABLE_SETTINGS: Readonly<DisposableSettings> = Object.
 })
 
 function fail (message: string): never {
-  throw new Error(`tools.config.json, disposable settings: ${message}`)
+  throw new ToolConfigError(`tools.config.json, disposable settings: ${message}`)
 }
 
 function strings (raw: Readonly<Record<string, unknown>>, key: keyof DisposableSettings): string[] {

@@ -3,6 +3,7 @@
 // A setting of the wrong type is an operator error: it fails the job with a
 // message that names the setting instead of being silently ignored.
 import { hostname } from 'node:os'
+import { ToolConfigError } from '../../core/tools/contract.ts'
 
 export interface EmailSettings {
   /** DNS servers ("ip" or "ip:port"); empty means the system's resolvers. */
@@ -50,7 +51,7 @@ export function defaultEmailSettings (): EmailSettings {
   }
 }
 
-export class SettingsError extends Error {
+export class SettingsError extends ToolConfigError {
   constructor (message: string) { super(`tools.config.json, email settings: ${message}`); this.name = 'SettingsError' }
 }
 

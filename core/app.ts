@@ -75,7 +75,15 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
     reply.code(404).send({ detail: `No route ${req.method} ${req.url.split('?')[0]}.` })
   })
 
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 } })
+  await app.register(websocket, {
+    options: { maxPayload: 64 * 1024 },
+    // On shutdown, progress sockets are cut at once: a client that never answers
+    // the close handshake would otherwise hold the shutdown for ws's 30 s.
+    preClose (done) {
+      for (const client of this.websocketServer.clients) client.terminate()
+      this.websocketServer.close(() => done())
+    },
+  })
   await app.register(authPlugin)
   await app.register(openapiPlugin)
   await app.register(healthRoutes)

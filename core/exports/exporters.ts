@@ -2,7 +2,6 @@
 // sheet `results`), JSON (an array) and JSONL. Rows are read in batches and
 // written as they come, so memory stays flat whatever the job's size.
 import { PassThrough, Readable } from 'node:stream'
-import ExcelJS from 'exceljs'
 
 export type ExportFormat = 'csv' | 'xlsx' | 'json' | 'jsonl'
 export const EXPORT_FORMATS: ExportFormat[] = ['csv', 'xlsx', 'json', 'jsonl']
@@ -56,9 +55,11 @@ const XLSX_CELL_MAX = 32_767
 
 function xlsxStream (rows: AsyncIterable<Record<string, unknown>>, columns: string[]): Readable {
   const out = new PassThrough()
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false })
-  const sheet = workbook.addWorksheet('results')
   ;(async () => {
+    // exceljs is loaded on the first XLSX export only.
+    const { default: ExcelJS } = await import('exceljs')
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false })
+    const sheet = workbook.addWorksheet('results')
     sheet.addRow(columns).commit()
     for await (const row of rows) {
       sheet.addRow(columns.map(c => {

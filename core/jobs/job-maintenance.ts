@@ -69,9 +69,11 @@ export class JobMaintenance {
     let reaped = 0
     for (const job of stale) {
       if (runner.live.has(job.id)) continue
+      // The dead worker's last heartbeat may predate its last rows: count what was stored.
+      const records = await db.resultRow.count({ where: { jobId: job.id } })
       const { count } = await db.job.updateMany({
         where: { id: job.id, status: 'running' },
-        data: { status: 'error', stage: 'error', error: 'The job was interrupted (the server stopped while it ran); the call was refunded. Start it again.', refunded: true, finishedAt: now, expiresAt: new Date(now.getTime() + job.retentionHours * 3_600_000), heartbeatAt: null },
+        data: { records, status: 'error', stage: 'error', error: 'The job was interrupted (the server stopped while it ran); the call was refunded. Start it again.', refunded: true, finishedAt: now, expiresAt: new Date(now.getTime() + job.retentionHours * 3_600_000), heartbeatAt: null },
       })
       if (count > 0) {
         await quotas.refund(quotas.chargeAt(job.accountId, job.createdAt))

@@ -153,7 +153,16 @@ export class JobRunner {
       lastEmit = t
       events.emit(job.id, { type: 'progress', job_id: job.id, status: 'running', records: live.records, stage: live.stage })
     }
-    const flush = () => db.job.update({ where: { id: job.id }, data: { stage: live.stage, records: live.records, heartbeatAt: clock(), columns: JSON.stringify(columns) } })
+    // Rows are written as they come (a crash loses none); the job's counters, stage
+    // and the account's records_today follow on the heartbeat and at the end, so a
+    // push costs one insert. Readers in this process see the live figures.
+    let unflushedRecords = 0
+    const flush = async () => {
+      const records = unflushedRecords
+      unflushedRecords = 0
+      await db.job.update({ where: { id: job.id }, data: { stage: live.stage, records: live.records, heartbeatAt: clock(), columns: JSON.stringify(columns) } })
+      if (records > 0) await quotas.addRecords(job.accountId, records)
+    }
     const heartbeat = setInterval(() => { flush().catch(err => log.warn({ err }, 'heartbeat failed')) }, heartbeatMs)
 
     const push = (rows: Record<string, unknown>[]): Promise<number> => {
@@ -173,8 +182,7 @@ export class JobRunner {
           const start = live.records
           await db.resultRow.createMany({ data: kept.map((row, i) => ({ jobId: job.id, seq: start + i, data: JSON.stringify(row) })) })
           live.records += kept.length
-          await flush()
-          await quotas.addRecords(job.accountId, kept.length)
+          unflushedRecords += kept.length
           emitProgress(true)
         }
         if (live.records >= job.maxRecords) {
@@ -228,6 +236,7 @@ export class JobRunner {
       clearInterval(heartbeat)
       await http.close().catch(() => {})
     }
+    await flush().catch(err => log.warn({ err }, 'final flush failed'))
     if (outcome.kind === 'done' && live.records === 0 && !warning) warning = 'The run finished without results.'
     await db.job.update({ where: { id: job.id }, data: { warning, summary: Object.keys(summary).length ? JSON.stringify(summary) : null, columns: JSON.stringify(columns) } })
     return outcome

@@ -1,6 +1,6 @@
 // Builds the guarded network pieces a job gets (core/net), bound to the job's
 // abort signal and the operator's proxy, user agent and private-target policy.
-import { LogLevel } from 'crawlee'
+import type { LogLevel } from 'crawlee'
 import type { AppConfig } from '../config.ts'
 import type { CrawlerFactory, NetworkPolicy } from '../tools/contract.ts'
 import { createNetworkPolicy } from '../net/network-policy.ts'
@@ -21,6 +21,6 @@ export function createNetFactory (config: AppConfig): NetFactory {
     policy: () => policy,
     http: (signal?: AbortSignal) => createHttpClient({ ...common, signal }),
     // Crawlee's own log lines would break the JSON log stream; plugins report failures through ctx.log.
-    crawlers: (signal: AbortSignal) => createCrawlerFactory({ ...common, signal, logLevel: LogLevel.OFF }),
+    crawlers: (signal: AbortSignal) => createCrawlerFactory({ ...common, signal, logLevel: 0 as LogLevel /* OFF */ }),
   }
 }

@@ -20,7 +20,8 @@
 // connection (ALPN probe, no HTTP request sent) with the system resolver,
 // outside our lookup. The host was resolved and checked just before, so only
 // a DNS answer changing in between could aim that handshake elsewhere.
-import { CheerioCrawler, Configuration, Log, LogLevel, MemoryStorage, ProxyConfiguration, type CheerioCrawlerOptions, type CheerioCrawlingContext } from 'crawlee'
+import { createRequire } from 'node:module'
+import type { CheerioCrawler, Configuration, LogLevel, CheerioCrawlerOptions, CheerioCrawlingContext } from 'crawlee'
 import { BlockedTargetError, InputError, type CrawlerFactory } from '../tools/contract.ts'
 import { pinnedLookup, systemLookup, urlPort, vetTarget, type HostLookup, type ResolvedAddress, type TargetPolicy } from './network-policy.ts'
 import { unbracketHost } from './ip-ranges.ts'
@@ -43,23 +44,36 @@ type HttpHook = NonNullable<CheerioCrawlerOptions['preNavigationHooks']>[number]
 type GotOptions = Parameters<HttpHook>[1]
 type RunArguments = Parameters<CheerioCrawler['run']>
 
-/** A CheerioCrawler whose run() stops when the job's signal fires, and then rejects with its reason. */
-class SignalBoundCheerioCrawler extends CheerioCrawler {
-  constructor (options: CheerioCrawlerOptions, config: Configuration, private readonly jobSignal: AbortSignal) {
-    super(options, config)
-  }
+// Crawlee (about 100 MB of resident memory) loads on the first crawler, not at
+// boot: processes that never crawl (exports, API-only) stay small. Its CommonJS
+// build is the one required; nothing else in the service imports crawlee.
+type CrawleeModule = typeof import('crawlee')
+let crawleeModule: CrawleeModule | null = null
+let signalBoundClass: ReturnType<typeof defineSignalBoundCrawler> | null = null
+function crawlee (): CrawleeModule {
+  crawleeModule ??= createRequire(import.meta.url)('crawlee') as CrawleeModule
+  return crawleeModule
+}
 
-  override async run (...args: RunArguments): ReturnType<CheerioCrawler['run']> {
-    this.jobSignal.throwIfAborted()
-    // abort() drops the queue and resolves run(); run() then tears the crawler down itself.
-    const stop = (): void => { void this.autoscaledPool?.abort() }
-    this.jobSignal.addEventListener('abort', stop, { once: true })
-    try {
-      const statistics = await super.run(...args)
+function defineSignalBoundCrawler (base: CrawleeModule['CheerioCrawler']) {
+  /** A CheerioCrawler whose run() stops when the job's signal fires, and then rejects with its reason. */
+  return class SignalBoundCheerioCrawler extends base {
+    constructor (options: CheerioCrawlerOptions, config: Configuration, private readonly jobSignal: AbortSignal) {
+      super(options, config)
+    }
+
+    override async run (...args: RunArguments): ReturnType<CheerioCrawler['run']> {
       this.jobSignal.throwIfAborted()
-      return statistics
-    } finally {
-      this.jobSignal.removeEventListener('abort', stop)
+      // abort() drops the queue and resolves run(); run() then tears the crawler down itself.
+      const stop = (): void => { void this.autoscaledPool?.abort() }
+      this.jobSignal.addEventListener('abort', stop, { once: true })
+      try {
+        const statistics = await super.run(...args)
+        this.jobSignal.throwIfAborted()
+        return statistics
+      } finally {
+        this.jobSignal.removeEventListener('abort', stop)
+      }
     }
   }
 }
@@ -67,7 +81,8 @@ class SignalBoundCheerioCrawler extends CheerioCrawler {
 export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFactory {
   const { policy, userAgent, proxyUrl, signal } = options
   const lookup = options.lookup ?? systemLookup
-  const logLevel = options.logLevel ?? LogLevel.WARNING
+  // Crawlee's LogLevel.WARNING: crawlee is chatty at INFO.
+  const logLevel = options.logLevel ?? (3 as LogLevel)
 
   return {
     cheerio (crawlerOptions) {
@@ -131,11 +146,13 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
       }
 
       // A fresh configuration and memory storage per crawler: parallel jobs never share queues.
+      const { Configuration, MemoryStorage, Log, ProxyConfiguration, CheerioCrawler } = crawlee()
+      signalBoundClass ??= defineSignalBoundCrawler(CheerioCrawler)
       const config = new Configuration({
         persistStorage: false,
         storageClient: new MemoryStorage({ persistStorage: false, writeMetadata: false }),
       })
-      return new SignalBoundCheerioCrawler({
+      return new signalBoundClass({
         log: new Log({ level: logLevel, prefix: 'CheerioCrawler' }),
         ...crawlerOptions,
         proxyConfiguration: proxyUrl ? new ProxyConfiguration({ proxyUrls: [proxyUrl] }) : crawlerOptions.proxyConfiguration,

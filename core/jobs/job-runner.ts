@@ -2,6 +2,7 @@
 // abort signal (cancel, timeout, per-run cap, shutdown), stores rows as they
 // arrive, and records exactly one outcome, refunding when the caller was not
 // at fault. See core/jobs/README.md for the outcome table.
+import { setMaxListeners } from 'node:events'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
@@ -77,7 +78,11 @@ export class JobRunner {
     const job = await db.job.findUniqueOrThrow({ where: { id: jobId } })
     const tool = registry.get(job.tool)
     let resolveDone!: () => void
-    const live: LiveJob = { controller: new AbortController(), stopReason: null, stage: 'starting', records: 0, done: new Promise(resolve => { resolveDone = resolve }) }
+    const controller = new AbortController()
+    // Every in-flight request, SMTP session and crawler of the job listens on this
+    // one signal; Node's default of 10 listeners would warn on any busy job.
+    setMaxListeners(0, controller.signal)
+    const live: LiveJob = { controller, stopReason: null, stage: 'starting', records: 0, done: new Promise(resolve => { resolveDone = resolve }) }
     this.live.set(jobId, live)
     try {
       const outcome = tool ? await this.runTool(job, tool, live) : { kind: 'error' as const, error: `The tool '${job.tool}' is no longer enabled on this server.`, refund: true }

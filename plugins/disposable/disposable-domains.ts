@@ -2,47 +2,11 @@
 // (disposable-email-domains), subdomains of listed names, the operator's
 // allow and deny lists, and the MX hosts of known disposable providers.
 // Precedence: deny > allow > list > MX (see README.md).
-import { createRequire } from 'node:module'
 import { domainToASCII } from 'node:url'
+import { LIST_PACKAGE, loadDisposableList, type DisposableList } from '../../core/extract/disposable-list.ts'
 import { KNOWN_DISPOSABLE_MX_HOSTS } from './known-mx-hosts.ts'
 
-const require = createRequire(import.meta.url)
-
-/** The npm package the list comes from (its README: ivolo/disposable-email-domains). */
-export const LIST_PACKAGE = 'disposable-email-domains'
-
-export interface DisposableList {
-  /** index.json: disposable domains (and, by our rule, their subdomains). */
-  domains: ReadonlySet<string>
-  /** wildcard.json: names whose every subdomain is disposable. */
-  wildcards: ReadonlySet<string>
-}
-
-function asciiSet (names: readonly string[]): Set<string> {
-  const set = new Set<string>()
-  for (const name of names) {
-    const lower = name.trim().toLowerCase()
-    if (!lower) continue
-    set.add(lower)
-    // A dozen entries are written in Unicode; inputs are compared as A-labels.
-    const ascii = domainToASCII(lower)
-    if (ascii) set.add(ascii)
-  }
-  return set
-}
-
-// The package is static read-only data (about 120k names): it is turned into
-// Sets once per process on first use, not at import, so loading the plugin
-// stays cheap. Nothing mutable is shared between apps.
-let packageList: DisposableList | null = null
-
-export function loadDisposableList (): DisposableList {
-  packageList ??= {
-    domains: asciiSet(require(LIST_PACKAGE) as string[]),
-    wildcards: asciiSet(require(`${LIST_PACKAGE}/wildcard.json`) as string[]),
-  }
-  return packageList
-}
+export { LIST_PACKAGE, loadDisposableList, type DisposableList }
 
 // ---------------------------------------------------------------- inputs
 

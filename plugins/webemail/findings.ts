@@ -2,7 +2,8 @@
 // Website e-mail result of the spec. No I/O here; run.ts feeds it pages.
 import { extract } from '../../core/tools/contract.ts'
 
-export interface SiteFindings {
+// A type alias (not an interface) so a row is assignable to the contract's Record<string, unknown>.
+export type SiteFindings = {
   website: string
   domain: string
   pages_scanned: number

@@ -16,7 +16,7 @@ const cases = [
 
 if (!existsSync(CAPTURES)) {
   t.comment(`captures folder absent (${CAPTURES}): the capture crawl tests are skipped`)
-  t.skip('captures folder absent')
+  t.test('crawling the captured pages', { skip: `captures folder absent: ${CAPTURES}` }, async () => {})
 } else {
   for (const c of cases) {
     t.test(`crawling ${c.file} finds ${c.expect}`, async t => {

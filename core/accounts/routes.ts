@@ -5,7 +5,7 @@ import { presentedKey } from '../auth/auth-plugin.ts'
 import { requireAccount } from '../auth/guards.ts'
 import { badRequest } from '../errors.ts'
 import { tierLimits } from '../quotas/tiers.ts'
-import { LoginBody, MintTokenBody, SignupBody, TokenParams, UpdateBody } from './schemas.ts'
+import { LoginBody, MeResponse, MintTokenBody, SignupBody, TokenParams, UpdateBody } from './schemas.ts'
 
 export default async function accountRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
@@ -21,7 +21,7 @@ export default async function accountRoutes (fastify: FastifyInstance): Promise<
     return { status: 'success', api_key: apiKey, user }
   })
 
-  app.get('/api/auth/me', async (req) => {
+  app.get('/api/auth/me', { schema: { response: { 200: MeResponse } } }, async (req) => {
     const p = req.principal
     if (p.kind === 'guest') {
       return { user: null, tier: 'guest', limits: { ...tierLimits('guest'), rate_limit_per_minute: config.rateLimitPerMinute }, usage: null }

@@ -25,3 +25,34 @@ export const MintTokenBody = Type.Object({
 })
 
 export const TokenParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
+
+// The `me` answer: a response schema lets fastify serialise it with a compiled
+// serialiser (this endpoint is polled by dashboards and agents).
+const UserView = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  name: Type.String(),
+  tier: Type.String(),
+  pro_eligible: Type.Boolean(),
+  pro_expires_at: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  api_key: Type.Optional(Type.String()),
+})
+
+export const MeResponse = Type.Object({
+  user: Type.Union([UserView, Type.Null()]),
+  tier: Type.String(),
+  limits: Type.Object({
+    max_records_per_run: Type.Integer(),
+    calls_per_day: Type.Integer(),
+    calls_per_month: Type.Integer(),
+    retention_hours: Type.Integer(),
+    rate_limit_per_minute: Type.Integer(),
+  }),
+  usage: Type.Union([Type.Object({
+    calls_today: Type.Integer(),
+    calls_this_month: Type.Integer(),
+    records_today: Type.Integer(),
+    jobs_running: Type.Integer(),
+  }), Type.Null()]),
+})

@@ -201,6 +201,7 @@ export function defineTool<Input extends TSchema, Row extends TSchema> (declarat
 }
 
 // ---------------------------------------------------------------- shared parsing
-
-/** Pure extraction helpers shared by plugins (e-mails, phones, socials, readable pages). */
-export * as extract from '../extract/index.ts'
+// Pure extraction helpers shared by plugins (e-mails, phones, socials, readable
+// pages) live in core/extract/index.ts; plugins import them from there. They are
+// not re-exported here: the kernel imports this module, and the helpers' DOM and
+// phone-metadata libraries should load only with the tools that use them.

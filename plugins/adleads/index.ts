@@ -1,7 +1,6 @@
 // Tool `adleads` / agent `ad_library_lead_finder`: local businesses from a maps
 // search, each checked for Meta and Google ads (the maps, fbads and gads tools).
 import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
-import { runAdleads } from './run.ts'
 
 const Nullable = <T extends TSchema>(schema: T, options: Record<string, unknown> = {}) => Type.Union([schema, Type.Null()], options)
 
@@ -53,5 +52,6 @@ export default defineTool({
   ],
   pollSeconds: 5,
   timeoutSeconds: 1800,
-  run: runAdleads,
+  // The run module (and its parsing libraries) loads with the first job, not at boot.
+  run: async (ctx) => (await import('./run.ts')).runAdleads(ctx),
 })

@@ -5,7 +5,6 @@ import { defineTool, InputError } from '../../core/tools/contract.ts'
 import { EmailInput, EmailRow, MAX_ADDRESSES } from './schema.ts'
 import { readEmailSettings } from './settings.ts'
 import { createResolver } from './dns.ts'
-import { verifyEmails } from './verify.ts'
 
 const DESCRIPTION = `Verifies e-mail addresses without sending mail. For each address it checks the syntax (RFC 5321/5322, IDN domains), looks up the domain's mail servers (MX, falling back to A/AAAA; a null MX or a missing domain means undeliverable), then asks the best mail server over SMTP whether it would accept the recipient (EHLO, MAIL FROM, RCPT TO; never DATA), and probes a random address on the same domain to detect catch-all servers.
 
@@ -49,6 +48,8 @@ export default defineTool({
     const settings = readEmailSettings(ctx.upstream.settings)
     const resolver = createResolver({ servers: settings.dns_servers, timeoutMs: settings.dns_timeout_ms, tries: settings.dns_tries, signal: ctx.signal })
     ctx.stage(`Checking ${addresses.length} address${addresses.length === 1 ? '' : 'es'}`)
+    // The verifier (and the shared e-mail parser it uses) loads with the first job, not at boot.
+    const { verifyEmails } = await import('./verify.ts')
     await verifyEmails(addresses, {
       settings,
       resolver,

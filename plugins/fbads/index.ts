@@ -1,6 +1,5 @@
 // Tool `fbads` / agent `socialA_ads_scrape`: ads from the Meta Ad Library API.
 import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
-import { runFbads } from './run.ts'
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 const Range = Nullable(Type.Object({ lower: Nullable(Type.Number()), upper: Nullable(Type.Number()) }))
@@ -55,5 +54,6 @@ export default defineTool({
     { task: 'list every ad of an advertiser page in Germany and France', args: { search_page_ids: ['48034275355'], ad_reached_countries: ['DE', 'FR'], ad_active_status: 'ALL', ad_type: 'ALL', search_type: 'KEYWORD_UNORDERED', max_results: 100 } },
   ],
   pollSeconds: 2,
-  run: runFbads,
+  // The run module (and its parsing libraries) loads with the first job, not at boot.
+  run: async (ctx) => (await import('./run.ts')).runFbads(ctx),
 })

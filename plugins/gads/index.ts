@@ -1,7 +1,6 @@
 // Tool `gads` / agent `ads_transparency`: is an advertiser running Google ads,
 // from the public Google Ads Transparency Center.
 import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
-import { runGads } from './run.ts'
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -49,5 +48,6 @@ export default defineTool({
     { task: 'how many Google ads does an advertiser run in the UK and Germany', args: { advertiser: 'Acme Coffee Roasters', regions: ['GB', 'DE'], max_results: 3, max_creatives: 40 } },
   ],
   pollSeconds: 2,
-  run: runGads,
+  // The run module (and its parsing libraries) loads with the first job, not at boot.
+  run: async (ctx) => (await import('./run.ts')).runGads(ctx),
 })

@@ -3,7 +3,6 @@
 // SerpApi google_maps, Google Places Text Search (each when its key is set),
 // then keyless OpenStreetMap (Nominatim + Overpass). See README.md.
 import { defineTool } from '../../core/tools/contract.ts'
-import { runMaps } from './run.ts'
 import { mapsInput, mapsRow } from './schema.ts'
 import { createMapsState } from './state.ts'
 
@@ -28,5 +27,6 @@ export default defineTool({
   ],
   pollSeconds: 3,
   createState: createMapsState,
-  run: runMaps,
+  // The run module (and its parsing libraries) loads with the first job, not at boot.
+  run: async (ctx) => (await import('./run.ts')).runMaps(ctx),
 })

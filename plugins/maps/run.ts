@@ -3,7 +3,8 @@
 // listings; with deep_scan each listing's website goes through the webemail
 // tool inside this job. A source that fails before any row falls through to
 // the next; the last failure ends the job (blocked when it refused).
-import { InputError, MissingCredentialError, extract } from '../../core/tools/contract.ts'
+import { InputError, MissingCredentialError } from '../../core/tools/contract.ts'
+import * as extract from '../../core/extract/index.ts'
 import type { MapsListing, SourceName } from './extract.ts'
 import { splitPrompt } from './prompt.ts'
 import type { MapsRow } from './schema.ts'

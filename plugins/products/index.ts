@@ -1,7 +1,6 @@
 // Tool `products` / agent `product_scrape`: an online store's catalogue, from
 // Shopify's /products.json, the WooCommerce Store API, or schema.org JSON-LD.
 import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
-import { runProducts } from './run.ts'
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -72,5 +71,6 @@ export default defineTool({
     { task: 'get the variants and stock of a Shopify shop', args: { url: 'example-store.myshopify.com', platform: 'shopify', max_results: 250, max_pages: 50 } },
   ],
   pollSeconds: 3,
-  run: runProducts,
+  // The run module (and its parsing libraries) loads with the first job, not at boot.
+  run: async (ctx) => (await import('./run.ts')).runProducts(ctx),
 })

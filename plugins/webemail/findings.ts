@@ -1,6 +1,6 @@
 // Pure: what one crawled page contributes, and how pages add up to the
 // Website e-mail result of the spec. No I/O here; run.ts feeds it pages.
-import { extract } from '../../core/tools/contract.ts'
+import * as extract from '../../core/extract/index.ts'
 
 // A type alias (not an interface) so a row is assignable to the contract's Record<string, unknown>.
 export type SiteFindings = {

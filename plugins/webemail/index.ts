@@ -1,7 +1,6 @@
 // Tool `webemail` / agent `website_email_find`: public e-mails, phones and
 // social links of one site (or a list of sites), from a same-site crawl.
 import { defineTool, Type } from '../../core/tools/contract.ts'
-import { runWebemail } from './run.ts'
 
 const Social = Type.Object({ platform: Type.String(), url: Type.String(), host: Type.String() })
 
@@ -33,5 +32,6 @@ export default defineTool({
     { task: 'get phone numbers and social media links from a site', args: { website: 'https://example.org', max_pages: 10, include_phones: true, include_socials: true } },
   ],
   pollSeconds: 2,
-  run: runWebemail,
+  // The run module (and its parsing libraries) loads with the first job, not at boot.
+  run: async (ctx) => (await import('./run.ts')).runWebemail(ctx),
 })

@@ -3,10 +3,8 @@
 // kernel calls `createState` once per app, hands the EngineHealth to every run
 // as ctx.state, and serves GET /api/search/status from it (`endpoints`).
 import { Type, defineTool } from '../../core/tools/contract.ts'
-import { extractPage } from '../../core/extract/page.ts'
 import { ENGINE_CHOICES } from './engine-catalog.ts'
 import { EngineHealth, createEngineHealth } from './engine-health.ts'
-import { createWebsearchRun } from './run.ts'
 import { MAX_URLS, websearchInput, websearchRow } from './schema.ts'
 
 const agentQuery = Type.String({ minLength: 1, maxLength: 2048, description: 'The search query, as you would type it into a search engine. Quotes and site: work.' })
@@ -15,7 +13,15 @@ const agentEngine = Type.Optional(Type.Enum(ENGINE_CHOICES, { type: 'string', de
 const agentCountry = Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter country for local results, e.g. us, gb, de.' }))
 const agentLanguage = Type.Optional(Type.String({ pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$', description: 'Result language, e.g. en, de, fr.' }))
 
-const run = createWebsearchRun({ extractPage })
+// The run module and the page extractor (a DOM library) load with the first job, not at boot.
+let run: ((ctx: Parameters<ReturnType<typeof import('./run.ts')['createWebsearchRun']>>[0]) => Promise<void>) | undefined
+async function loadRun () {
+  if (!run) {
+    const [{ createWebsearchRun }, { extractPage }] = await Promise.all([import('./run.ts'), import('../../core/extract/page.ts')])
+    run = createWebsearchRun({ extractPage })
+  }
+  return run
+}
 
 const declaration = defineTool({
   key: 'websearch',
@@ -97,7 +103,7 @@ const declaration = defineTool({
       },
     },
   ],
-  run,
+  run: async (ctx) => (await loadRun())(ctx as never),
 })
 
 export default declaration

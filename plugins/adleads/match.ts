@@ -3,21 +3,8 @@
 
 type Json = Record<string, unknown>
 
-const SUFFIXES = new Set(['llc', 'inc', 'ltd', 'limited', 'gmbh', 'co', 'corp', 'corporation', 'company', 'plc', 'sa', 'srl', 'bv', 'ag', 'pty', 'the', 'and'])
-
-export function nameTokens (name: string): string[] {
-  return name.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/&/g, ' and ').replace(/['’]/g, '')
-    .split(/[^a-z0-9]+/).filter(t => t && !SUFFIXES.has(t))
-}
-
-/** The same business: every word of the shorter name (legal suffixes aside) is in the longer one, or the names match with spaces removed. */
-export function namesMatch (a: string, b: string): boolean {
-  const ta = nameTokens(a); const tb = nameTokens(b)
-  if (!ta.length || !tb.length) return false
-  const [short, long] = ta.length <= tb.length ? [ta, tb] : [tb, ta]
-  const longSet = new Set(long)
-  return short.every(t => longSet.has(t)) || short.join('') === long.join('')
-}
+import { namesMatch } from '../../core/extract/business-names.ts'
+export { nameTokens, namesMatch } from '../../core/extract/business-names.ts'
 
 /** example.com from a listing's website, or null. */
 export function domainOf (website: unknown): string | null {

@@ -154,22 +154,7 @@ export function parseCreatives (body: unknown): { creatives: Creative[], nextPag
 
 // ---------------------------------------------------------------- matching
 
-const SUFFIXES = new Set(['llc', 'inc', 'ltd', 'limited', 'gmbh', 'co', 'corp', 'corporation', 'company', 'plc', 'sa', 'srl', 'bv', 'ag', 'pty', 'the', 'and'])
-
-export function nameTokens (name: string): string[] {
-  return name.toLowerCase().normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/&/g, ' and ').replace(/['’]/g, '')
-    .split(/[^a-z0-9]+/).filter(t => t && !SUFFIXES.has(t))
-}
-
-/** The same advertiser: every word of the shorter name (legal suffixes aside) is in the longer one. */
-export function namesMatch (a: string, b: string): boolean {
-  const ta = nameTokens(a); const tb = nameTokens(b)
-  if (!ta.length || !tb.length) return false
-  const [short, long] = ta.length <= tb.length ? [ta, tb] : [tb, ta]
-  const longSet = new Set(long)
-  if (short.every(t => longSet.has(t))) return true
-  return short.join('') === long.join('')
-}
+export { nameTokens, namesMatch } from '../../core/extract/business-names.ts'
 
 /** example.com from "https://www.example.com/path" or "www.example.com". */
 export function bareDomain (input: string): string | null {

@@ -5,18 +5,9 @@
 // bad URL never ends the job.
 import type { HttpClient } from '../../core/tools/contract.ts'
 
-/** What core/extract/page.ts `extractPage` returns (kept structural so this file does not load it). */
-export interface ExtractedPage {
-  title: string | null
-  meta_description: string | null
-  canonical: string | null
-  language: string | null
-  headings: { h1: string[], h2: string[], h3: string[] }
-  text: string
-  excerpt: string | null
-  byline: string | null
-  word_count: number
-}
+// A type-only import: this file must not load the DOM library at boot.
+import type { PageContent as ExtractedPage } from '../../core/extract/page.ts'
+export type { ExtractedPage }
 export type PageExtractor = (html: string, url: string) => ExtractedPage
 
 export interface ScrapedPage {

@@ -1,7 +1,7 @@
 // buildApp(options): the container, the kernel plugins, the tools and the
 // routes, ready for `inject` or `listen`. It never listens itself.
 import { dirname } from 'node:path'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import type { DestinationStream } from 'pino'
 import './fastify-types.ts'
@@ -56,6 +56,12 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
+    // Errors fastify raises before routing (a malformed URL escape, a bad
+    // content-type header) skip the error handler; they still answer {detail}.
+    frameworkErrors: (error, _req, reply: FastifyReply) => {
+      const status = (error as { statusCode?: number }).statusCode ?? 400
+      reply.code(status >= 400 && status < 500 ? status : 400).send({ detail: error.code === 'FST_ERR_BAD_URL' ? 'The URL is malformed (a bad percent-escape).' : error.message })
+    },
   })
   app.setValidatorCompiler(TypeBoxValidatorCompiler)
   // A getter: fastify would probe a plain object for `getter`/`setter`, which a strict cradle refuses.

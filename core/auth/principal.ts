@@ -9,7 +9,7 @@ import { effectiveTier, type TierName } from '../quotas/tiers.ts'
 
 const ACCOUNT_COLUMNS = 'a.id, a.email, a.name, a.tier, a.pro_eligible, a.pro_claimed_at, a.pro_expires_at, a.created_at'
 const PERSONAL_KEY_SQL = `SELECT k.id AS key_id, k.revoked_at AS key_revoked_at, ${ACCOUNT_COLUMNS} FROM personal_keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ?`
-const SCOPED_TOKEN_SQL = `SELECT k.id AS key_id, k.revoked_at AS key_revoked_at, k.expires_at AS key_expires_at, k.tools AS key_tools, ${ACCOUNT_COLUMNS} FROM scoped_tokens k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ?`
+const SCOPED_TOKEN_SQL = `SELECT k.id AS key_id, k.revoked_at AS key_revoked_at, k.expires_at AS key_expires_at, k.tools AS key_tools, k.last_used_at AS key_last_used_at, ${ACCOUNT_COLUMNS} FROM scoped_tokens k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ?`
 
 interface KeyRow {
   key_id: string
@@ -64,7 +64,13 @@ export const NO_PRINCIPAL: Principal = { kind: 'none' }
 export class KeyResolver {
   private readonly publicDigests: string[]
 
-  constructor (private readonly reads: HotReads, private readonly config: AppConfig, private readonly clock: Clock) {
+  constructor (
+    private readonly reads: HotReads,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+    /** Records a scoped token's use (shown by GET /api/auth/tokens). */
+    private readonly touchToken: (tokenId: string, at: Date) => Promise<unknown> = async () => {},
+  ) {
     this.publicDigests = config.publicTokens.map(sha256Hex)
   }
 
@@ -89,11 +95,14 @@ export class KeyResolver {
       return { kind: 'personal', account, tier: effectiveTier(account, now), keyId: key.key_id }
     }
     if (secret.startsWith('scp-')) {
-      const [token] = await this.reads.select<KeyRow & { key_expires_at: Date | string | null, key_tools: string }>(SCOPED_TOKEN_SQL, [digest])
+      const [token] = await this.reads.select<KeyRow & { key_expires_at: Date | string | null, key_tools: string, key_last_used_at: Date | string | null }>(SCOPED_TOKEN_SQL, [digest])
       if (!token || token.key_revoked_at) return { kind: 'bad' }
       const expires = toDate(token.key_expires_at)
       if (expires && expires.getTime() <= now.getTime()) return { kind: 'bad' }
       const account = accountFrom(token)
+      // At most one write a minute per token: last_used_at is for the owner's overview, not an audit log.
+      const lastUsed = toDate(token.key_last_used_at)
+      if (!lastUsed || now.getTime() - lastUsed.getTime() > 60_000) this.touchToken(token.key_id, now).catch(() => {})
       return { kind: 'scoped', account, tier: effectiveTier(account, now), tokenId: token.key_id, tools: JSON.parse(token.key_tools) as string[] }
     }
     return { kind: 'bad' }

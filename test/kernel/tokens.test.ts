@@ -96,3 +96,24 @@ t.test('a scoped token cannot mint, list or revoke tokens', async t => {
   t.equal((await call(app, 'DELETE', `/api/auth/tokens/${tok.id}`, tok.token)).statusCode, 403)
   t.equal((await me(app, tok.token)).statusCode, 200, 'still valid')
 })
+
+t.test('a scoped token records when it was last used (at most once a minute)', async t => {
+  const clock = manualClock('2026-05-01T10:00:00Z')
+  const app = await build(t, { clock })
+  const user = await signup(app)
+  const minted = (await app.inject({ method: 'POST', url: '/api/auth/tokens', headers: { 'x-api-key': user.apiKey }, payload: { name: 'agent', tools: ['webemail'] } })).json()
+  const list = async () => (await app.inject({ url: '/api/auth/tokens', headers: { 'x-api-key': user.apiKey } })).json().tokens[0]
+  t.equal((await list()).last_used_at, null, 'unused at first')
+  await app.inject({ url: '/api/auth/me', headers: { 'x-api-key': minted.token } })
+  await new Promise(r => setTimeout(r, 50))
+  const first = (await list()).last_used_at
+  t.equal(first, clock().toISOString())
+  clock.advance(30_000)
+  await app.inject({ url: '/api/auth/me', headers: { 'x-api-key': minted.token } })
+  await new Promise(r => setTimeout(r, 50))
+  t.equal((await list()).last_used_at, first, 'not rewritten within the minute')
+  clock.advance(60_000)
+  await app.inject({ url: '/api/auth/me', headers: { 'x-api-key': minted.token } })
+  await new Promise(r => setTimeout(r, 50))
+  t.equal((await list()).last_used_at, clock().toISOString(), 'rewritten after it')
+})

@@ -1,0 +1,52 @@
+// Nothing a client sends yields a 500: every route in the OpenAPI document,
+// every method, with hostile bodies, queries and path parameters, and each of
+// the key kinds. The answer is always {detail} when it is an error.
+import t from 'tap'
+import { build, signup, ADMIN_KEY, PUBLIC_TOKEN } from '../helpers/build.ts'
+
+const bodies: unknown[] = [
+  undefined, null, [], '"text"', 'not json', 0, -1, 1e308, true,
+  {}, { tool: null }, { tool: 'webemail', params: [] }, { tool: 'webemail', params: { website: ['a', 5] } },
+  { tool: 'websearch', params: { query: 'x'.repeat(10_000), max_results: -5 } }, { tool: '\u0000', params: { '\u0000': '\u0000' } },
+  { email: 'a@b.co\u0000', password: '\u0000'.repeat(8) }, { email: { $ne: 1 }, password: ['x'] }, { __proto__: { admin: true }, constructor: { prototype: {} } },
+  { title: '<script>alert(1)</script>', content: 1 }, { name: 'x'.repeat(5000), tools: 'all' }, { website: 'javascript:alert(1)', max_pages: 1e12 },
+  { query: '', prompt: null }, { topic: { nested: true } }, { webhook: { url: 'http://169.254.169.254/' } },
+]
+const ids = ['x', '%00', '..%2F..%2Fetc%2Fpasswd', 'ü', '00000000-0000-0000-0000-000000000000', "'; DROP TABLE jobs; --"]
+const queries = ['', '?offset=-1', '?limit=abc', '?limit=1e9', '?fields=%00', '?offset=1&offset=2', '?limit[]=1']
+
+t.test('no route answers 500 to hostile input', async t => {
+  const app = await build(t, { env: { RATE_LIMIT_PER_MINUTE: '1000000' } })
+  const user = await signup(app)
+  const doc = (await app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> }
+  const paths = Object.keys(doc.paths)
+  t.ok(paths.length > 20, `${paths.length} documented paths`)
+  const keys = [undefined, user.apiKey, PUBLIC_TOKEN, ADMIN_KEY, 'sk-bad']
+  let requests = 0
+  for (const path of paths) {
+    for (const method of Object.keys(doc.paths[path]!).filter(m => ['get', 'post', 'put', 'delete'].includes(m))) {
+      if (path === '/mcp' || path.endsWith('/ws')) continue
+      for (const id of ids) {
+        const url = path.replace(/\{[^}]+\}/g, id)
+        for (const key of keys) {
+          const headers: Record<string, string> = key ? { 'x-api-key': key } : {}
+          const variants = method === 'get' || method === 'delete' ? queries.map(q => ({ url: url + q })) : bodies.map(b => ({ url, body: b }))
+          for (const v of variants) {
+            const body = 'body' in v ? v.body : undefined
+            const res = await app.inject({
+              method: method.toUpperCase() as 'GET',
+              url: v.url,
+              headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+              payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+            })
+            requests++
+            if (res.statusCode >= 500 && res.statusCode !== 503) t.fail(`${method.toUpperCase()} ${v.url} ${JSON.stringify(body)} → ${res.statusCode} ${res.body.slice(0, 200)}`)
+            if (res.statusCode >= 400 && !(res.headers['content-type'] ?? '').includes('json')) t.fail(`${method.toUpperCase()} ${v.url} → ${res.statusCode} without a JSON body`)
+            if (res.statusCode >= 400 && typeof res.json().detail !== 'string') t.fail(`${method.toUpperCase()} ${v.url} → ${res.statusCode} without {detail}`)
+          }
+        }
+      }
+    }
+  }
+  t.ok(requests > 1000, `${requests} hostile requests, none answered 500`)
+})

@@ -52,8 +52,8 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
   app.get('/api/jobs/:id/results', { schema: { params: JobParams, querystring: ResultsQuery } }, resultsHandler)
 
   const sendExport = async (reply: FastifyReply, principal: FastifyRequest['principal'], id: string, format: string, fields: string | undefined) => {
-    if (!EXPORT_FORMATS.includes(format as ExportFormat)) throw badRequest(`Unknown export format '${format}'; use one of ${EXPORT_FORMATS.join(', ')}.`)
     const caller = requireAccount(principal, { scoped: true })
+    if (!EXPORT_FORMATS.includes(format as ExportFormat)) throw badRequest(`Unknown export format '${format}'; use one of ${EXPORT_FORMATS.join(', ')}.`)
     const job = await jobs.readable(caller.account.id, id)
     const all: string[] = job.columns ? JSON.parse(job.columns) : []
     const selected = fields !== undefined

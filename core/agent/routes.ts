@@ -8,12 +8,11 @@
 // fastify's logging and error handling and needs no hijack.
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { requireAccount } from '../auth/guards.ts'
 import { AppError } from '../errors.ts'
 import { AgentCatalog } from './agent-catalog.ts'
 import { agentInstructions, renderGuide, type ServerInfo } from './guide.ts'
-import { createMcpServer, type McpServerDeps } from './mcp-server.ts'
+import type { McpServerDeps } from './mcp-server.ts'
 import { AgentToolCalls } from './tool-calls.ts'
 
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string, version: string }
@@ -66,6 +65,11 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
     const mode = responseMode(req.headers.accept)
     if (!mode) throw new AppError(406, 'The agent endpoint answers application/json or text/event-stream; accept one of them.')
 
+    // The MCP SDK loads with the first agent call: processes nobody talks MCP to stay smaller.
+    const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
+      import('./mcp-server.ts'),
+      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    ])
     const server = createMcpServer(deps, caller, req.log)
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: mode === 'json' })
     transport.onerror = (err) => req.log.debug({ err }, 'mcp transport error')

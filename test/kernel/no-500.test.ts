@@ -41,7 +41,7 @@ t.test('no route answers 500 to hostile input', async t => {
             })
             requests++
             if (res.statusCode >= 500 && res.statusCode !== 503) t.fail(`${method.toUpperCase()} ${v.url} ${JSON.stringify(body)} → ${res.statusCode} ${res.body.slice(0, 200)}`)
-            if (res.statusCode >= 400 && !(res.headers['content-type'] ?? '').includes('json')) t.fail(`${method.toUpperCase()} ${v.url} → ${res.statusCode} without a JSON body`)
+            if (res.statusCode >= 400 && !String(res.headers['content-type'] ?? '').includes('json')) t.fail(`${method.toUpperCase()} ${v.url} → ${res.statusCode} without a JSON body`)
             if (res.statusCode >= 400 && typeof res.json().detail !== 'string') t.fail(`${method.toUpperCase()} ${v.url} → ${res.statusCode} without {detail}`)
           }
         }

@@ -79,7 +79,7 @@ t.test('the timeout aborts a slow server, headers or body', async t => {
   const client = openClient(t)
   const started = Date.now()
   await t.rejects(client.fetch(`${site.origin}/slow-headers`, { timeoutMs: 200 }), { name: 'UpstreamError', message: /Timed out after 200 ms/ })
-  t.ok(Date.now() - started < 2000, 'gave up promptly')
+  t.ok(Date.now() - started < 10_000, 'gave up (a hang would last until the test timeout)')
   await t.rejects(client.text(`${site.origin}/slow-body`, { timeoutMs: 200 }), { name: 'UpstreamError', message: /Timed out/ })
 })
 

@@ -215,7 +215,7 @@ t.test('an MX that accepts the connection and never answers: timeout, unknown', 
     t.match(row.checks.smtp, { connected: false, error: /^timeout: / })
   }
   t.equal(silent.connections, 1, 'the second address reuses the failure instead of waiting again')
-  t.ok(Date.now() - started < 3000, 'bounded by command_timeout_ms')
+  t.ok(Date.now() - started < 10_000, 'bounded by command_timeout_ms, not hanging')
 })
 
 t.test('an MX host that refuses connections is skipped for the next one', async t => {

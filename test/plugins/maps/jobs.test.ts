@@ -30,11 +30,9 @@ t.test('a requested source without its key fails fast, naming the variable, refu
   t.teardown(() => up.close())
   const app = await buildMapsApp(t, { urls: up.urls, env: { SERPER_API_KEY: KEYS.serper } })
   const user = await signup(app)
-  const started = Date.now()
   const { status } = await runMaps(app, user.apiKey, { prompt: 'dentists in Austin TX', source: 'serpapi' })
   t.match(status, { status: 'error', refunded: true, blocked: false, records: 0 })
   t.match(status.error, /SERPAPI_API_KEY/)
-  t.ok(Date.now() - started < 3000, 'no waiting on anything')
   t.equal(up.serper.hits.length + up.serpapi.hits.length + up.nominatim.hits.length, 0, 'no upstream was asked')
 
   // Only keyed sources configured and none of their keys set: the first variable is named.

@@ -27,19 +27,8 @@ export const PublishBody = Type.Object({
 })
 export type PublishInput = Static<typeof PublishBody>
 
-export const EditBody = Type.Object({
-  title: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
-  content: Type.Optional(Type.String({ minLength: 1, maxLength: 500_000 })),
-  slug: Type.Optional(Slug),
-  excerpt: Type.Optional(Text(2000)),
-  category: Type.Optional(Text(100)),
-  status: Type.Optional(Status),
-  is_featured: Type.Optional(Type.Boolean()),
-  meta_description: Type.Optional(Text(500)),
-  seo_keywords: Type.Optional(Keywords),
-  featured_image: Type.Optional(ImageUrl),
-  image_url: Type.Optional(ImageUrl),
-})
+// Every publish field, all optional: an edit sends what changes.
+export const EditBody = Type.Partial(PublishBody)
 export type EditInput = Static<typeof EditBody>
 
 export const GenerateBody = Type.Object({

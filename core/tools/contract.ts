@@ -196,6 +196,20 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
   run (ctx: ToolContext<Static<Input>, Static<Row>>): Promise<void>
 }
 
+/**
+ * A list input as the caller gave it: trimmed, blanks and repeats dropped, and
+ * cut to the rows this run may still push (with a warning saying so).
+ */
+export function batchOf (ctx: Pick<ToolContext, 'remaining' | 'warn'>, values: Iterable<string>, noun: string): string[] {
+  const items = [...new Set([...values].map(v => v.trim()).filter(v => v !== ''))]
+  const room = Math.max(0, ctx.remaining())
+  if (items.length > room) {
+    ctx.warn(`Only the first ${room} of ${items.length} ${noun} were checked: the per-run row limit was reached.`)
+    items.length = room
+  }
+  return items
+}
+
 export function defineTool<Input extends TSchema, Row extends TSchema> (declaration: ToolDeclaration<Input, Row>): ToolDeclaration<Input, Row> {
   return declaration
 }

@@ -1,7 +1,7 @@
 // The `disposable` tool (agent: disposable_email_check): is an address or
 // domain from a throw-away mail provider? See README.md for the list, the
 // precedence of allow/deny lists and the MX match.
-import { defineTool, InputError } from '../../core/tools/contract.ts'
+import { batchOf, defineTool, InputError } from '../../core/tools/contract.ts'
 import { DisposableInput, DisposableRow, MAX_ITEMS } from './schema.ts'
 import { readDisposableSettings } from './settings.ts'
 import { DisposableMatcher } from './disposable-domains.ts'
@@ -27,21 +27,11 @@ export default defineTool({
     { task: 'check whether some domains are disposable e-mail providers, without DNS lookups', args: { domains: ['yopmail.com', 'acme.com'], check_mx: false } },
   ],
   async run (ctx) {
-    const seen = new Set<string>()
-    const items: string[] = []
-    for (const raw of [...(ctx.input.items ?? []), ...(ctx.input.emails ?? []), ...(ctx.input.domains ?? [])]) {
-      const item = raw.trim()
-      if (item === '' || seen.has(item)) continue
-      seen.add(item)
-      items.push(item)
-    }
-    if (items.length === 0) throw new InputError('Give at least one address or domain in "items" (or "emails", "domains").')
-    if (items.length > MAX_ITEMS) throw new InputError(`At most ${MAX_ITEMS} items per job.`)
-    const room = ctx.remaining()
-    if (items.length > room) {
-      ctx.warn(`Only the first ${room} of ${items.length} items were checked: the per-run row limit was reached.`)
-      items.length = Math.max(0, room)
-    }
+    const given = [...(ctx.input.items ?? []), ...(ctx.input.emails ?? []), ...(ctx.input.domains ?? [])]
+    const distinct = new Set(given.map(i => i.trim()).filter(i => i !== ''))
+    if (distinct.size === 0) throw new InputError('Give at least one address or domain in "items" (or "emails", "domains").')
+    if (distinct.size > MAX_ITEMS) throw new InputError(`At most ${MAX_ITEMS} items per job.`)
+    const items = batchOf(ctx, distinct, 'items')
     if (items.length === 0) return
 
     const settings = readDisposableSettings(ctx.upstream.settings)

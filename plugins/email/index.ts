@@ -1,7 +1,7 @@
 // The `email` tool (agent: email_verify): is this address deliverable?
 // Syntax, then DNS (MX, implicit MX, null MX), then an SMTP dialogue with the
 // best MX that stops at RCPT TO. See README.md for settings and statuses.
-import { defineTool, InputError } from '../../core/tools/contract.ts'
+import { batchOf, defineTool, InputError } from '../../core/tools/contract.ts'
 import { EmailInput, EmailRow, MAX_ADDRESSES } from './schema.ts'
 import { readEmailSettings } from './settings.ts'
 import { createResolver } from './dns.ts'
@@ -27,22 +27,11 @@ export default defineTool({
     { task: 'validate the syntax and mail servers of addresses without contacting them', args: { emails: ['jane@acme.com'], smtp_check: false } },
   ],
   async run (ctx) {
-    const seen = new Set<string>()
-    const addresses: string[] = []
-    for (const raw of [...(ctx.input.emails ?? []), ...(ctx.input.email !== undefined ? [ctx.input.email] : [])]) {
-      const address = raw.trim()
-      if (address === '' || seen.has(address)) continue
-      seen.add(address)
-      addresses.push(address)
-    }
-    if (addresses.length === 0) throw new InputError('Give at least one address in "emails" (or "email").')
-    if (addresses.length > MAX_ADDRESSES) throw new InputError(`At most ${MAX_ADDRESSES} addresses per job.`)
-
-    const room = ctx.remaining()
-    if (addresses.length > room) {
-      ctx.warn(`Only the first ${room} of ${addresses.length} addresses were checked: the per-run row limit was reached.`)
-      addresses.length = Math.max(0, room)
-    }
+    const given = [...(ctx.input.emails ?? []), ...(ctx.input.email !== undefined ? [ctx.input.email] : [])]
+    const distinct = new Set(given.map(a => a.trim()).filter(a => a !== ''))
+    if (distinct.size === 0) throw new InputError('Give at least one address in "emails" (or "email").')
+    if (distinct.size > MAX_ADDRESSES) throw new InputError(`At most ${MAX_ADDRESSES} addresses per job.`)
+    const addresses = batchOf(ctx, distinct, 'addresses')
     if (addresses.length === 0) return
 
     const settings = readEmailSettings(ctx.upstream.settings)

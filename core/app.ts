@@ -58,10 +58,7 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
     routerOptions: { ignoreTrailingSlash: true },
     // Errors fastify raises before routing (a malformed URL escape, a bad
     // content-type header) skip the error handler; they still answer {detail}.
-    frameworkErrors: (error, _req, reply: FastifyReply) => {
-      const status = (error as { statusCode?: number }).statusCode ?? 400
-      reply.code(status >= 400 && status < 500 ? status : 400).send({ detail: error.code === 'FST_ERR_BAD_URL' ? 'The URL is malformed (a bad percent-escape).' : error.message })
-    },
+    frameworkErrors: (error, req, reply: FastifyReply) => errorHandler(error, req, reply),
   })
   app.setValidatorCompiler(TypeBoxValidatorCompiler)
   // A getter: fastify would probe a plain object for `getter`/`setter`, which a strict cradle refuses.

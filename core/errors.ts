@@ -27,8 +27,12 @@ export const timedOut = (detail: string, extra?: Record<string, unknown>) => new
 export const conflict = (detail: string) => new AppError(409, detail)
 export const gone = (detail: string) => new AppError(410, detail)
 export const payloadTooLarge = (detail = 'Request body is larger than 1 MB.') => new AppError(413, detail)
+export const unsupportedMediaType = (detail = 'Unsupported content type: send application/json.') => new AppError(415, detail)
+export const malformedJson = () => new AppError(400, 'The request body is not valid JSON.')
 export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
   new AppError(429, detail, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } })
-export const unavailable = (detail: string) => new AppError(503, detail)
+export const unavailable = (detail: string, retryAfterSeconds?: number) =>
+  new AppError(503, detail, retryAfterSeconds ? { headers: { 'retry-after': String(retryAfterSeconds) } } : {})
+export const internalError = () => new AppError(500, 'Internal server error; retry.')
 
 export const isAppError = (value: unknown): value is AppError => value instanceof AppError

@@ -1,7 +1,7 @@
 // Turns anything thrown during a request into `{detail}` with the right status.
 // 5xx details never carry the cause: no stack, no SQL, no driver message.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { isAppError } from './errors.ts'
+import { AppError, badRequest, internalError, isAppError, malformedJson, payloadTooLarge, unavailable, unsupportedMediaType } from './errors.ts'
 
 interface ValidationIssue { instancePath?: string, message?: string, keyword?: string, params?: Record<string, unknown> }
 
@@ -27,47 +27,32 @@ export function describeValidation (part: string | undefined, issues: Validation
 const DATABASE_DOWN = /P1001|P1002|P1017|ECONNREFUSED|database is locked|SQLITE_BUSY|Connection terminated/
 
 export function errorHandler (error: FastifyError & { validation?: ValidationIssue[], validationContext?: string }, request: FastifyRequest, reply: FastifyReply): void {
-  if (isAppError(error)) {
-    if (error.statusCode >= 500) request.log.warn({ err: error }, 'request failed')
-    reply.code(error.statusCode).headers(error.headers).send({ detail: error.detail, ...error.extra })
-    return
-  }
-  if (error.validation) {
-    reply.code(400).send({ detail: describeValidation(error.validationContext, error.validation) })
-    return
-  }
+  const known = toAppError(error, request)
+  if (isAppError(error) && error.statusCode >= 500) request.log.warn({ err: error }, 'request failed')
+  reply.code(known.statusCode).headers(known.headers).send({ detail: known.detail, ...known.extra })
+}
+
+/** Anything thrown during a request, as an entry of the catalogue in errors.ts. */
+export function toAppError (error: FastifyError & { validation?: ValidationIssue[], validationContext?: string }, request: FastifyRequest): AppError {
+  if (isAppError(error)) return error
+  if (error.validation) return badRequest(describeValidation(error.validationContext, error.validation))
   switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      reply.code(413).send({ detail: 'Request body is larger than 1 MB.' })
-      return
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': return payloadTooLarge()
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      reply.code(400).send({ detail: 'The request body is not valid JSON.' })
-      return
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      reply.code(415).send({ detail: 'Unsupported content type: send application/json.' })
-      return
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY': return malformedJson()
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return unsupportedMediaType()
+    case 'FST_ERR_BAD_URL': return badRequest('The URL is malformed (a bad percent-escape).')
   }
-  if (error instanceof SyntaxError) {
-    reply.code(400).send({ detail: 'The request body is not valid JSON.' })
-    return
-  }
+  if (error instanceof SyntaxError) return malformedJson()
   const status = error.statusCode ?? 500
-  if (status >= 400 && status < 500 && typeof error.code === 'string' && error.code.startsWith('FST_')) {
-    reply.code(status).send({ detail: error.message })
-    return
-  }
+  if (status >= 400 && status < 500 && typeof error.code === 'string' && error.code.startsWith('FST_')) return new AppError(status, error.message)
   const text = `${(error as { code?: string }).code ?? ''} ${error.message ?? ''}`
   // PostgreSQL refuses a NUL character in text (SQLSTATE 22021); only a client puts one there.
-  if (/\b22021\b|invalid byte sequence for encoding/.test(text)) {
-    reply.code(400).send({ detail: 'The request contains a character that cannot be stored (NUL, \\u0000).' })
-    return
-  }
+  if (/\b22021\b|invalid byte sequence for encoding/.test(text)) return badRequest('The request contains a character that cannot be stored (NUL, \\u0000).')
   if (DATABASE_DOWN.test(text)) {
     request.log.error({ err: error }, 'database unavailable')
-    reply.code(503).headers({ 'retry-after': '5' }).send({ detail: 'The database is unavailable; retry shortly.' })
-    return
+    return unavailable('The database is unavailable; retry shortly.', 5)
   }
   request.log.error({ err: error }, 'unhandled error')
-  reply.code(500).send({ detail: 'Internal server error; retry.' })
+  return internalError()
 }

@@ -128,11 +128,6 @@ export class AccountService {
     return { apiKey, user: this.userView(account, apiKey) }
   }
 
-  async personalKeyOf (accountId: string): Promise<string | undefined> {
-    const key = await this.db.personalKey.findFirst({ where: { accountId, revokedAt: null }, orderBy: { createdAt: 'desc' } })
-    return key ? this.box.open(key.encrypted) : undefined
-  }
-
   /** Writes a lapsed Pro window back as `registered` (reads already treat it so). */
   async settleTier (account: AccountRecord): Promise<AccountRecord> {
     if (account.tier === 'pro' && effectiveTier(account, this.clock()) !== 'pro') {

@@ -8,6 +8,7 @@ import './fastify-types.ts'
 import { loadConfig, type AppConfig } from './config.ts'
 import { systemClock, type Clock } from './clock.ts'
 import { createLogger } from './logger.ts'
+import { createSecretScrubber } from './secrets/secret-scrubber.ts'
 import { openDatabase } from './db/database.ts'
 import { createAppContainer } from './container.ts'
 import { errorHandler } from './http-errors.ts'
@@ -38,7 +39,9 @@ export const BODY_LIMIT_BYTES = 1024 * 1024
 export async function buildApp (options: BuildOptions = {}): Promise<FastifyInstance> {
   const config = options.config ?? loadConfig(options.env ?? process.env)
   const clock = options.clock ?? systemClock
-  const logger = createLogger(config.logLevel, options.logStream)
+  // Built before the logger: every log line, from the first, passes through it.
+  const secrets = createSecretScrubber(config)
+  const logger = createLogger(config.logLevel, options.logStream, secrets)
   const database = await openDatabase(config)
   if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
   if (config.redisUrl) logger.warn('REDIS_URL is set, but the distributed queue is not built yet: jobs run in this process')
@@ -49,7 +52,7 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
     await database.close()
     throw err
   }
-  const container = createAppContainer({ config, clock, logger, database, registry })
+  const container = createAppContainer({ config, clock, logger, secrets, database, registry })
 
   const app = Fastify({
     loggerInstance: logger,

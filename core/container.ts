@@ -5,6 +5,7 @@ import { asFunction, asValue, createContainer, InjectionMode, type AwilixContain
 import type { AppConfig } from './config.ts'
 import type { Clock } from './clock.ts'
 import type { Logger } from './logger.ts'
+import type { SecretScrubber } from './secrets/secret-scrubber.ts'
 import type { Database, Db } from './db/database.ts'
 import { AccountService } from './accounts/account-service.ts'
 import { KeyResolver } from './auth/principal.ts'
@@ -25,6 +26,8 @@ export interface Services {
   config: AppConfig
   clock: Clock
   logger: Logger
+  /** Removes credentials from any text that leaves the server (core/secrets). */
+  secrets: SecretScrubber
   database: Database
   db: Db
   accounts: AccountService
@@ -43,12 +46,13 @@ export interface Services {
   blog: BlogService
 }
 
-export function createAppContainer (base: { config: AppConfig, clock: Clock, logger: Logger, database: Database, registry: ToolRegistry }): AwilixContainer<Services> {
+export function createAppContainer (base: { config: AppConfig, clock: Clock, logger: Logger, secrets: SecretScrubber, database: Database, registry: ToolRegistry }): AwilixContainer<Services> {
   const container = createContainer<Services>({ injectionMode: InjectionMode.PROXY, strict: true })
   container.register({
     config: asValue(base.config),
     clock: asValue(base.clock),
     logger: asValue(base.logger),
+    secrets: asValue(base.secrets),
     database: asFunction(() => base.database).singleton().disposer(d => d.close()),
     db: asFunction(({ database }: Services) => database.prisma).singleton(),
     accounts: asFunction(({ db, clock, config }: Services) => new AccountService(db, clock, config.secretKey)).singleton(),
@@ -60,11 +64,11 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
     catalog: asFunction(({ registry }: Services) => registry.catalog).singleton(),
     events: asFunction(() => new JobEvents()).singleton(),
     net: asFunction(({ config }: Services) => createNetFactory(config)).singleton(),
-    webhooks: asFunction(({ net, logger, config }: Services) => new WebhookSender(net, logger, {
+    webhooks: asFunction(({ net, logger, config, secrets }: Services) => new WebhookSender(net, logger, secrets, {
       attempts: 5, baseDelayMs: Number(config.env.WEBHOOK_RETRY_BASE_MS ?? 1000),
     })).singleton(),
     runner: asFunction((s: Services) => new JobRunner({
-      db: s.db, registry: s.registry, quotas: s.quotas, clock: s.clock, config: s.config, logger: s.logger, events: s.events, net: s.net, webhooks: s.webhooks,
+      db: s.db, registry: s.registry, quotas: s.quotas, clock: s.clock, config: s.config, logger: s.logger, secrets: s.secrets, events: s.events, net: s.net, webhooks: s.webhooks,
     })).singleton(),
     queue: asFunction(({ runner, config }: Services) => new InProcessQueue(config.jobConcurrency, (id) => runner.execute(id))).singleton(),
     // The queue is handed over lazily: the service and the sweeper are built before the first job is queued.

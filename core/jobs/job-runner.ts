@@ -11,6 +11,7 @@ import type { AppConfig } from '../config.ts'
 import { HOUR_MS, type Clock } from '../clock.ts'
 import type { Db } from '../db/database.ts'
 import type { QuotaService } from '../quotas/quota-service.ts'
+import { withoutUrlQueries, type SecretScrubber } from '../secrets/secret-scrubber.ts'
 import type { ToolRegistry, LoadedTool } from '../tools/registry.ts'
 import { BlockedTargetError, InputError, MissingCredentialError, ToolConfigError, ToolBlockedError, UpstreamError, type ArtifactRef, type ToolContext, type UpstreamConfig } from '../tools/contract.ts'
 import type { JobEvents } from './job-events.ts'
@@ -47,6 +48,7 @@ export class JobRunner {
     clock: Clock
     config: AppConfig
     logger: Logger
+    secrets: SecretScrubber
     events: JobEvents
     net: NetFactory
     webhooks: WebhookSender
@@ -126,7 +128,7 @@ export class JobRunner {
         rows.push(...kept)
         return kept.length
       },
-      stage: (text: string) => { if (live) live.stage = `${key}: ${String(text).slice(0, 400)}` },
+      stage: (text: string) => { if (live) live.stage = this.deps.secrets.scrub(`${key}: ${String(text).slice(0, 400)}`) },
       warn: () => {},
       summary: () => {},
       blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
@@ -141,7 +143,7 @@ export class JobRunner {
   }
 
   private async runTool (job: JobRow & { input: string, maxRecords: number, columns: string | null }, tool: LoadedTool, live: LiveJob, depth = 0): Promise<Outcome> {
-    const { db, quotas, clock, config, logger, events, net } = this.deps
+    const { db, quotas, clock, config, logger, events, net, secrets } = this.deps
     const log = logger.child({ jobId: job.id, tool: job.tool })
     const timeoutSeconds = tool.declaration.timeoutSeconds ?? Number(config.env.JOB_TIMEOUT_SECONDS ?? 900)
     const timer = setTimeout(() => this.stop(job.id, 'timeout'), timeoutSeconds * 1000)
@@ -185,7 +187,8 @@ export class JobRunner {
         if (kept.length > 0) {
           for (const row of kept) for (const k of Object.keys(row)) if (!columns.includes(k)) columns.push(k)
           const start = live.records
-          await db.resultRow.createMany({ data: kept.map((row, i) => ({ jobId: job.id, seq: start + i, data: JSON.stringify(row) })) })
+          // Rows are the caller's data, kept as they are, except this server's own credential values.
+          await db.resultRow.createMany({ data: kept.map((row, i) => ({ jobId: job.id, seq: start + i, data: secrets.redactKnownValues(JSON.stringify(row)) })) })
           live.records += kept.length
           unflushedRecords += kept.length
           emitProgress(true)
@@ -217,10 +220,12 @@ export class JobRunner {
       state: tool.state,
       tools: { run: (key, input, options) => this.runNested(job, key, input, options?.maxRows ?? job.maxRecords, signal, log, depth) },
       push: push as ToolContext['push'],
-      stage: (text: string) => { live.stage = String(text).slice(0, 500); emitProgress() },
+      // Stage, warning and summary texts leave the server (status, WebSocket, MCP
+      // progress, webhooks) and plugins build them from upstream errors: scrubbed here, once.
+      stage: (text: string) => { live.stage = secrets.scrub(String(text).slice(0, 500)); emitProgress() },
       // Several warnings read as one text, in the order they came.
-      warn: (text: string) => { const t = String(text).slice(0, 1000); if (!warning?.includes(t)) warning = warning ? `${warning} ${t}` : t },
-      summary: (data: Record<string, unknown>) => { summary = { ...summary, ...data } },
+      warn: (text: string) => { const t = secrets.scrub(String(text).slice(0, 1000)); if (!warning?.includes(t)) warning = warning ? `${warning} ${t}` : t },
+      summary: (data: Record<string, unknown>) => { summary = { ...summary, ...secrets.scrubValue(data) } },
       blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
       artifact: (name: string, contentType: string, data: Buffer) => this.storeArtifact(job.id, name, contentType, data),
     }
@@ -259,13 +264,15 @@ export class JobRunner {
       return
     }
     const refund = outcome.kind === 'error' && outcome.refund
+    // The error text is what the status record, the WebSocket, the agent and the webhook show.
+    const error = outcome.kind === 'error' ? this.deps.secrets.scrub(outcome.error) : null
     // Conditional: a cancel that reached the database first wins, and nothing is refunded twice.
     const { count } = await db.job.updateMany({
       where: { id: job.id, status: 'running' },
       data: {
         status: outcome.kind,
         stage: outcome.kind === 'done' ? 'done' : (outcome.blocked ? 'blocked' : 'error'),
-        error: outcome.kind === 'error' ? outcome.error : null,
+        error,
         blocked: outcome.kind === 'error' && Boolean(outcome.blocked),
         refunded: refund,
         records: live.records,
@@ -335,10 +342,11 @@ function classify (err: unknown, stopReason: StopReason | null, timeoutSeconds: 
     case 'timeout': return { kind: 'error', error: `The job did not finish within ${timeoutSeconds} s and was stopped.`, refund: true }
     case 'shutdown': return { kind: 'requeue' }
   }
-  if (err instanceof ToolBlockedError) return { kind: 'error', error: `The source refused the request: ${err.message}`, refund: true, blocked: true }
+  // What a caller reads of an upstream's failure names the host, never the request's parameters.
+  if (err instanceof ToolBlockedError) return { kind: 'error', error: `The source refused the request: ${withoutUrlQueries(err.message)}`, refund: true, blocked: true }
   if (err instanceof MissingCredentialError) return { kind: 'error', error: err.message, refund: true }
   if (err instanceof ToolConfigError) return { kind: 'error', error: err.message, refund: true }
-  if (err instanceof UpstreamError) return { kind: 'error', error: `The upstream failed: ${err.message}`, refund: true }
+  if (err instanceof UpstreamError) return { kind: 'error', error: `The upstream failed: ${withoutUrlQueries(err.message)}`, refund: true }
   if (err instanceof InputError) return { kind: 'error', error: err.message, refund: false }
   if (err instanceof BlockedTargetError) return { kind: 'error', error: err.message, refund: false }
   return { kind: 'error', error: 'The tool failed unexpectedly; the call was refunded. Retry, or report it if it persists.', refund: true }

@@ -1,8 +1,11 @@
 // Job webhooks: a JSON POST of the final status record, signed with the
 // caller's secret (`X-Signature: sha256=<hex hmac of the body>`), retried with
 // exponential backoff, through the guarded client (no private targets unless allowed).
+// The body is scrubbed of credentials; logs name the target's origin only,
+// because a webhook URL's path or query is often its own token.
 import { createHmac } from 'node:crypto'
 import type { Logger } from 'pino'
+import { originOf, urlsAsOrigins, type SecretScrubber } from '../secrets/secret-scrubber.ts'
 import type { NetFactory } from './net-factory.ts'
 import type { JobStatusRecord } from './job-view.ts'
 
@@ -14,7 +17,7 @@ export class WebhookSender {
   private readonly pending = new Set<Promise<void>>()
   private readonly controller = new AbortController()
 
-  constructor (private readonly net: NetFactory, private readonly logger: Logger, private readonly options: { attempts: number, baseDelayMs: number }) {}
+  constructor (private readonly net: NetFactory, private readonly logger: Logger, private readonly secrets: SecretScrubber, private readonly options: { attempts: number, baseDelayMs: number }) {}
 
   deliver (job: { id: string, webhook: string | null }, record: JobStatusRecord): void {
     if (!job.webhook) return
@@ -26,7 +29,7 @@ export class WebhookSender {
   }
 
   private async send (spec: WebhookSpec, record: JobStatusRecord): Promise<void> {
-    const body = JSON.stringify({ event: `job.${record.status}`, job: record })
+    const body = JSON.stringify({ event: `job.${record.status}`, job: this.secrets.scrubValue(record) })
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'extraction-jobs-webhook/1.0' }
     if (spec.secret) headers['x-signature'] = signWebhookBody(spec.secret, body)
     const http = this.net.http(this.controller.signal)
@@ -44,9 +47,11 @@ export class WebhookSender {
         const res = await http.fetch(spec.url, { method: 'POST', headers, body, timeoutMs: 10_000, maxRedirects: 0 })
         await res.body?.cancel()
         if (res.status >= 200 && res.status < 300) return
-        this.logger.warn({ jobId: record.job_id, status: res.status, attempt: i + 1 }, 'webhook answered with an error')
+        this.logger.warn({ jobId: record.job_id, webhook: originOf(spec.url), status: res.status, attempt: i + 1 }, 'webhook answered with an error')
       } catch (err) {
-        this.logger.warn({ jobId: record.job_id, attempt: i + 1, err: (err as Error).message }, 'webhook delivery failed')
+        // The client's messages name the full URL; the target is logged as its origin only.
+        const reason = this.secrets.scrub(urlsAsOrigins(String((err as Error)?.message ?? err)))
+        this.logger.warn({ jobId: record.job_id, webhook: originOf(spec.url), attempt: i + 1, err: reason }, 'webhook delivery failed')
       }
       if (i < this.options.attempts - 1) await sleep(this.options.baseDelayMs * 2 ** i, this.controller.signal)
     }

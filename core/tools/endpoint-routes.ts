@@ -5,12 +5,14 @@ import { requireAnyKey } from '../auth/guards.ts'
 import { upstreamConfig } from '../jobs/job-runner.ts'
 
 export default async function toolEndpointRoutes (app: FastifyInstance): Promise<void> {
-  const { registry, config } = app.services
+  const { registry, config, secrets } = app.services
   for (const tool of registry.enabled()) {
     for (const endpoint of tool.declaration.endpoints ?? []) {
       app.get(endpoint.path, async (req) => {
         if (endpoint.auth === 'key') requireAnyKey(req.principal)
-        return endpoint.handle({ state: tool.state, query: req.query as Record<string, string>, upstream: upstreamConfig(tool, config), proxyConfigured: Boolean(config.proxyUrl) })
+        const answer = await endpoint.handle({ state: tool.state, query: req.query as Record<string, string>, upstream: upstreamConfig(tool, config), proxyConfigured: Boolean(config.proxyUrl) })
+        // Shared state (engine health) holds upstream failure reasons, and any key, a guest's included, reads it.
+        return secrets.scrubValue(answer)
       })
     }
   }

@@ -1,7 +1,7 @@
 // One search across engines: choose the backends (auto order or the caller's
 // choice), fetch and parse page after page up to the wanted count, de-duplicate
 // by normalised URL, and record every engine's answer in EngineHealth.
-import { MissingCredentialError, ToolBlockedError, UpstreamError, type HttpClient, type UpstreamConfig } from '../../core/tools/contract.ts'
+import { BlockedTargetError, MissingCredentialError, ToolBlockedError, UpstreamError, type HttpClient, type UpstreamConfig } from '../../core/tools/contract.ts'
 import { AUTO_ORDER, backendsFor, isConfigured, missingCredentials, type EngineChoice, type EngineId } from './engine-catalog.ts'
 import type { EngineHealth } from './engine-health.ts'
 import { ENGINES, baseUrlFor, type EngineDefinition, type PageCursor, type SearchParams } from './engines.ts'
@@ -49,6 +49,28 @@ export function normalisedUrlKey (url: string): string {
   }
 }
 
+/**
+ * What went wrong with a request that got no answer, as a short category.
+ * The client's own message names the full request URL (SerpApi's `api_key=`,
+ * Google CSE's `key=`), and these reasons go to the job's stage and error, the
+ * summary and the engine health any key can read: they never quote it.
+ */
+export function transportFailure (error: unknown): string {
+  if (error instanceof BlockedTargetError) return 'the address is not allowed (private or local network)'
+  const message = error instanceof Error ? error.message : String(error)
+  const cause = (error as { cause?: { code?: string, message?: string } } | null)?.cause
+  const text = `${message} ${cause?.code ?? ''} ${cause?.message ?? ''}`
+  if (/timed out|timeout|ETIMEDOUT|UND_ERR_(CONNECT|HEADERS|BODY)_TIMEOUT/i.test(text)) return 'timed out'
+  if (/ECONNRESET|UND_ERR_SOCKET|socket hang up|other side closed|EPIPE/i.test(text)) return 'connection reset'
+  if (/ECONNREFUSED/.test(text)) return 'connection refused'
+  if (/ENOTFOUND|EAI_AGAIN|EAI_NONAME|getaddrinfo/i.test(text)) return 'host not found'
+  if (/EHOSTUNREACH|ENETUNREACH/.test(text)) return 'host unreachable'
+  if (/CERT|certificate|SSL|TLS/i.test(text)) return 'TLS handshake failed'
+  if (/larger than/i.test(text)) return 'answer too large'
+  if (/redirect/i.test(text)) return 'unexpected redirect'
+  return 'network error'
+}
+
 async function fetchPage (deps: SearchDeps, engine: EngineDefinition, cursor: PageCursor, params: SearchParams): Promise<PageOutcome | null> {
   const plan = engine.request(baseUrlFor(engine, deps.upstream.urls), params, cursor, deps.upstream.credential)
   if (!plan) return null
@@ -57,14 +79,13 @@ async function fetchPage (deps: SearchDeps, engine: EngineDefinition, cursor: Pa
     response = await deps.http.text(plan.url, { method: plan.method, headers: plan.headers, body: plan.body, timeoutMs: 20_000, signal: deps.signal })
   } catch (error) {
     if (deps.signal?.aborted) throw error
-    return { kind: 'error', reason: `request failed: ${(error as Error).message}` }
+    return { kind: 'error', reason: `request failed: ${transportFailure(error)}` }
   }
   let page: SerpPage | null = null
-  let parseError: string | null = null
   try {
     page = engine.parse(response.body, response.url || plan.url)
-  } catch (error) {
-    parseError = (error as Error).message
+  } catch {
+    // The parser's message quotes the body, which an upstream may fill with the request (key included).
   }
   // 403 and 429 are refusals whatever the body says; the body's own reason (captcha, quota) is kept when there is one.
   if (response.status === 403 || response.status === 429) {
@@ -73,7 +94,7 @@ async function fetchPage (deps: SearchDeps, engine: EngineDefinition, cursor: Pa
   if (page?.blocked) return { kind: 'blocked', reason: page.blocked }
   if (response.status === 401) return { kind: 'error', reason: `HTTP 401: the API key was rejected${page?.error ? ` (${page.error})` : ''}` }
   if (response.status >= 400) return { kind: 'error', reason: `HTTP ${response.status}${page?.error ? `: ${page.error}` : ''}` }
-  if (!page) return { kind: 'error', reason: `unreadable answer: ${parseError}` }
+  if (!page) return { kind: 'error', reason: `unreadable answer (HTTP ${response.status}, not ${engine.format === 'json' ? 'JSON' : 'a results page'})` }
   if (page.error) return { kind: 'error', reason: page.error }
   // DuckDuckGo signals rate limiting with 202 and a page without results, even when the anomaly markup changes.
   if (response.status === 202 && !page.results.length && engine.id.startsWith('duckduckgo')) {

@@ -48,11 +48,14 @@ export const MeResponse = Type.Object({
     calls_per_month: Type.Integer(),
     retention_hours: Type.Integer(),
     rate_limit_per_minute: Type.Integer(),
+    max_running_jobs: Type.Integer(),
+    max_queued_jobs: Type.Integer(),
   }),
   usage: Type.Union([Type.Object({
     calls_today: Type.Integer(),
     calls_this_month: Type.Integer(),
     records_today: Type.Integer(),
     jobs_running: Type.Integer(),
+    jobs_queued: Type.Integer(),
   }), Type.Null()]),
 })

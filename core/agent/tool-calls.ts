@@ -61,7 +61,7 @@ function inAgentTerms (detail: string, tool: AgentTool): string {
 }
 
 /** Waits for the job to end, giving up early when the client goes away. */
-async function waitForJob (jobs: JobService, accountId: string, jobId: string, windowMs: number, signal: AbortSignal,
+async function waitForJob (jobs: JobService, caller: AccountCaller, jobId: string, windowMs: number, signal: AbortSignal,
   onProgress?: (records: number, stage: string) => void): Promise<JobStatusRecord | null> {
   if (windowMs <= 0 || signal.aborted) return null
   let stop = () => {}
@@ -70,7 +70,7 @@ async function waitForJob (jobs: JobService, accountId: string, jobId: string, w
     signal.addEventListener('abort', stop, { once: true })
   })
   try {
-    return await Promise.race([jobs.waitFor(accountId, jobId, windowMs, onProgress), aborted])
+    return await Promise.race([jobs.waitFor(caller, jobId, windowMs, onProgress), aborted])
   } finally {
     signal.removeEventListener('abort', stop)
   }
@@ -114,7 +114,6 @@ export class AgentToolCalls {
     const waitSeconds = takeWaitSeconds(args, WAIT_SECONDS_DEFAULT)
     const params = registry.agentArgsToParams(agent, args)
     const started = await jobs.start({ caller: ctx.caller, tool: agent.restKey, params })
-    const accountId = ctx.caller.account.id
     // Progress must only grow (MCP), so rows pushed so far is the measure and the stage is the message.
     let reported = -1
     const report = (records: number, stage: string) => {
@@ -123,9 +122,9 @@ export class AgentToolCalls {
       ctx.progress(records, stage).catch(() => {})
     }
     report(0, 'queued')
-    const final = await waitForJob(jobs, accountId, started.job_id, waitSeconds * 1000, ctx.signal, report)
+    const final = await waitForJob(jobs, ctx.caller, started.job_id, waitSeconds * 1000, ctx.signal, report)
     if (!final) {
-      const status = await jobs.status(accountId, started.job_id)
+      const status = await jobs.status(ctx.caller, started.job_id)
       const next = `The job is still running after ${waitSeconds} s. ${pollHint(started.job_id)}`
       return {
         content: [text(`${agent.name} started job ${started.job_id}: ${status.records} rows so far (${status.stage}). ${next}`)],
@@ -137,7 +136,7 @@ export class AgentToolCalls {
       const refund = final.refunded ? ' The call was refunded.' : ''
       return failure(`Job ${final.job_id} (${agent.name}) ended in error: ${final.error ?? 'unknown error'}.${refund} ${next}`, this.envelope(final, [], next))
     }
-    const page = await jobs.results(accountId, final.job_id, 0, INLINE_ROWS)
+    const page = await jobs.results(ctx.caller, final.job_id, 0, INLINE_ROWS)
     const hasMore = final.records > page.count
     const next = hasMore
       ? `Showing ${page.count} of ${final.records} rows: get_job_results {"job_id": "${final.job_id}", "offset": ${page.count}} for the rest.`
@@ -186,9 +185,9 @@ export class AgentToolCalls {
   private async jobStatus (args: Args, ctx: CallContext): Promise<CallToolResult> {
     const waitSeconds = takeWaitSeconds(args, 0)
     const { job_id: jobId } = this.statusArgs.parse(args)
-    const accountId = ctx.caller.account.id
-    const waited = await waitForJob(this.deps.jobs, accountId, jobId, waitSeconds * 1000, ctx.signal)
-    const status = waited ?? await this.deps.jobs.status(accountId, jobId)
+    // The caller, not its account: a scoped token sees only its tools' jobs (JobService.find).
+    const waited = await waitForJob(this.deps.jobs, ctx.caller, jobId, waitSeconds * 1000, ctx.signal)
+    const status = waited ?? await this.deps.jobs.status(ctx.caller, jobId)
     const next = status.status === 'running'
       ? `Still running (${status.stage}); call get_job_status again, with wait_seconds to wait.`
       : status.status === 'done'
@@ -199,11 +198,10 @@ export class AgentToolCalls {
 
   private async jobResults (args: Args, ctx: CallContext): Promise<CallToolResult> {
     const { job_id: jobId, offset, limit } = this.resultsArgs.parse(args)
-    const accountId = ctx.caller.account.id
     // A running job's 409 names a REST URL; the agent needs the tool to call instead.
-    const status = await this.deps.jobs.status(accountId, jobId)
+    const status = await this.deps.jobs.status(ctx.caller, jobId)
     if (status.status === 'running') return failure(`Job ${jobId} is still running (${status.records} rows so far, ${status.stage}). ${pollHint(jobId)}`)
-    const page = await this.deps.jobs.results(accountId, jobId, offset, limit)
+    const page = await this.deps.jobs.results(ctx.caller, jobId, offset, limit)
     const more = page.offset + page.count < page.total ? ` More rows: get_job_results {"job_id": "${jobId}", "offset": ${page.offset + page.count}}.` : ''
     return {
       content: [text(`Job ${jobId} (${page.tool}, ${page.status}): rows ${page.offset}–${page.offset + page.count} of ${page.total}.${more}`), text(JSON.stringify(page.results))],

@@ -46,6 +46,26 @@ export function requireToolAllowed (caller: AccountCaller, toolKey: string): voi
   }
 }
 
+/**
+ * Which jobs a caller sees: its account's, and for a scoped token only those of
+ * the tools it was minted for (`tools` set); a personal key sees them all.
+ * Status, results, exports, artifacts, cancel, the list, the WebSocket and the
+ * agent's job tools all go through this one rule (JobService.find and .list).
+ */
+export interface JobVisibility { accountId: string, tools?: readonly string[] }
+
+export function jobVisibility (caller: AccountCaller): JobVisibility {
+  return caller.principal.kind === 'scoped'
+    ? { accountId: caller.account.id, tools: caller.principal.tools }
+    : { accountId: caller.account.id }
+}
+
+/** False for another account's job and for a job of a tool outside a scoped token's list: both read as unknown (404). */
+export function maySeeJob (caller: AccountCaller, job: { accountId: string, tool: string }): boolean {
+  const visible = jobVisibility(caller)
+  return job.accountId === visible.accountId && (visible.tools === undefined || visible.tools.includes(job.tool))
+}
+
 export function requireAdmin (p: Principal, adminConfigured: boolean): void {
   if (!adminConfigured) throw forbidden('Admin endpoints are disabled on this server (ADMIN_API_KEY is not set).')
   if (p.kind === 'none' || p.kind === 'bad') throw unauthorized()

@@ -22,7 +22,6 @@ export default async function progressSocketRoutes (app: FastifyInstance): Promi
     const follow = async (principal: Principal) => {
       let caller
       try { caller = requireAccount(principal, { scoped: true }) } catch (err) { return fail(4401, isAppError(err) ? err.detail : 'unauthorised') }
-      const accountId = caller.account.id
       // Subscribe before reading the status so the final event cannot slip between the two.
       const buffered: unknown[] = []
       let ready = false
@@ -34,7 +33,7 @@ export default async function progressSocketRoutes (app: FastifyInstance): Promi
       socket.on('close', unsubscribe)
       let status
       try {
-        status = await jobs.status(accountId, jobId)
+        status = await jobs.status(caller, jobId)
       } catch (err) {
         unsubscribe()
         return fail(4404, isAppError(err) ? err.detail : 'not found')

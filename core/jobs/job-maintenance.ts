@@ -8,6 +8,7 @@ import type { Logger } from 'pino'
 import type { Clock } from '../clock.ts'
 import type { Db } from '../db/database.ts'
 import type { QuotaService } from '../quotas/quota-service.ts'
+import { effectiveTier, tierLimits } from '../quotas/tiers.ts'
 import type { JobQueue } from './job-queue.ts'
 import type { JobRunner } from './job-runner.ts'
 
@@ -50,9 +51,17 @@ export class JobMaintenance {
     return this.running
   }
 
+  /** Queued jobs go through the same fair-share scheduler as new starts, each with its account's running cap of now. */
   async recoverQueued (): Promise<number> {
-    const queued = await this.deps.db.job.findMany({ where: { status: 'running', startedAt: null }, orderBy: { createdAt: 'asc' }, select: { id: true } })
-    for (const j of queued) this.deps.queue().enqueue(j.id)
+    const now = this.deps.clock()
+    const queued = await this.deps.db.job.findMany({
+      where: { status: 'running', startedAt: null },
+      orderBy: { createdAt: 'asc' },
+      select: { id: true, accountId: true, account: { select: { tier: true, proExpiresAt: true } } },
+    })
+    for (const j of queued) {
+      this.deps.queue().enqueue({ id: j.id, accountId: j.accountId, maxRunning: tierLimits(effectiveTier(j.account, now)).max_running_jobs })
+    }
     if (queued.length) this.deps.logger.info({ count: queued.length }, 'resumed queued jobs')
     return queued.length
   }

@@ -1,42 +1,101 @@
 // Where started jobs wait for a worker. The embedded default runs them in this
 // process with a fixed concurrency; a distributed queue (BullMQ on REDIS_URL)
 // implements the same interface.
+export interface QueuedJob {
+  id: string
+  /** Whose job it is: slots are shared out across accounts, not first come first served. */
+  accountId: string
+  /** The account's per-tier cap on jobs running at once (`max_running_jobs`). */
+  maxRunning: number
+}
+
 export interface JobQueue {
-  enqueue (jobId: string): void
+  enqueue (job: QueuedJob): void
   /** Jobs waiting or running in this process. */
   size (): number
   /** Stops taking new work and waits for running handlers (up to the caller's patience). */
   close (): Promise<void>
 }
 
+/** One account's place in the queue. */
+interface AccountLine {
+  waiting: string[]
+  running: number
+  maxRunning: number
+  /** The turn at which this account last got a slot; 0 = not since it was last idle. */
+  lastServed: number
+}
+
+/**
+ * Fair share: each free slot goes to the account that was served least
+ * recently among those with a waiting job and fewer running jobs than their
+ * cap; each account's own jobs run in the order they came. So an account's
+ * backlog never delays another account's first job by more than one slot
+ * turnover, and no account holds more slots than its tier allows.
+ */
 export class InProcessQueue implements JobQueue {
-  private readonly waiting: string[] = []
+  private readonly lines = new Map<string, AccountLine>()
   private readonly active = new Set<Promise<void>>()
+  private waitingCount = 0
+  private turn = 0
   private closed = false
 
   constructor (private readonly concurrency: number, private readonly handler: (jobId: string) => Promise<void>) {}
 
-  enqueue (jobId: string): void {
+  enqueue (job: QueuedJob): void {
     if (this.closed) return
-    this.waiting.push(jobId)
+    let line = this.lines.get(job.accountId)
+    if (!line) {
+      line = { waiting: [], running: 0, maxRunning: job.maxRunning, lastServed: 0 }
+      this.lines.set(job.accountId, line)
+    }
+    // The latest start carries the account's current tier (an upgrade applies at once).
+    line.maxRunning = Math.max(1, job.maxRunning)
+    line.waiting.push(job.id)
+    this.waitingCount++
     this.pump()
   }
 
-  size (): number { return this.waiting.length + this.active.size }
+  size (): number { return this.waitingCount + this.active.size }
+
+  /** The account whose turn it is, or undefined when every waiting account is at its cap. */
+  private nextAccount (): [string, AccountLine] | undefined {
+    let best: [string, AccountLine] | undefined
+    // Map order is arrival order, so among equals the account that came first wins.
+    for (const entry of this.lines) {
+      const line = entry[1]
+      if (line.waiting.length === 0 || line.running >= line.maxRunning) continue
+      if (!best || line.lastServed < best[1].lastServed) best = entry
+    }
+    return best
+  }
 
   private pump (): void {
-    while (!this.closed && this.active.size < this.concurrency && this.waiting.length > 0) {
-      const jobId = this.waiting.shift()!
+    while (!this.closed && this.active.size < this.concurrency) {
+      const next = this.nextAccount()
+      if (!next) return
+      const [accountId, line] = next
+      const jobId = line.waiting.shift()!
+      this.waitingCount--
+      line.running++
+      line.lastServed = ++this.turn
       const run: Promise<void> = this.handler(jobId)
         .catch(() => { /* the handler records its own failures */ })
-        .finally(() => { this.active.delete(run); this.pump() })
+        .finally(() => {
+          this.active.delete(run)
+          line.running--
+          // An idle account leaves the rotation: its next job is a first job again.
+          if (line.running === 0 && line.waiting.length === 0) this.lines.delete(accountId)
+          this.pump()
+        })
       this.active.add(run)
     }
   }
 
   async close (): Promise<void> {
     this.closed = true
-    this.waiting.length = 0
+    this.lines.clear()
+    this.waitingCount = 0
     await Promise.allSettled([...this.active])
   }
 }

@@ -1,12 +1,13 @@
 // Starting, reading and cancelling jobs. Every refusal happens before the
-// charge (key, scope, params, idempotency), so a refused request costs nothing.
+// charge (key, scope, params, idempotency, job caps), so a refused request
+// costs nothing. Every read takes the caller: which jobs it sees is decided
+// once, in find and list (core/auth/guards.ts, jobVisibility).
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../clock.ts'
 import { sha256Hex } from '../crypto.ts'
 import type { Db } from '../db/database.ts'
-import { badRequest, conflict, notFound } from '../errors.ts'
-import type { AccountCaller } from '../auth/guards.ts'
-import { requireToolAllowed } from '../auth/guards.ts'
+import { badRequest, conflict, notFound, tooManyRequests } from '../errors.ts'
+import { jobVisibility, maySeeJob, requireToolAllowed, type AccountCaller } from '../auth/guards.ts'
 import type { QuotaService } from '../quotas/quota-service.ts'
 import { tierLimits } from '../quotas/tiers.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
@@ -17,6 +18,8 @@ import { jobStatusRecord, resultsUrl, statusUrl, type JobStatusRecord } from './
 import type { WebhookSpec } from './webhooks.ts'
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000
+/** Retry-After of a start refused by the job caps: about one poll of a short job (when a slot frees is unknown). */
+const JOB_CAP_RETRY_SECONDS = 10
 
 export interface StartRequest {
   caller: AccountCaller
@@ -38,6 +41,12 @@ export interface StartResponse {
 }
 
 export class JobService {
+  /**
+   * Starts of one account in this process pass the cap check, the charge and
+   * the insert one at a time, so a burst cannot slip past the caps together.
+   */
+  private readonly admissions = new Map<string, Promise<void>>()
+
   constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: JobRunner, events: JobEvents, queue: () => JobQueue }) {}
 
   private validateWebhook (webhook: WebhookSpec | undefined): void {
@@ -62,46 +71,85 @@ export class JobService {
     if (req.idempotencyKey !== undefined) {
       if (req.idempotencyKey.length === 0 || req.idempotencyKey.length > 200) throw badRequest('Idempotency-Key must be 1 to 200 characters.')
       bodyHash = sha256Hex(JSON.stringify({ tool: req.tool, params: req.params ?? null, webhook: req.webhook ?? null }))
-      const replay = await this.replay(caller.account.id, req.idempotencyKey, bodyHash, pollSeconds)
-      if (replay) return replay
     }
 
-    const now = clock()
-    const charge = await quotas.charge(caller.account.id, caller.tier, now)
     const jobId = randomUUID()
     const resultsPath = req.resultsPath ?? 'tool-run'
+    const release = await this.admit(caller.account.id)
     try {
+      // A replay inside the admission: it is free and must not meet the caps of the job it replays.
       if (req.idempotencyKey !== undefined) {
-        // The record goes in first: of two concurrent requests with one key, one wins here.
-        await db.idempotencyRecord.create({ data: { accountId: caller.account.id, key: req.idempotencyKey, bodyHash: bodyHash!, jobId, createdAt: now } })
-      }
-      await db.job.create({
-        data: {
-          id: jobId,
-          accountId: caller.account.id,
-          tool: req.tool,
-          status: 'running',
-          stage: 'queued',
-          input: JSON.stringify(input),
-          webhook: req.webhook ? JSON.stringify(req.webhook) : null,
-          tokenId: caller.principal.kind === 'scoped' ? caller.principal.tokenId : null,
-          retentionHours: limits.retention_hours,
-          maxRecords: limits.max_records_per_run,
-          resultsPath,
-          createdAt: now,
-        },
-      })
-    } catch (err) {
-      await quotas.refund(charge)
-      if ((err as { code?: string }).code === 'P2002' && req.idempotencyKey !== undefined) {
         const replay = await this.replay(caller.account.id, req.idempotencyKey, bodyHash!, pollSeconds)
         if (replay) return replay
       }
-      throw err
+      await this.checkJobCaps(caller)
+      const now = clock()
+      const charge = await quotas.charge(caller.account.id, caller.tier, now)
+      try {
+        if (req.idempotencyKey !== undefined) {
+          // The record goes in first: of two concurrent requests with one key (in two processes), one wins here.
+          await db.idempotencyRecord.create({ data: { accountId: caller.account.id, key: req.idempotencyKey, bodyHash: bodyHash!, jobId, createdAt: now } })
+        }
+        await db.job.create({
+          data: {
+            id: jobId,
+            accountId: caller.account.id,
+            tool: req.tool,
+            status: 'running',
+            stage: 'queued',
+            input: JSON.stringify(input),
+            webhook: req.webhook ? JSON.stringify(req.webhook) : null,
+            tokenId: caller.principal.kind === 'scoped' ? caller.principal.tokenId : null,
+            retentionHours: limits.retention_hours,
+            maxRecords: limits.max_records_per_run,
+            resultsPath,
+            createdAt: now,
+          },
+        })
+      } catch (err) {
+        await quotas.refund(charge)
+        if ((err as { code?: string }).code === 'P2002' && req.idempotencyKey !== undefined) {
+          const replay = await this.replay(caller.account.id, req.idempotencyKey, bodyHash!, pollSeconds)
+          if (replay) return replay
+        }
+        throw err
+      }
+      this.deps.queue().enqueue({ id: jobId, accountId: caller.account.id, maxRunning: limits.max_running_jobs })
+    } finally {
+      release()
     }
-    this.deps.queue().enqueue(jobId)
     const ref = { id: jobId, resultsPath }
     return { job_id: jobId, status: 'running', tool: req.tool, status_url: statusUrl(ref), results_url: resultsUrl(ref), poll_seconds: pollSeconds, replayed: false }
+  }
+
+  /** Waits for this account's earlier starts in this process; returns the release. */
+  private async admit (accountId: string): Promise<() => void> {
+    const before = this.admissions.get(accountId)
+    let release!: () => void
+    const mine = new Promise<void>(resolve => { release = resolve })
+    // The chain ends with the last start; its entry is dropped so idle accounts cost nothing.
+    const chained = (before ?? Promise.resolve()).then(() => mine)
+    this.admissions.set(accountId, chained)
+    await before
+    return () => {
+      release()
+      if (this.admissions.get(accountId) === chained) this.admissions.delete(accountId)
+    }
+  }
+
+  /**
+   * Per-tier job caps: an account holds at most max_running_jobs running plus
+   * max_queued_jobs queued; the scheduler keeps the running ones to their cap,
+   * so a start past the sum is refused (429, nothing charged).
+   */
+  private async checkJobCaps (caller: AccountCaller): Promise<void> {
+    const limits = tierLimits(caller.tier)
+    const { running, queued } = await this.deps.quotas.jobCounts(caller.account.id)
+    if (running + queued < limits.max_running_jobs + limits.max_queued_jobs) return
+    throw tooManyRequests(
+      `Job cap reached: at most ${limits.max_queued_jobs} queued jobs on the ${caller.tier} plan, behind at most ${limits.max_running_jobs} running; ` +
+      `this account has ${running} running and ${queued} waiting. Start again when one ends (GET /api/jobs lists them); nothing was charged.`,
+      JOB_CAP_RETRY_SECONDS)
   }
 
   private async replay (accountId: string, key: string, bodyHash: string, pollSeconds: number): Promise<(StartResponse & { replayed: boolean }) | null> {
@@ -118,31 +166,35 @@ export class JobService {
     return { job_id: job.id, status: 'running', tool: job.tool, status_url: statusUrl(job), results_url: resultsUrl(job), poll_seconds: pollSeconds, replayed: true }
   }
 
-  /** The caller's job, or 404 (unknown, another account's, or past retention). */
-  async find (accountId: string, jobId: string) {
+  /**
+   * The caller's job, or 404: unknown, another account's, a tool outside a
+   * scoped token's list (one answer for all three, so existence is not
+   * revealed), or past retention.
+   */
+  async find (caller: AccountCaller, jobId: string) {
     const job = await this.deps.db.job.findUnique({ where: { id: jobId } })
-    if (!job || job.accountId !== accountId) throw notFound(`No job ${jobId} for this account.`)
+    if (!job || !maySeeJob(caller, job)) throw notFound(`No job ${jobId} for this account.`)
     if (job.expiresAt && job.expiresAt.getTime() <= this.deps.clock().getTime()) throw notFound(`Job ${jobId} has passed its plan's retention window; its results are gone.`)
     return job
   }
 
-  async status (accountId: string, jobId: string): Promise<JobStatusRecord> {
-    const job = await this.find(accountId, jobId)
+  async status (caller: AccountCaller, jobId: string): Promise<JobStatusRecord> {
+    const job = await this.find(caller, jobId)
     const live = this.deps.runner.live.get(jobId)
     return jobStatusRecord(job, live && job.status === 'running' ? live : undefined)
   }
 
   /** The job when its rows can be read, else 409 naming the status call. */
-  async readable (accountId: string, jobId: string) {
-    const job = await this.find(accountId, jobId)
+  async readable (caller: AccountCaller, jobId: string) {
+    const job = await this.find(caller, jobId)
     if (job.status === 'running') {
       throw conflict(`Job ${jobId} is still running: poll GET ${statusUrl(job)} until status is 'done', then read the results.`)
     }
     return job
   }
 
-  async results (accountId: string, jobId: string, offset: number, limit: number) {
-    const job = await this.readable(accountId, jobId)
+  async results (caller: AccountCaller, jobId: string, offset: number, limit: number) {
+    const job = await this.readable(caller, jobId)
     const rows = await this.deps.db.resultRow.findMany({ where: { jobId, seq: { gte: offset } }, orderBy: { seq: 'asc' }, take: limit })
     return { job_id: job.id, tool: job.tool, status: job.status, count: rows.length, total: job.records, offset, limit, results: rows.map(r => JSON.parse(r.data) as Record<string, unknown>) }
   }
@@ -158,10 +210,11 @@ export class JobService {
     }
   }
 
-  async list (accountId: string, limit: number) {
+  async list (caller: AccountCaller, limit: number) {
     const now = this.deps.clock()
+    const { accountId, tools } = jobVisibility(caller)
     const jobs = await this.deps.db.job.findMany({
-      where: { accountId, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+      where: { accountId, ...(tools ? { tool: { in: [...tools] } } : {}), OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
       orderBy: { createdAt: 'desc' },
       take: limit,
     })
@@ -172,9 +225,9 @@ export class JobService {
   }
 
   /** Ends a running job as `error: 'cancelled'`, refunded. 409 when it already ended. */
-  async cancel (accountId: string, jobId: string): Promise<JobStatusRecord> {
+  async cancel (caller: AccountCaller, jobId: string): Promise<JobStatusRecord> {
     const { db, clock, quotas, runner } = this.deps
-    const job = await this.find(accountId, jobId)
+    const job = await this.find(caller, jobId)
     if (job.status !== 'running') throw conflict(`Job ${jobId} already ended with status '${job.status}'.`)
     if (runner.stop(jobId, 'cancelled')) {
       await runner.live.get(jobId)?.done
@@ -185,17 +238,17 @@ export class JobService {
         where: { id: jobId, status: 'running' },
         data: { status: 'error', stage: 'error', error: 'cancelled', refunded: true, finishedAt: now, expiresAt: new Date(now.getTime() + job.retentionHours * 3_600_000), heartbeatAt: null },
       })
-      if (count > 0) await quotas.refund(quotas.chargeAt(accountId, job.createdAt))
+      if (count > 0) await quotas.refund(quotas.chargeAt(job.accountId, job.createdAt))
     }
-    return this.status(accountId, jobId)
+    return this.status(caller, jobId)
   }
 
   /**
    * Waits until the job ends, up to `windowMs`; null when it is still running.
    * Events wake it at once; a slow poll covers jobs run by another process.
    */
-  async waitFor (accountId: string, jobId: string, windowMs: number, onProgress?: (records: number, stage: string) => void): Promise<JobStatusRecord | null> {
-    const first = await this.status(accountId, jobId)
+  async waitFor (caller: AccountCaller, jobId: string, windowMs: number, onProgress?: (records: number, stage: string) => void): Promise<JobStatusRecord | null> {
+    const first = await this.status(caller, jobId)
     if (first.status !== 'running') return first
     return new Promise<JobStatusRecord | null>((resolve) => {
       let settled = false
@@ -213,13 +266,13 @@ export class JobService {
       })
       const timer = setTimeout(() => finish(null), windowMs)
       const poll = setInterval(() => {
-        this.status(accountId, jobId).then(s => { if (s.status !== 'running') finish(s) }, () => finish(null))
+        this.status(caller, jobId).then(s => { if (s.status !== 'running') finish(s) }, () => finish(null))
       }, 1000)
     })
   }
 
-  async artifact (accountId: string, jobId: string, artifactId: string) {
-    await this.find(accountId, jobId)
+  async artifact (caller: AccountCaller, jobId: string, artifactId: string) {
+    await this.find(caller, jobId)
     const artifact = await this.deps.db.jobArtifact.findFirst({ where: { id: artifactId, jobId } })
     if (!artifact) throw notFound('No such file for this job.')
     return artifact

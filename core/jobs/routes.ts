@@ -39,14 +39,14 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
 
   const statusHandler = async (req: FastifyRequest<{ Params: { id: string } }>) => {
     const caller = requireAccount(req.principal, { scoped: true })
-    return jobs.status(caller.account.id, req.params.id)
+    return jobs.status(caller, req.params.id)
   }
   app.get('/api/tool-run/:id/status', { schema: { params: JobParams } }, statusHandler)
   app.get('/api/jobs/:id', { schema: { params: JobParams } }, statusHandler)
 
   const resultsHandler = async (req: FastifyRequest<{ Params: { id: string }, Querystring: { offset?: number, limit?: number } }>) => {
     const caller = requireAccount(req.principal, { scoped: true })
-    return jobs.results(caller.account.id, req.params.id, req.query.offset ?? 0, req.query.limit ?? 100)
+    return jobs.results(caller, req.params.id, req.query.offset ?? 0, req.query.limit ?? 100)
   }
   app.get('/api/tool-run/:id/results', { schema: { params: JobParams, querystring: ResultsQuery } }, resultsHandler)
   app.get('/api/jobs/:id/results', { schema: { params: JobParams, querystring: ResultsQuery } }, resultsHandler)
@@ -54,7 +54,7 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
   const sendExport = async (reply: FastifyReply, principal: FastifyRequest['principal'], id: string, format: string, fields: string | undefined) => {
     const caller = requireAccount(principal, { scoped: true })
     if (!EXPORT_FORMATS.includes(format as ExportFormat)) throw badRequest(`Unknown export format '${format}'; use one of ${EXPORT_FORMATS.join(', ')}.`)
-    const job = await jobs.readable(caller.account.id, id)
+    const job = await jobs.readable(caller, id)
     const all: string[] = job.columns ? JSON.parse(job.columns) : []
     const selected = fields !== undefined
     const columns = selected ? [...new Set(fields.split(',').map(f => f.trim()).filter(Boolean))] : all
@@ -74,19 +74,19 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
 
   app.delete('/api/tool-run/:id', { schema: { params: JobParams } }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: true })
-    return jobs.cancel(caller.account.id, req.params.id)
+    return jobs.cancel(caller, req.params.id)
   })
 
   app.get('/api/tool-run/:id/artifacts/:artifactId', { schema: { params: ArtifactParams } }, async (req, reply) => {
     const caller = requireAccount(req.principal, { scoped: true })
-    const artifact = await jobs.artifact(caller.account.id, req.params.id, req.params.artifactId)
+    const artifact = await jobs.artifact(caller, req.params.id, req.params.artifactId)
     reply.header('content-type', artifact.contentType).header('content-disposition', `attachment; filename="${artifact.name}"`)
     return reply.send(createReadStream(artifact.path))
   })
 
   app.get('/api/jobs', { schema: { querystring: ListQuery } }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: true })
-    return jobs.list(caller.account.id, req.query.limit ?? 50)
+    return jobs.list(caller, req.query.limit ?? 50)
   })
 
   // Synchronous front of the `webemail` tool: waits for the job, else 408 with its id.
@@ -94,14 +94,14 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
     const caller = requireAccount(req.principal, { scoped: true })
     const started = await jobs.start({ caller, tool: 'webemail', params: req.body, idempotencyKey: idempotencyKey(req.headers) })
     const windowMs = Number(config.env.SYNC_WAIT_SECONDS ?? 90) * 1000
-    const final = await jobs.waitFor(caller.account.id, started.job_id, windowMs)
+    const final = await jobs.waitFor(caller, started.job_id, windowMs)
     if (!final) {
       throw timedOut(`The crawl did not finish within ${windowMs / 1000} s; it goes on as job ${started.job_id}: poll GET ${started.status_url}.`, { job_id: started.job_id, status_url: started.status_url, results_url: started.results_url })
     }
     if (final.status === 'error') {
       return { job_id: started.job_id, status: 'error', error: final.error, blocked: final.blocked, refunded: final.refunded }
     }
-    const page = await jobs.results(caller.account.id, started.job_id, 0, 1)
+    const page = await jobs.results(caller, started.job_id, 0, 1)
     const row = page.results[0]
     if (!row) throw notFound('The crawl returned no result.')
     return { ...row, job_id: started.job_id }

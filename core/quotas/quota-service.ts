@@ -7,7 +7,9 @@ import type { Db } from '../db/database.ts'
 import type { HotReads } from '../db/hot-reads.ts'
 import { tierLimits, type TierName } from './tiers.ts'
 
-export interface Usage { calls_today: number, calls_this_month: number, records_today: number, jobs_running: number }
+export interface Usage { calls_today: number, calls_this_month: number, records_today: number, jobs_running: number, jobs_queued: number }
+/** An account's unfinished jobs: `running` ones a worker has claimed, `queued` ones waiting for a slot (status 'running', stage 'queued'). */
+export interface JobCounts { running: number, queued: number }
 /** What a charge took, so a refund gives back to the same day and month even after midnight. */
 export interface Charge { accountId: string, day: string, month: string }
 
@@ -15,8 +17,15 @@ const USAGE_SQL = `SELECT
   (SELECT calls FROM usage_counters WHERE account_id = ? AND period = ?) AS calls_today,
   (SELECT calls FROM usage_counters WHERE account_id = ? AND period = ?) AS calls_this_month,
   (SELECT records FROM usage_counters WHERE account_id = ? AND period = ?) AS records_today,
-  (SELECT count(*) FROM jobs WHERE account_id = ? AND status = 'running') AS jobs_running`
+  (SELECT count(started_at) FROM jobs WHERE account_id = ? AND status = 'running') AS jobs_running,
+  (SELECT count(*) FROM jobs WHERE account_id = ? AND status = 'running' AND started_at IS NULL) AS jobs_queued`
 
+// A queued job is stored as status 'running' without started_at (DECISIONS.md: queued reads as running, stage 'queued').
+const JOB_COUNTS_SQL = `SELECT count(started_at) AS running, count(*) - count(started_at) AS queued
+  FROM jobs WHERE account_id = ? AND status = 'running'`
+
+// PostgreSQL counts come back as bigint, SQLite's as number; a missing counter row as null.
+const n = (v: number | bigint | null | undefined) => Number(v ?? 0)
 const dayPeriod = (d: Date) => `d:${utcDay(d)}`
 const monthPeriod = (d: Date) => `m:${utcMonth(d)}`
 
@@ -76,8 +85,13 @@ export class QuotaService {
     const day = dayPeriod(now)
     const month = monthPeriod(now)
     // One round trip instead of two typed queries (the me endpoint is the hot read path).
-    const [row] = await this.reads.select<Record<'calls_today' | 'calls_this_month' | 'records_today' | 'jobs_running', number | bigint | null>>(USAGE_SQL, [accountId, day, accountId, month, accountId, day, accountId])
-    const n = (v: number | bigint | null | undefined) => Number(v ?? 0)
-    return { calls_today: n(row?.calls_today), calls_this_month: n(row?.calls_this_month), records_today: n(row?.records_today), jobs_running: n(row?.jobs_running) }
+    const [row] = await this.reads.select<Record<keyof Usage, number | bigint | null>>(USAGE_SQL, [accountId, day, accountId, month, accountId, day, accountId, accountId])
+    return { calls_today: n(row?.calls_today), calls_this_month: n(row?.calls_this_month), records_today: n(row?.records_today), jobs_running: n(row?.jobs_running), jobs_queued: n(row?.jobs_queued) }
+  }
+
+  /** The account's unfinished jobs, for the per-tier job caps (JobService.start). */
+  async jobCounts (accountId: string): Promise<JobCounts> {
+    const [row] = await this.reads.select<Record<keyof JobCounts, number | bigint | null>>(JOB_COUNTS_SQL, [accountId])
+    return { running: n(row?.running), queued: n(row?.queued) }
   }
 }

@@ -6,18 +6,31 @@ export interface TierLimits {
   calls_per_day: number
   calls_per_month: number
   retention_hours: number
+  /** Jobs of one account the scheduler runs at once; the rest wait their turn (core/jobs/job-queue.ts). */
+  max_running_jobs: number
+  /** Jobs of one account waiting behind its running ones; a start beyond running + queued is 429. */
+  max_queued_jobs: number
 }
 
-const table: Record<TierName, { maxRecords: number, perDay: number, retentionHours: number }> = {
-  guest: { maxRecords: 20, perDay: 5, retentionHours: 2 },
-  registered: { maxRecords: 200, perDay: 50, retentionHours: 6 },
-  pro: { maxRecords: 1000, perDay: 500, retentionHours: 24 },
+// Job caps (not in the spec): enough for a dashboard or an agent to fan out a
+// little, small enough that one account cannot fill every slot of the process.
+const table: Record<TierName, { maxRecords: number, perDay: number, retentionHours: number, maxRunning: number, maxQueued: number }> = {
+  guest: { maxRecords: 20, perDay: 5, retentionHours: 2, maxRunning: 1, maxQueued: 2 },
+  registered: { maxRecords: 200, perDay: 50, retentionHours: 6, maxRunning: 2, maxQueued: 20 },
+  pro: { maxRecords: 1000, perDay: 500, retentionHours: 24, maxRunning: 4, maxQueued: 100 },
 }
 
 export function tierLimits (tier: TierName): TierLimits {
   const t = table[tier]
   // DECISIONS.md: calls per month = 30 × calls per day.
-  return { max_records_per_run: t.maxRecords, calls_per_day: t.perDay, calls_per_month: 30 * t.perDay, retention_hours: t.retentionHours }
+  return {
+    max_records_per_run: t.maxRecords,
+    calls_per_day: t.perDay,
+    calls_per_month: 30 * t.perDay,
+    retention_hours: t.retentionHours,
+    max_running_jobs: t.maxRunning,
+    max_queued_jobs: t.maxQueued,
+  }
 }
 
 export const PRO_WINDOW_DAYS = 30

@@ -3,7 +3,7 @@ import { build, signup, PUBLIC_TOKEN } from '../helpers/build.ts'
 import { manualClock } from '../../core/clock.ts'
 import { me, mintToken } from './_kernel.ts'
 
-const LIMIT_KEYS = ['max_records_per_run', 'calls_per_day', 'calls_per_month', 'retention_hours', 'rate_limit_per_minute']
+const LIMIT_KEYS = ['max_records_per_run', 'calls_per_day', 'calls_per_month', 'retention_hours', 'rate_limit_per_minute', 'max_running_jobs', 'max_queued_jobs']
 
 t.test('me with the personal key: user (with api_key), tier, limits, usage', async t => {
   const app = await build(t, { env: { RATE_LIMIT_PER_MINUTE: '77' } })
@@ -14,8 +14,8 @@ t.test('me with the personal key: user (with api_key), tier, limits, usage', asy
   t.match(body.user, { id: u.id, email: u.email, api_key: u.apiKey, tier: 'registered', pro_eligible: true, pro_expires_at: null })
   t.equal(body.tier, 'registered')
   t.same(Object.keys(body.limits).sort(), [...LIMIT_KEYS].sort())
-  t.same(body.limits, { max_records_per_run: 200, calls_per_day: 50, calls_per_month: 1500, retention_hours: 6, rate_limit_per_minute: 77 })
-  t.same(body.usage, { calls_today: 0, calls_this_month: 0, records_today: 0, jobs_running: 0 })
+  t.same(body.limits, { max_records_per_run: 200, calls_per_day: 50, calls_per_month: 1500, retention_hours: 6, rate_limit_per_minute: 77, max_running_jobs: 2, max_queued_jobs: 20 })
+  t.same(body.usage, { calls_today: 0, calls_this_month: 0, records_today: 0, jobs_running: 0, jobs_queued: 0 })
 })
 
 t.test('the x-api-key header name is case-insensitive; Bearer works too', async t => {
@@ -35,7 +35,7 @@ t.test('usage reflects charges and records of today', async t => {
   await app.services.quotas.charge(u.id, 'registered')
   await app.services.quotas.addRecords(u.id, 7)
   const body = (await me(app, u.apiKey)).json()
-  t.same(body.usage, { calls_today: 2, calls_this_month: 2, records_today: 7, jobs_running: 0 })
+  t.same(body.usage, { calls_today: 2, calls_this_month: 2, records_today: 7, jobs_running: 0, jobs_queued: 0 })
 })
 
 t.test('a scoped token reads its account without revealing the personal key', async t => {
@@ -56,7 +56,7 @@ t.test('the guest token gets the guest tier and no user', async t => {
   t.same(res.json(), {
     user: null,
     tier: 'guest',
-    limits: { max_records_per_run: 20, calls_per_day: 5, calls_per_month: 150, retention_hours: 2, rate_limit_per_minute: 60 },
+    limits: { max_records_per_run: 20, calls_per_day: 5, calls_per_month: 150, retention_hours: 2, rate_limit_per_minute: 60, max_running_jobs: 1, max_queued_jobs: 2 },
     usage: null,
   })
 })

@@ -18,7 +18,7 @@ t.test('100 parallel charges never pass the daily quota', async t => {
   t.equal(ok, 50, 'exactly the 50 registered calls pass')
   t.equal(refused.length, 50)
   t.ok(refused.every(e => e instanceof AppError && e.statusCode === 429), 'the rest are 429')
-  t.same(await quotas.usage(u.id), { calls_today: 50, calls_this_month: 50, records_today: 0, jobs_running: 0 })
+  t.same(await quotas.usage(u.id), { calls_today: 50, calls_this_month: 50, records_today: 0, jobs_running: 0, jobs_queued: 0 })
 })
 
 t.test('the 429 names the daily quota and Retry-After counts to UTC midnight', async t => {
@@ -39,9 +39,9 @@ t.test('the daily counter rolls over at UTC midnight, the monthly one does not',
   for (let i = 0; i < 5; i++) await quotas.charge(u.id, 'guest')
   t.equal((await quotaError(quotas.charge(u.id, 'guest'))).statusCode, 429)
   clock.advance(1000) // 2026-04-16T00:00:00Z
-  t.same(await quotas.usage(u.id), { calls_today: 0, calls_this_month: 5, records_today: 0, jobs_running: 0 })
+  t.same(await quotas.usage(u.id), { calls_today: 0, calls_this_month: 5, records_today: 0, jobs_running: 0, jobs_queued: 0 })
   await quotas.charge(u.id, 'guest')
-  t.same(await quotas.usage(u.id), { calls_today: 1, calls_this_month: 6, records_today: 0, jobs_running: 0 })
+  t.same(await quotas.usage(u.id), { calls_today: 1, calls_this_month: 6, records_today: 0, jobs_running: 0, jobs_queued: 0 })
 })
 
 t.test('the monthly quota is 30 × daily and rolls over on the 1st at 00:00 UTC', async t => {

@@ -36,7 +36,7 @@ t.test('a restart on the same DATA_DIR and DATABASE_URL loses no account, key, t
   const bMe = (await me(second, b.apiKey)).json()
   t.equal(bMe.tier, 'pro', 'Pro survives')
   t.equal((await call(second, 'POST', '/api/auth/claim-pro', b.apiKey)).statusCode, 403, 'and stays claimed')
-  t.same((await second.services.quotas.usage(a.id)), { calls_today: 3, calls_this_month: 3, records_today: 9, jobs_running: 0 })
+  t.same((await second.services.quotas.usage(a.id)), { calls_today: 3, calls_this_month: 3, records_today: 9, jobs_running: 0, jobs_queued: 0 })
   const c = await signup(second)
   t.equal((await second.services.db.account.findUniqueOrThrow({ where: { id: c.id } })).signupNumber, 3, 'the signup sequence continues')
   t.equal(await second.services.db.account.count(), 3)

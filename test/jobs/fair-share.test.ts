@@ -1,0 +1,143 @@
+// Issue 11, part 7: per-tier caps on running and queued jobs, and slots shared
+// out across accounts. Slow jobs are counter jobs that sleep until their signal
+// fires (a cancel here); nothing depends on how fast anything runs.
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { freshDatabaseUrl, signup, tempDir } from '../helpers/build.ts'
+import { buildWithCounter, startJob, usageOf } from '../helpers/jobs.ts'
+import { connect, listeningApp } from '../agent/_agent.ts'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+
+/** A job that runs until it is cancelled (or the app closes). */
+const SLOW = { max_results: 1, delay_ms: 60_000 }
+
+async function startSlow (app: FastifyInstance, key: string): Promise<string> {
+  const res = await startJob(app, key, SLOW)
+  if (res.statusCode !== 202) throw new Error(`start answered ${res.statusCode}: ${res.body}`)
+  return res.json().job_id
+}
+
+const cancel = (app: FastifyInstance, key: string, id: string) => app.inject({ method: 'DELETE', url: `/api/tool-run/${id}`, headers: { 'x-api-key': key } })
+
+/** The account's jobs a worker has claimed (running or ended), oldest claim first. */
+const claimed = (app: FastifyInstance, accountId: string) =>
+  app.services.db.job.findMany({ where: { accountId, startedAt: { not: null } }, orderBy: { startedAt: 'asc' }, select: { id: true } }).then(rows => rows.map(r => r.id))
+
+/** Polls until the condition holds; the deadline only turns a hang into a readable failure. */
+async function until (what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+const isClaimed = (app: FastifyInstance, id: string) => app.services.db.job.findUnique({ where: { id } }).then(j => j?.startedAt != null)
+
+t.test('one account\'s 50 queued jobs: another account\'s first job is the next one claimed after one of them ends', async t => {
+  const app = await buildWithCounter(t, { env: { JOB_CONCURRENCY: '2' } })
+  const a = await signup(app)
+  const b = await signup(app)
+  t.equal((await app.inject({ method: 'POST', url: '/api/auth/claim-pro', headers: { 'x-api-key': a.apiKey } })).statusCode, 200, 'A is Pro: room for 50')
+  const aJobs: string[] = []
+  for (let i = 0; i < 50; i++) aJobs.push(await startSlow(app, a.apiKey))
+  await until('both slots hold A\'s jobs', async () => (await claimed(app, a.id)).length === 2)
+  t.same(await claimed(app, a.id), aJobs.slice(0, 2), 'A\'s own jobs run in the order they came')
+
+  const bJob = await startSlow(app, b.apiKey)
+  t.notOk(await isClaimed(app, bJob), 'B waits: every slot is taken')
+  t.match(await usageOf(app, a.apiKey), { jobs_running: 2, jobs_queued: 48 })
+  t.match(await usageOf(app, b.apiKey), { jobs_running: 0, jobs_queued: 1 })
+
+  t.equal((await cancel(app, a.apiKey, aJobs[0]!)).statusCode, 200, 'one slot turns over')
+  await until('B\'s job is claimed', () => isClaimed(app, bJob))
+  t.same(await claimed(app, a.id), aJobs.slice(0, 2), 'the freed slot went to B, not to A\'s backlog')
+  t.match(await usageOf(app, b.apiKey), { jobs_running: 1, jobs_queued: 0 })
+
+  // The next turnover goes back to A, in A's order.
+  t.equal((await cancel(app, b.apiKey, bJob)).statusCode, 200)
+  await until('A\'s third job is claimed', async () => (await claimed(app, a.id)).length === 3)
+  t.same(await claimed(app, a.id), aJobs.slice(0, 3))
+})
+
+t.test('the running cap holds with slots free; another account starts at once', async t => {
+  const app = await buildWithCounter(t, { env: { JOB_CONCURRENCY: '4' } })
+  const a = await signup(app)
+  const b = await signup(app)
+  const aJobs: string[] = []
+  for (let i = 0; i < 5; i++) aJobs.push(await startSlow(app, a.apiKey))
+  const bJob = await startSlow(app, b.apiKey)
+  // B's claim comes after A's jobs were offered their slots: had A been allowed a third, it would have it by now.
+  await until('B\'s job is claimed', () => isClaimed(app, bJob))
+  await until('A\'s two are claimed', async () => (await claimed(app, a.id)).length === 2)
+  t.same(await claimed(app, a.id), aJobs.slice(0, 2), 'registered: at most 2 running, the other 3 wait')
+  t.match(await usageOf(app, a.apiKey), { jobs_running: 2, jobs_queued: 3 })
+  const me = (await app.inject({ url: '/api/auth/me', headers: { 'x-api-key': a.apiKey } })).json()
+  t.match(me.limits, { max_running_jobs: 2, max_queued_jobs: 20 })
+})
+
+t.test('past running + queued caps: 429 with Retry-After naming the cap, nothing charged', async t => {
+  const app = await buildWithCounter(t, { env: { JOB_CONCURRENCY: '1' } })
+  const a = await signup(app)
+  const tokenRes = await app.inject({ method: 'POST', url: '/api/auth/tokens', headers: { 'x-api-key': a.apiKey }, payload: { name: 'ci', tools: ['counter'] } })
+  const scoped = tokenRes.json().token as string
+  const jobs: string[] = []
+  for (let i = 0; i < 21; i++) jobs.push(await startSlow(app, a.apiKey))
+  const keyed = await startJob(app, a.apiKey, SLOW, 'counter', { 'idempotency-key': 'last-one' })
+  t.equal(keyed.statusCode, 202, 'the 22nd unfinished job (2 running + 20 queued) is accepted')
+  jobs.push(keyed.json().job_id)
+  const before = await usageOf(app, a.apiKey)
+  t.match(before, { calls_today: 22, jobs_running: 1, jobs_queued: 21 })
+
+  for (const key of [a.apiKey, scoped]) {
+    const refused = await startJob(app, key, SLOW)
+    t.equal(refused.statusCode, 429)
+    t.match(refused.json().detail, /at most 20 queued jobs on the registered plan/)
+    t.match(refused.json().detail, /at most 2 running/)
+    t.same(Object.keys(refused.json()), ['detail'])
+    t.ok(Number(refused.headers['retry-after']) > 0, 'Retry-After')
+  }
+  t.same(await usageOf(app, a.apiKey), before, 'the refused starts were not charged')
+
+  const replay = await startJob(app, a.apiKey, SLOW, 'counter', { 'idempotency-key': 'last-one' })
+  t.equal(replay.statusCode, 200, 'an idempotent replay is not a new job: not refused')
+  t.equal(replay.json().job_id, keyed.json().job_id)
+
+  t.equal((await cancel(app, a.apiKey, jobs[5]!)).statusCode, 200)
+  t.equal((await startJob(app, a.apiKey, SLOW)).statusCode, 202, 'a cancelled job frees its place')
+  t.equal((await startJob(app, a.apiKey, SLOW)).statusCode, 429)
+
+  t.equal((await app.inject({ method: 'POST', url: '/api/auth/claim-pro', headers: { 'x-api-key': a.apiKey } })).statusCode, 200)
+  t.equal((await startJob(app, a.apiKey, SLOW)).statusCode, 202, 'Pro holds more')
+})
+
+t.test('the agent endpoint meets the same cap: isError naming it, nothing charged', async t => {
+  const { app, base, user } = await listeningApp(t, { env: { JOB_CONCURRENCY: '1' } })
+  for (let i = 0; i < 22; i++) await startSlow(app, user.apiKey)
+  const client = await connect(t, base, user.apiKey)
+  const refused = await client.callTool({ name: 'count_rows', arguments: { limit: 1, wait_seconds: 0 } }) as CallToolResult
+  t.ok(refused.isError)
+  t.match(refused.content.map(c => (c.type === 'text' ? c.text : '')).join(''), /at most 20 queued jobs on the registered plan.*Retry after \d+ s/)
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 22)
+})
+
+t.test('jobs resumed at start go through the same scheduler', async t => {
+  const dataDir = tempDir(t)
+  const databaseUrl = await freshDatabaseUrl(t, dataDir)
+  const env = { JOB_CONCURRENCY: '1' }
+  const first = await buildWithCounter(t, { dataDir, databaseUrl, env })
+  const a = await signup(first)
+  const b = await signup(first)
+  const aJobs: string[] = []
+  for (let i = 0; i < 4; i++) aJobs.push(await startSlow(first, a.apiKey))
+  const bJob = await startSlow(first, b.apiKey)
+  await until('A\'s first job runs', () => isClaimed(first, aJobs[0]!))
+  await first.close() // the running job goes back to the queue; all five wait for the next start
+
+  const second = await buildWithCounter(t, { dataDir, databaseUrl, env })
+  await until('A\'s first job runs again', () => isClaimed(second, aJobs[0]!))
+  t.notOk(await isClaimed(second, bJob), 'one slot, taken by the oldest job')
+  t.equal((await cancel(second, a.apiKey, aJobs[0]!)).statusCode, 200)
+  await until('B\'s job is claimed', () => isClaimed(second, bJob))
+  t.same(await claimed(second, a.id), [aJobs[0]], 'B came before the rest of A\'s backlog')
+})

@@ -111,6 +111,16 @@ t.test('past running + queued caps: 429 with Retry-After naming the cap, nothing
   t.equal((await startJob(app, a.apiKey, SLOW)).statusCode, 202, 'Pro holds more')
 })
 
+t.test('a burst of concurrent starts cannot pass the cap together', async t => {
+  const app = await buildWithCounter(t, { env: { JOB_CONCURRENCY: '1' } })
+  const a = await signup(app)
+  const answers = await Promise.all(Array.from({ length: 26 }, () => startJob(app, a.apiKey, SLOW)))
+  const codes = answers.map(r => r.statusCode)
+  t.equal(codes.filter(c => c === 202).length, 22, '2 running + 20 queued accepted')
+  t.equal(codes.filter(c => c === 429).length, 4, 'the rest refused')
+  t.match(await usageOf(app, a.apiKey), { calls_today: 22, jobs_running: 1, jobs_queued: 21 })
+})
+
 t.test('the agent endpoint meets the same cap: isError naming it, nothing charged', async t => {
   const { app, base, user } = await listeningApp(t, { env: { JOB_CONCURRENCY: '1' } })
   for (let i = 0; i < 22; i++) await startSlow(app, user.apiKey)

@@ -1,69 +1,140 @@
-// find_tool: ranks the enabled tools for a plain-English task with BM25 over
-// each tool's name, title, description and example tasks. Deterministic and
-// local (no model): words are folded to a canonical synonym, then lightly
-// stemmed, so "e-mails", "mail" and "email" meet, as do "leads" and
-// "businesses". Name and title words weigh more than description words.
+// find_tool: ranks the enabled agent tools for a plain-English task.
+// Deterministic and local (no model): BM25 over each tool's fields (its
+// keywords, title, example tasks, name and description), on words and on pairs
+// of neighbouring words, so "google ads" in a task meets the tool that lists
+// "google ads" among its keywords more strongly than two tools that each say
+// one of the words.
+//
+// The kernel knows language, not tools: the folding below (stopwords,
+// stemming, spellings, generic synonyms, addresses/URLs/domains read as what
+// they are) holds for any tool. Tool vocabulary (a trade's jargon, the names
+// of sources, what users call the job) is each plugin's `keywords`
+// (core/tools/README.md). The set of tasks find_tool is measured on is
+// test/agent/find-tool-tasks.ts.
 import type { AgentTool } from '../tools/registry.ts'
 
-const STOPWORDS = new Set(('a an and any are as at be by can do does for from get give how i in into is it its me my need of on ' +
-  'or our out please show some that the their them then these this those to up use want what when where which who whose will with you your ' +
-  'all every each one many list find').split(' '))
+const STOPWORDS = new Set((
+  'a about after again all also am an and any are as at be been being before but by can could did do does doing done for from ' +
+  'get gets getting give go got had has have having he her here him his how i if in into is it its just let like me might more most ' +
+  'much my need needs of on once one only or other our ours out over own please same she should show so some such tell than that the ' +
+  'their them then there these they thing things this those through to too up us use using very want was way we were what when where ' +
+  'which while who whom whose why will with would you your yours ' +
+  // Task verbs too general to tell tools apart: every tool "finds" or "lists" something.
+  'find list every each many'
+).split(' '))
 
-// Each group folds to its first word. Matching is on the stemmed word.
+/**
+ * Generic synonyms and spellings: each group folds to its first word. Only
+ * words that mean the same whatever the tool; a tool's own synonyms are its
+ * keywords.
+ */
 const SYNONYM_GROUPS: string[][] = [
-  ['email', 'e-mail', 'mail', 'mailbox', 'inbox', 'address', 'mailing'],
-  ['lead', 'business', 'company', 'firm', 'prospect', 'shop', 'store', 'shopfront', 'listing', 'local', 'plumber', 'dentist', 'restaurant', 'agency'],
-  ['verify', 'validate', 'validation', 'verification', 'check', 'deliverable', 'deliverability', 'bounce', 'valid', 'real'],
-  ['disposable', 'temporary', 'throwaway', 'throw-away', 'burner', 'temp', 'fake'],
-  ['website', 'site', 'domain', 'homepage', 'webpage', 'url'],
-  ['search', 'google', 'serp', 'lookup', 'query', 'research'],
-  ['scrape', 'extract', 'crawl', 'fetch', 'grab', 'collect', 'harvest', 'read', 'pull'],
-  ['phone', 'telephone', 'number'],
-  ['video', 'youtube', 'clip', 'channel'],
-  ['transcript', 'caption', 'subtitle', 'srt', 'vtt'],
-  ['download', 'save', 'media'],
-  ['contact', 'reach'],
-  ['ad', 'advert', 'advertisement', 'advertising', 'campaign', 'sponsor'],
-  ['social', 'profile', 'facebook', 'instagram', 'twitter', 'linkedin', 'tiktok'],
-  ['product', 'catalogue', 'catalog', 'inventory', 'sku', 'price', 'ecommerce'],
-  ['city', 'town', 'near', 'area', 'map', 'maps'],
-  ['topic', 'subject', 'article', 'news'],
-  ['compare', 'competitor', 'versus', 'vs', 'benchmark'],
+  ['email', 'e-mail', 'mail'],
+  ['website', 'site', 'homepage', 'web-site'],
+  ['page', 'webpage', 'web-page'],
+  ['url', 'link', 'hyperlink'],
+  ['phone', 'telephone'],
+  ['company', 'business', 'firm', 'organisation', 'organization'],
+  ['verify', 'validate', 'validation', 'verification'],
+  ['ad', 'advert', 'advertisement', 'advertise', 'advertising', 'advertiser'],
+  ['price', 'cost', 'pricing', 'priced'],
+  ['temporary', 'temp'],
+  ['catalogue', 'catalog'],
+  ['summarise', 'summarize', 'summary'],
 ]
 
-/** A light suffix stripper: enough to fold plurals and -ing/-ed forms of the catalogue's words. */
+// What a piece of text is, read before it is split into words: an address is
+// "an email", a link "a url", a bare host "a domain". The words inside them
+// (acme, com) say nothing about which tool fits.
+const ENTITIES: Array<[RegExp, string]> = [
+  [/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, ' email '],
+  [/\b(https?:\/\/|www\.)\S+/gi, ' url '],
+  [/\b[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}\/\S*/gi, ' url '],
+  [/\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|co|uk|de|fr|ai|app|dev|shop|store|biz|info|us|eu|ca|au)\b/gi, ' domain '],
+]
+
+const VOWEL = /[aeiouy]/
+
+/**
+ * A light English suffix stripper (Porter-like): plurals, -ing, -ed, -er, -ly,
+ * -ation and a final e, so "advertisers", "advertise" and "advertising" meet,
+ * as do "running" and "runs". It need not give real words, only the same stem
+ * for the forms of one word.
+ */
 export function stem (word: string): string {
-  if (word.length <= 3) return word
-  if (word.endsWith('ies') && word.length > 4) return word.slice(0, -3) + 'y'
-  if (word.endsWith('sses')) return word.slice(0, -2)
-  if (word.endsWith('ing') && word.length > 5) return word.slice(0, -3)
-  if (word.endsWith('ed') && word.length > 4) return word.slice(0, -2)
-  if (word.endsWith('es') && /(ch|sh|x|ss)es$/.test(word)) return word.slice(0, -2)
-  if (word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us')) return word.slice(0, -1)
-  return word
+  let w = word
+  // Three letters: only a plural s goes ("ads" → "ad").
+  if (w.length <= 3) return /[^aeiosu]s$/.test(w) ? w.slice(0, -1) : w
+  if (w.endsWith('ies') && w.length > 4) w = w.slice(0, -3) + 'y'
+  else if (w.endsWith('sses')) w = w.slice(0, -2)
+  else if (/(ch|sh|x|ss|z)es$/.test(w)) w = w.slice(0, -2)
+  else if (w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1)
+  if (/ification$/.test(w)) w = w.slice(0, -9) + 'ify'
+  else if (w.endsWith('ation') && w.length > 7) w = w.slice(0, -5) + 'ate'
+  for (const suffix of ['ing', 'ed', 'er', 'ly']) {
+    if (w.endsWith(suffix) && w.length - suffix.length >= 3 && VOWEL.test(w.slice(0, -suffix.length))) {
+      w = w.slice(0, -suffix.length)
+      // running → runn → run, shopped → shopp → shop; not "address", "call" or "sell".
+      if (/([^aeiouslz])\1$/.test(w)) w = w.slice(0, -1)
+      break
+    }
+  }
+  if (w.endsWith('e') && w.length > 4) w = w.slice(0, -1)
+  return w
 }
 
 const CANONICAL = new Map<string, string>()
-for (const group of SYNONYM_GROUPS) for (const word of group) CANONICAL.set(stem(word.replace(/-/g, '')), group[0]!)
+for (const group of SYNONYM_GROUPS) {
+  for (const word of group) CANONICAL.set(stem(word.replace(/-/g, '')), stem(group[0]!))
+}
 
+/** Words of a text, folded: lower case, entities read, contractions opened, stopwords dropped, stemmed, synonyms folded. */
 export function tokenize (text: string): string[] {
-  const words = text
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .replace(/e-mail/g, 'email')
+  let t = text.replace(/([a-z])([A-Z])/g, '$1 $2')
+  for (const [pattern, replacement] of ENTITIES) t = t.replace(pattern, replacement)
+  t = t.toLowerCase()
+    .replace(/\b(e|web)-(mail|site|page)/g, '$1$2')
+    .replace(/\bcan't\b|\bcannot\b/g, 'can not')
+    .replace(/\bwon't\b/g, 'will not')
+    .replace(/n['’]t\b/g, ' not')
+  return t
     .split(/[^a-z0-9]+/)
     .filter(w => w.length > 1 && !STOPWORDS.has(w))
-  return words.map(w => {
-    const s = stem(w)
-    return CANONICAL.get(s) ?? CANONICAL.get(w) ?? s
-  })
+    .map(w => {
+      const s = stem(w)
+      return CANONICAL.get(s) ?? s
+    })
+}
+
+/** The terms of a text: its words, and each pair of neighbouring words (a phrase). */
+function terms (text: string): string[] {
+  const words = tokenize(text)
+  const pairs: string[] = []
+  for (let i = 1; i < words.length; i++) if (words[i - 1] !== words[i]) pairs.push(`${words[i - 1]} ${words[i]}`)
+  return [...words, ...pairs]
+}
+
+// How much a term counts in each field. Keywords and example tasks are written
+// as users ask; a description is written for an agent that already chose the
+// tool, and is long, so each of its words counts least.
+const FIELD_WEIGHTS = { keywords: 3, title: 2, examples: 2, name: 1.5, description: 1 }
+const K1 = 1.2
+const B = 0.5
+
+/**
+ * A description's sentences that name another tool ("to check a mailbox, use
+ * email_verify instead") describe that tool, not this one; JSON examples are
+ * arguments, not words a user would say.
+ */
+function ownSentences (description: string, otherNames: string[]): string {
+  return description
+    .replace(/\{[^{}]*\}/g, ' ')
+    .split(/(?<=[.;!?])\s+/)
+    .filter(sentence => !otherNames.some(name => sentence.includes(name)))
+    .join(' ')
 }
 
 interface IndexedTool { tool: AgentTool, terms: Map<string, number>, length: number }
-
-const FIELD_WEIGHTS = { name: 3, title: 2, description: 1, examples: 1.5 }
-const K1 = 1.2
-const B = 0.75
 
 export interface ToolMatch { tool: AgentTool, score: number }
 
@@ -73,18 +144,20 @@ export class ToolFinder {
   private readonly averageLength: number
 
   constructor (tools: AgentTool[]) {
+    const names = tools.map(t => t.name)
     this.indexed = tools.map(tool => {
-      const terms = new Map<string, number>()
+      const counts = new Map<string, number>()
       const add = (text: string, weight: number) => {
-        for (const term of tokenize(text)) terms.set(term, (terms.get(term) ?? 0) + weight)
+        for (const term of terms(text)) counts.set(term, (counts.get(term) ?? 0) + weight)
       }
       add(tool.name.replace(/_/g, ' '), FIELD_WEIGHTS.name)
       add(tool.title, FIELD_WEIGHTS.title)
-      add(tool.description, FIELD_WEIGHTS.description)
-      for (const ex of tool.examples) add(ex.task, FIELD_WEIGHTS.examples)
+      add(ownSentences(tool.description, names.filter(n => n !== tool.name)), FIELD_WEIGHTS.description)
+      for (const example of tool.examples) add(example.task, FIELD_WEIGHTS.examples)
+      for (const keyword of tool.keywords) add(keyword, FIELD_WEIGHTS.keywords)
       let length = 0
-      for (const n of terms.values()) length += n
-      return { tool, terms, length }
+      for (const n of counts.values()) length += n
+      return { tool, terms: counts, length }
     })
     for (const doc of this.indexed) for (const term of doc.terms.keys()) this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1)
     this.averageLength = this.indexed.reduce((sum, d) => sum + d.length, 0) / Math.max(1, this.indexed.length)
@@ -92,7 +165,7 @@ export class ToolFinder {
 
   /** The best `limit` tools with a positive score, best first (ties by name, so the order is stable). */
   rank (task: string, limit: number): ToolMatch[] {
-    const query = [...new Set(tokenize(task))]
+    const query = [...new Set(terms(task))]
     const n = this.indexed.length
     const scored = this.indexed.map(doc => {
       let score = 0

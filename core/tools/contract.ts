@@ -157,6 +157,13 @@ export interface AgentToolDeclaration<AgentInput extends TSchema = TSchema> {
   /** Fixed REST params this agent tool implies (e.g. { scrape_results: true }). */
   fixed?: Record<string, unknown>
   examples: ToolExample[]
+  /**
+   * Words and phrases people use when they want this agent tool and that its
+   * title and description do not already say (synonyms, jargon, names of the
+   * sources it reads): find_tool indexes them. Added to the declaration's own
+   * `keywords`, which all of its agent tools share.
+   */
+  keywords?: string[]
 }
 
 export interface ToolEndpoint {
@@ -185,6 +192,13 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
   agentName: string
   agentTools?: AgentToolDeclaration[]
   examples: ToolExample<Static<Input>>[]
+  /**
+   * find_tool's search words for this tool: synonyms and phrases users say
+   * ("burner address", "paid search", "price list"), one word or phrase per
+   * entry. With `agentTools`, these are shared by every agent tool and each
+   * agent tool adds its own. See core/tools/README.md.
+   */
+  keywords?: string[]
   /** Suggested polling interval in seconds (default 2). */
   pollSeconds?: number
   /** Longest a run may take before the kernel aborts it (default: JOB_TIMEOUT_SECONDS). */

@@ -38,6 +38,8 @@ export interface AgentTool {
   renames: Record<string, string>
   fixed: Record<string, unknown>
   examples: ToolExample[]
+  /** find_tool's search words: the declaration's own, then the agent tool's. */
+  keywords: string[]
 }
 
 type JsonObjectSchema = TSchema & { type?: string, properties?: Record<string, TSchema>, required?: string[] }
@@ -115,7 +117,10 @@ export class ToolRegistry {
     return declared.map(a => {
       const inputSchema = a.input ?? renameSchema(d.input, renames)
       compile(inputSchema, `the agent input schema of "${a.name}"`)
-      return { name: a.name, title: a.title, description: a.description, restKey: d.key, inputSchema, outputSchema: d.row, renames, fixed: a.fixed ?? {}, examples: a.examples }
+      const keywords = [...(d.keywords ?? []), ...(a.keywords ?? [])]
+      const blank = keywords.find(k => typeof k !== 'string' || k.trim() === '')
+      if (blank !== undefined) throw new ConfigError(`plugin "${tool.config.plugin}" declares an empty or non-text keyword for "${a.name}"`)
+      return { name: a.name, title: a.title, description: a.description, restKey: d.key, inputSchema, outputSchema: d.row, renames, fixed: a.fixed ?? {}, examples: a.examples, keywords }
     })
   }
 

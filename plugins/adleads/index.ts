@@ -50,6 +50,7 @@ export default defineTool({
     { task: 'find dentists in a city and whether they run Facebook or Google ads', args: { niche: 'dentists', city: 'Austin TX', country: 'US', max_results: 20, check_meta: true, check_google: true, meta_active_only: true } },
     { task: 'which roofers in Leeds advertise on Google', args: { query: 'roofers in Leeds', country: 'GB', max_results: 30, check_meta: false, check_google: true, meta_active_only: true } },
   ],
+  keywords: ['businesses that advertise', 'not advertising', 'no ads', 'do not advertise', 'without ads', 'local businesses running ads', 'ad prospects', 'marketing agency leads', 'prospecting', 'prospects for an agency', 'shops, restaurants or clinics that advertise', 'buy ads', 'which businesses run ads', 'facebook and google ads', 'businesses in a city', 'niche and city'],
   pollSeconds: 5,
   timeoutSeconds: 1800,
   // The run module (and its parsing libraries) loads with the first job, not at boot.

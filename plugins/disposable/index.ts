@@ -26,6 +26,7 @@ export default defineTool({
     { task: 'screen these sign-up e-mails for temporary mail providers', args: { emails: ['a@acme.com', 'b@guerrillamail.com'] } },
     { task: 'check whether some domains are disposable e-mail providers, without DNS lookups', args: { domains: ['yopmail.com', 'acme.com'], check_mx: false } },
   ],
+  keywords: ['disposable email', 'throwaway', 'throw-away', 'burner', 'temporary email', 'temp mail', 'one-time', 'fake signups', 'fake email', 'spam signups', 'mailinator', 'guerrillamail', 'yopmail', 'trash mail', 'sign-up fraud', 'screen registrations', 'block', 'filter signups'],
   async run (ctx) {
     const given = [...(ctx.input.items ?? []), ...(ctx.input.emails ?? []), ...(ctx.input.domains ?? [])]
     const distinct = new Set(given.map(i => i.trim()).filter(i => i !== ''))

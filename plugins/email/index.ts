@@ -26,6 +26,7 @@ export default defineTool({
     { task: 'verify a list of lead e-mails before a campaign', args: { emails: ['jane@acme.com', 'sales@acme.com', 'bob@example.org'] } },
     { task: 'validate the syntax and mail servers of addresses without contacting them', args: { emails: ['jane@acme.com'], smtp_check: false } },
   ],
+  keywords: ['email verification', 'email validation', 'email verifier', 'email checker', 'deliverable', 'deliverability', 'bounce', 'hard bounce', 'invalid emails', 'does the mailbox exist', 'mailbox exists', 'real mailbox', 'receive mail', 'catch-all', 'smtp check', 'mx record', 'clean an email list', 'list cleaning', 'list hygiene', 'before sending', 'newsletter', 'cold email', 'reachable'],
   async run (ctx) {
     const given = [...(ctx.input.emails ?? []), ...(ctx.input.email !== undefined ? [ctx.input.email] : [])]
     const distinct = new Set(given.map(a => a.trim()).filter(a => a !== ''))

@@ -53,6 +53,7 @@ export default defineTool({
     { task: 'find the Facebook ads a brand is running now in the US', args: { search_terms: 'acme coffee', ad_reached_countries: ['US'], ad_active_status: 'ACTIVE', ad_type: 'ALL', search_type: 'KEYWORD_UNORDERED', max_results: 50 } },
     { task: 'list every ad of an advertiser page in Germany and France', args: { search_page_ids: ['48034275355'], ad_reached_countries: ['DE', 'FR'], ad_active_status: 'ALL', ad_type: 'ALL', search_type: 'KEYWORD_UNORDERED', max_results: 100 } },
   ],
+  keywords: ['facebook ads', 'instagram ads', 'meta ads', 'meta ad library', 'facebook ad library', 'ad library', 'ad creatives', 'ad copy', 'ad spend', 'political ads', 'issue ads', 'impressions', 'sponsored posts', 'facebook page', 'page id', 'active ads', 'running ads', 'competitor ads', 'ad text', 'messenger', 'whatsapp', 'threads'],
   pollSeconds: 2,
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runFbads(ctx),

@@ -47,6 +47,7 @@ export default defineTool({
     { task: 'check whether a company is running Google ads right now', args: { domain: 'acme.com', regions: [], max_results: 3, max_creatives: 40 } },
     { task: 'how many Google ads does an advertiser run in the UK and Germany', args: { advertiser: 'Acme Coffee Roasters', regions: ['GB', 'DE'], max_results: 3, max_creatives: 40 } },
   ],
+  keywords: ['google ads', 'adwords', 'google ads transparency center', 'paid search', 'ppc', 'search ads', 'youtube ads', 'display ads', 'sem', 'advertising on google', 'advertiser id', 'google advertiser', 'ad count', 'last shown', 'competitor advertising', 'sponsored results'],
   pollSeconds: 2,
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runGads(ctx),

@@ -25,6 +25,7 @@ export default defineTool({
     { task: 'list businesses from a map search and find their e-mail addresses', args: { query: 'plumbers in Denver, CO', max_results: 10, deep_scan: true } },
     { task: 'search a business category in a place given separately', args: { query: 'vegan restaurants', location: 'Shoreditch, London', country: 'gb', max_results: 20 } },
   ],
+  keywords: ['local businesses', 'business listings', 'google maps', 'map search', 'places', 'near me', 'nearby', 'in a city', 'town', 'neighbourhood', 'postcode', 'zip code', 'street address', 'ratings', 'reviews', 'latitude and longitude', 'coordinates', 'lead list', 'leads', 'prospects', 'yellow pages', 'business directory', 'openstreetmap', 'shops', 'restaurants', 'cafes', 'salons', 'clinics', 'contractors', 'dentists', 'plumbers', 'lawyers', 'gyms', 'hotels', 'agencies'],
   pollSeconds: 3,
   createState: createMapsState,
   // The run module (and its parsing libraries) loads with the first job, not at boot.

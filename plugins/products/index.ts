@@ -70,6 +70,7 @@ export default defineTool({
     { task: 'list the products and prices of an online store', args: { url: 'https://shop.example.com', platform: 'auto', max_results: 100, max_pages: 50 } },
     { task: 'get the variants and stock of a Shopify shop', args: { url: 'example-store.myshopify.com', platform: 'shopify', max_results: 250, max_pages: 50 } },
   ],
+  keywords: ['online store', 'online shop', 'webshop', 'e-commerce', 'ecommerce', 'shopify', 'woocommerce', 'product catalogue', 'products', 'price list', 'prices', 'price monitoring', 'competitor prices', 'in stock', 'stock levels', 'inventory', 'sku', 'variants', 'sizes and colours', 'what a shop sells', 'items for sale', 'on sale', 'discounts', 'merchandise', 'product feed'],
   pollSeconds: 3,
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runProducts(ctx),

@@ -31,6 +31,7 @@ export default defineTool({
     { task: 'find the contact email addresses of a company website', args: { website: 'acme.com', max_pages: 20, include_phones: true, include_socials: true } },
     { task: 'get phone numbers and social media links from a site', args: { website: 'https://example.org', max_pages: 10, include_phones: true, include_socials: true } },
   ],
+  keywords: ['contact details', 'contact info', 'contact email', 'email finder', 'find emails', 'get in touch', 'reach', 'who to contact', 'phone numbers', 'social media links', 'social profiles', 'linkedin', 'instagram link', 'twitter', 'mailto', 'contact page', 'about page', 'team page', 'email scraper', 'crawl a website', 'emails of a domain', 'email address for each domain', 'company emails', 'owner email'],
   pollSeconds: 2,
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runWebemail(ctx),

@@ -47,6 +47,7 @@ const declaration = defineTool({
         { task: 'find the top 10 web results for a query', args: { query: 'best CRM for small business 2025', limit: 10 } },
         { task: 'search the web in German for results from Germany', args: { query: 'Steuerberater Berlin', country: 'de', language: 'de', limit: 20 } },
       ],
+      keywords: ['google', 'google it', 'look up', 'look up facts', 'founder', 'who owns', 'search results', 'top results', 'links', 'find websites', 'find pages', 'reviews', 'news', 'rankings', 'web results', 'mentions'],
     },
     {
       name: 'web_search_scrape',
@@ -62,6 +63,7 @@ const declaration = defineTool({
       examples: [
         { task: 'search and read the top result pages about a topic', args: { query: 'EU AI Act obligations for providers', limit: 5 } },
       ],
+      keywords: ['research', 'deep research', 'research a topic', 'in-depth research', 'information from multiple sources', 'read the results', 'full text of search results', 'content of the top pages', 'page text of each result', 'summarise sources', 'articles about', 'what the web says', 'search and read', 'search and scrape'],
     },
     {
       name: 'scrape_web_pages',
@@ -77,6 +79,7 @@ const declaration = defineTool({
         { task: 'read the text of a list of web pages', args: { urls: ['https://example.com/about', 'https://example.org/pricing'] } },
         { task: 'get title, meta description and headings of a website', args: { urls: ['example.com'] } },
       ],
+      keywords: ['read a page', 'page text', 'article text', 'fetch a url', 'open this link', 'known urls', 'given urls', 'title tag', 'meta description', 'headings', 'h1', 'word count', 'http status', 'redirects', 'final url', 'main content', 'readability', 'extract text from a page', 'text of a link', 'blog post', 'scrape a url', 'page content', 'seo audit'],
     },
   ],
   examples: [
@@ -85,6 +88,7 @@ const declaration = defineTool({
     { task: 'search and scrape every result page', args: { query: 'how to self-host a search engine', scrape_results: true, max_results: 5 } },
     { task: 'scrape known pages', args: { urls: ['https://example.com/', 'https://example.org/contact'] } },
   ],
+  keywords: ['search engine', 'serp', 'duckduckgo', 'bing', 'brave search', 'google search', 'yahoo', 'mojeek', 'web'],
   createState: () => createEngineHealth(),
   endpoints: [
     {

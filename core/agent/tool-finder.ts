@@ -90,7 +90,7 @@ for (const group of SYNONYM_GROUPS) {
 
 /** Words of a text, folded: lower case, entities read, contractions opened, stopwords dropped, stemmed, synonyms folded. */
 export function tokenize (text: string): string[] {
-  let t = text.replace(/([a-z])([A-Z])/g, '$1 $2')
+  let t = text
   for (const [pattern, replacement] of ENTITIES) t = t.replace(pattern, replacement)
   t = t.toLowerCase()
     .replace(/\b(e|web)-(mail|site|page)/g, '$1$2')
@@ -99,7 +99,8 @@ export function tokenize (text: string): string[] {
     .replace(/n['’]t\b/g, ' not')
   return t
     .split(/[^a-z0-9]+/)
-    .filter(w => w.length > 1 && !STOPWORDS.has(w))
+    // Numbers ("top 10", "50 domains", "2025") are amounts and dates, not what the job is.
+    .filter(w => w.length > 1 && !STOPWORDS.has(w) && !/^\d+$/.test(w))
     .map(w => {
       const s = stem(w)
       return CANONICAL.get(s) ?? s
@@ -113,6 +114,7 @@ function terms (text: string): string[] {
   for (let i = 1; i < words.length; i++) if (words[i - 1] !== words[i]) pairs.push(`${words[i - 1]} ${words[i]}`)
   return [...words, ...pairs]
 }
+
 
 // How much a term counts in each field. Keywords and example tasks are written
 // as users ask; a description is written for an agent that already chose the
@@ -150,7 +152,8 @@ export class ToolFinder {
       const add = (text: string, weight: number) => {
         for (const term of terms(text)) counts.set(term, (counts.get(term) ?? 0) + weight)
       }
-      add(tool.name.replace(/_/g, ' '), FIELD_WEIGHTS.name)
+      // A name is an identifier: web_search, emailVerify, socialA_ads_scrape.
+      add(tool.name.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2'), FIELD_WEIGHTS.name)
       add(tool.title, FIELD_WEIGHTS.title)
       add(ownSentences(tool.description, names.filter(n => n !== tool.name)), FIELD_WEIGHTS.description)
       for (const example of tool.examples) add(example.task, FIELD_WEIGHTS.examples)

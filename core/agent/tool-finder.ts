@@ -125,7 +125,7 @@ const B = 0.5
 
 /**
  * A description's sentences that name another tool ("to check a mailbox, use
- * email_verify instead") describe that tool, not this one; JSON examples are
+ * mailbox_probe instead") describe that tool, not this one; JSON examples are
  * arguments, not words a user would say.
  */
 function ownSentences (description: string, otherNames: string[]): string {
@@ -152,7 +152,7 @@ export class ToolFinder {
       const add = (text: string, weight: number) => {
         for (const term of terms(text)) counts.set(term, (counts.get(term) ?? 0) + weight)
       }
-      // A name is an identifier: web_search, emailVerify, socialA_ads_scrape.
+      // A name is an identifier (page_reader, mailboxProbe): split it into words.
       add(tool.name.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2'), FIELD_WEIGHTS.name)
       add(tool.title, FIELD_WEIGHTS.title)
       add(ownSentences(tool.description, names.filter(n => n !== tool.name)), FIELD_WEIGHTS.description)

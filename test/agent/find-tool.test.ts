@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { resolve } from 'node:path'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { loadConfig } from '../../core/config.ts'
 import { ToolRegistry } from '../../core/tools/registry.ts'
 import { stem, tokenize, ToolFinder } from '../../core/agent/tool-finder.ts'
@@ -12,15 +13,52 @@ const registry = await ToolRegistry.load(config.tools, resolve('.'))
 const finder = new ToolFinder(registry.listAgentTools())
 const best = (task: string) => finder.rank(task, 3).map(m => m.tool.name)
 
-t.test('words fold to one form: plurals, spellings and synonyms', async t => {
+t.test('words fold to one form: plurals, spellings, forms and generic synonyms', async t => {
   t.equal(stem('emails'), 'email')
   t.equal(stem('businesses'), 'business')
   t.equal(stem('companies'), 'company')
+  t.equal(stem('ads'), 'ad')
+  t.equal(stem('running'), stem('runs'))
+  t.equal(stem('advertisers'), stem('advertising'))
+  t.equal(stem('address'), 'address', 'a double s is not a plural')
   t.same(tokenize('E-mails'), tokenize('email'))
   t.same(tokenize('mail'), tokenize('email'))
-  t.same(tokenize('leads'), tokenize('businesses'))
+  t.same(tokenize('businesses'), tokenize('companies'))
   t.same(tokenize('validate'), tokenize('verify'))
+  t.same(tokenize('advertisement'), tokenize('ads'))
   t.same(tokenize('the of a'), [], 'stopwords go')
+  t.same(tokenize('top 10 results for 2025'), tokenize('top results'), 'numbers are not search words')
+  t.same(tokenize("don't advertise"), ['not', ...tokenize('advertise')], 'a negation stays')
+  t.same(tokenize('iPhone'), tokenize('iphone'), 'free text is not split like an identifier')
+  t.notSame(tokenize('iPhone'), tokenize('i phone'))
+})
+
+t.test('addresses, links and hosts are read as what they are', async t => {
+  t.same(tokenize('jane.doe+x@acme.co.uk'), tokenize('email'))
+  t.same(tokenize('https://example.com/a?b=1'), tokenize('url'))
+  t.same(tokenize('example.com/pricing'), tokenize('url'))
+  t.same(tokenize('stripe.com'), ['domain'])
+})
+
+t.test('the kernel names no tool: tool words come from the plugins\' keywords', async t => {
+  const source = readFileSync(new URL('../../core/agent/tool-finder.ts', import.meta.url), 'utf8')
+  for (const tool of registry.listAgentTools()) t.notOk(source.includes(tool.name), `tool-finder.ts does not name ${tool.name}`)
+  const disposable = registry.agentTool('disposable_email_check')!
+  t.ok(disposable.keywords.includes('burner'), 'a plugin\'s keywords reach its agent tool')
+  t.ok(best('flag burner sign-ups').includes('disposable_email_check'), 'and find_tool ranks by them')
+  const webSearch = registry.agentTool('web_search')!
+  const scrapePages = registry.agentTool('scrape_web_pages')!
+  t.ok(webSearch.keywords.includes('search engine') && scrapePages.keywords.includes('search engine'), 'declaration keywords are shared by its agent tools')
+  t.ok(scrapePages.keywords.includes('title tag') && !webSearch.keywords.includes('title tag'), 'an agent tool adds its own')
+})
+
+t.test('a blank keyword stops the boot, naming the plugin', async t => {
+  const dir = t.testdir({ blanky: {} })
+  const contract = new URL('../../core/tools/contract.ts', import.meta.url).href
+  writeFileSync(join(dir, 'blanky', 'index.ts'), `import { defineTool, Type } from '${contract}'
+export default defineTool({ key: 'blanky', agentName: 'blanky_tool', title: 'Blanky', description: 'A fixture.', input: Type.Object({}), row: Type.Object({}), examples: [], keywords: ['fine', ' '], run: async () => {} })
+`)
+  await t.rejects(ToolRegistry.load({ tools: [{ key: 'blanky', plugin: './blanky', enabled: true }], retired: [] }, dir), /plugin "\.\/blanky" declares an empty or non-text keyword for "blanky_tool"/)
 })
 
 t.test('ranks the right tool first for plain-English tasks', async t => {

@@ -168,7 +168,9 @@ export class ToolFinder {
 
   /** The best `limit` tools with a positive score, best first (ties by name, so the order is stable). */
   rank (task: string, limit: number): ToolMatch[] {
-    const query = [...new Set(terms(task))]
+    // Quoted text is what to search for or type in ("keto diet plan"), not the job.
+    const unquoted = task.replace(/"[^"]*"|“[^”]*”/g, ' ')
+    const query = [...new Set(terms(tokenize(unquoted).length > 0 ? unquoted : task))]
     const n = this.indexed.length
     const scored = this.indexed.map(doc => {
       let score = 0

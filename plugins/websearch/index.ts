@@ -62,6 +62,7 @@ const declaration = defineTool({
       fixed: { scrape_results: true },
       examples: [
         { task: 'search and read the top result pages about a topic', args: { query: 'EU AI Act obligations for providers', limit: 5 } },
+        { task: 'compare what several sources say about a question', args: { query: 'is a four-day work week more productive', limit: 8 } },
       ],
       keywords: ['research', 'deep research', 'research a topic', 'in-depth research', 'information from multiple sources', 'read the results', 'full text of search results', 'content of the top pages', 'page text of each result', 'summarise sources', 'articles about', 'what the web says', 'search and read', 'search and scrape'],
     },

@@ -45,13 +45,29 @@ const SYNONYM_GROUPS: string[][] = [
 
 // What a piece of text is, read before it is split into words: an address is
 // "an email", a link "a url", a bare host "a domain". The words inside them
-// (acme, com) say nothing about which tool fits.
+// (acme, com) say nothing about which tool fits. Read one whitespace-separated
+// piece at a time (trailing punctuation aside), so the patterns stay linear.
 const ENTITIES: Array<[RegExp, string]> = [
-  [/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, ' email '],
-  [/\b(https?:\/\/|www\.)\S+/gi, ' url '],
-  [/\b[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}\/\S*/gi, ' url '],
-  [/\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|co|uk|de|fr|ai|app|dev|shop|store|biz|info|us|eu|ca|au)\b/gi, ' domain '],
+  [/^[\w.+-]+@[\w-]+(\.[\w-]+)+$/, 'email'],
+  [/^(https?:\/\/|www\.)/i, 'url'],
+  [/^[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}\/\S*$/i, 'url'],
+  [/^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|co|uk|de|fr|ai|app|dev|shop|store|biz|info|us|eu|ca|au)$/i, 'domain'],
 ]
+
+const OPENING = '("\'“‘<['
+const CLOSING = ')"\'”’>].,;:!?'
+
+function readEntities (text: string): string {
+  return text.split(/\s+/).map(piece => {
+    let start = 0
+    let end = piece.length
+    while (start < end && OPENING.includes(piece[start]!)) start++
+    while (end > start && CLOSING.includes(piece[end - 1]!)) end--
+    const core = piece.slice(start, end)
+    const entity = ENTITIES.find(([pattern]) => pattern.test(core))
+    return entity ? ` ${entity[1]} ` : piece
+  }).join(' ')
+}
 
 const VOWEL = /[aeiouy]/
 
@@ -90,14 +106,11 @@ for (const group of SYNONYM_GROUPS) {
 
 /** Words of a text, folded: lower case, entities read, contractions opened, stopwords dropped, stemmed, synonyms folded. */
 export function tokenize (text: string): string[] {
-  let t = text
-  for (const [pattern, replacement] of ENTITIES) t = t.replace(pattern, replacement)
-  t = t.toLowerCase()
+  return readEntities(text).toLowerCase()
     .replace(/\b(e|web)-(mail|site|page)/g, '$1$2')
     .replace(/\bcan't\b|\bcannot\b/g, 'can not')
     .replace(/\bwon't\b/g, 'will not')
     .replace(/n['’]t\b/g, ' not')
-  return t
     .split(/[^a-z0-9]+/)
     // Numbers ("top 10", "50 domains", "2025") are amounts and dates, not what the job is.
     .filter(w => w.length > 1 && !STOPWORDS.has(w) && !/^\d+$/.test(w))

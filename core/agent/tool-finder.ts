@@ -128,7 +128,6 @@ function terms (text: string): string[] {
   return [...words, ...pairs]
 }
 
-
 // How much a term counts in each field. Keywords and example tasks are written
 // as users ask; a description is written for an agent that already chose the
 // tool, and is long, so each of its words counts least.
@@ -142,10 +141,12 @@ const B = 0.5
  * arguments, not words a user would say.
  */
 function ownSentences (description: string, otherNames: string[]): string {
+  // Whole names only: page_reader is not named by a sentence that says page_reader_pro.
+  const others = otherNames.map(name => new RegExp(`(?<![\\w-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`))
   return description
     .replace(/\{[^{}]*\}/g, ' ')
     .split(/(?<=[.;!?])\s+/)
-    .filter(sentence => !otherNames.some(name => sentence.includes(name)))
+    .filter(sentence => !others.some(name => name.test(sentence)))
     .join(' ')
 }
 

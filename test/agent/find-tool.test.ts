@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { loadConfig } from '../../core/config.ts'
-import { ToolRegistry } from '../../core/tools/registry.ts'
+import { ToolRegistry, type AgentTool } from '../../core/tools/registry.ts'
 import { stem, tokenize, ToolFinder } from '../../core/agent/tool-finder.ts'
 import { connect, listeningApp } from './_agent.ts'
 
@@ -50,6 +50,23 @@ t.test('the kernel names no tool: tool words come from the plugins\' keywords', 
   const scrapePages = registry.agentTool('scrape_web_pages')!
   t.ok(webSearch.keywords.includes('search engine') && scrapePages.keywords.includes('search engine'), 'declaration keywords are shared by its agent tools')
   t.ok(scrapePages.keywords.includes('title tag') && !webSearch.keywords.includes('title tag'), 'an agent tool adds its own')
+})
+
+t.test('on a made-up catalogue: keywords count, other tools\' sentences and quoted text do not', async t => {
+  const tool = (name: string, description: string, keywords: string[] = []): AgentTool => ({
+    name, title: name.replace(/_/g, ' '), description, restKey: name, inputSchema: {} as never, outputSchema: {} as never, renames: {}, fixed: {}, examples: [], keywords,
+  })
+  const made = new ToolFinder([
+    tool('mailbox_probe', 'Asks the mail server whether an address would be accepted.', ['bounce']),
+    tool('burner_check', 'Flags burner domains. For whether a mailbox exists, use mailbox_probe instead.', ['throwaway']),
+    tool('page_reader', 'Reads the text of web pages.', ['article text']),
+  ])
+  const first = (task: string) => made.rank(task, 1)[0]?.tool.name
+  t.equal(first('will this mailbox bounce'), 'mailbox_probe')
+  t.equal(first('does the mailbox exist'), 'mailbox_probe', 'a sentence naming another tool is not indexed')
+  t.equal(first('a throwaway address?'), 'burner_check', 'keywords are indexed')
+  t.equal(first('read the article text of "throwaway domains explained"'), 'page_reader', 'quoted text is not the job')
+  t.equal(first('"throwaway"'), 'burner_check', 'a task of nothing but quotes is ranked on them')
 })
 
 t.test('a blank keyword stops the boot, naming the plugin', async t => {

@@ -1,6 +1,8 @@
 // Streamed exports of a job's rows: CSV (RFC 4180, UTF-8 with BOM), XLSX (one
 // sheet `results`), JSON (an array) and JSONL. Rows are read in batches and
-// written as they come, so memory stays flat whatever the job's size.
+// written as they come, so memory stays flat whatever the job's size. CSV and
+// XLSX cells that a spreadsheet would run as a formula are neutralised
+// (`spreadsheetText`); JSON and JSONL carry the values unchanged.
 import { PassThrough, Readable } from 'node:stream'
 
 export type ExportFormat = 'csv' | 'xlsx' | 'json' | 'jsonl'
@@ -20,8 +22,24 @@ export function cellText (value: unknown): string {
   return String(value)
 }
 
-export function csvField (value: unknown): string {
+// A spreadsheet reads a cell starting with one of these as a formula (or, for tab and
+// CR, strips them and reads what follows): scraped titles, business names and ad texts
+// are attacker-written, so `=HYPERLINK(...)` or `@SUM(...)` must stay text.
+const FORMULA_START = /^[=+\-@\t\r]/
+
+/**
+ * The text of a spreadsheet cell (CSV or XLSX), neutralised as OWASP recommends
+ * for CSV injection: a leading `'` makes the application show the text as typed.
+ * Only text is prefixed; numbers and booleans are written as values (an XLSX
+ * number -5 is not a formula, and a CSV number keeps its sign).
+ */
+export function spreadsheetText (value: unknown): string {
   const text = cellText(value)
+  return typeof value === 'string' && FORMULA_START.test(text) ? `'${text}` : text
+}
+
+export function csvField (value: unknown): string {
+  const text = spreadsheetText(value)
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
@@ -60,12 +78,12 @@ function xlsxStream (rows: AsyncIterable<Record<string, unknown>>, columns: stri
     const { default: ExcelJS } = await import('exceljs')
     const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false })
     const sheet = workbook.addWorksheet('results')
-    sheet.addRow(columns).commit()
+    sheet.addRow(columns.map(spreadsheetText)).commit()
     for await (const row of rows) {
       sheet.addRow(columns.map(c => {
         const v = row[c]
         if (typeof v === 'number' || typeof v === 'boolean') return v
-        const text = cellText(v)
+        const text = spreadsheetText(v)
         return text.length > XLSX_CELL_MAX ? text.slice(0, XLSX_CELL_MAX) : text
       })).commit()
     }

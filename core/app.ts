@@ -13,6 +13,7 @@ import { openDatabase } from './db/database.ts'
 import { createAppContainer } from './container.ts'
 import { errorHandler } from './http-errors.ts'
 import authPlugin from './auth/auth-plugin.ts'
+import hostOriginGuard from './auth/host-origin-guard.ts'
 import accountRoutes from './accounts/routes.ts'
 import blogRoutes from './blog/routes.ts'
 import healthRoutes from './health/routes.ts'
@@ -36,6 +37,18 @@ export interface BuildOptions {
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
 
+/**
+ * fastify's `trustProxy` for TRUST_PROXY. A hop count is given as a function:
+ * fastify 5.12 treats a plain number as "trust nothing" (it cannot check the
+ * peer is a proxy); the operator who sets a hop count says the service is only
+ * reachable through that many proxies, so the n nearest hops are trusted and
+ * the client is the address the n-th proxy saw.
+ */
+export function proxyTrust (setting: AppConfig['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting !== 'number') return setting
+  return (_address, hop) => hop < setting
+}
+
 export async function buildApp (options: BuildOptions = {}): Promise<FastifyInstance> {
   const config = options.config ?? loadConfig(options.env ?? process.env)
   const clock = options.clock ?? systemClock
@@ -57,13 +70,19 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: config.trustProxy,
+    trustProxy: proxyTrust(config.trustProxy),
+    // Slow clients cannot hold a connection open for ever (fastify's requestTimeout defaults to none).
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.connectionTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
     routerOptions: { ignoreTrailingSlash: true },
     // Errors fastify raises before routing (a malformed URL escape, a bad
     // content-type header) skip the error handler; they still answer {detail}.
     frameworkErrors: (error, req, reply: FastifyReply) => errorHandler(error, req, reply),
   })
   app.setValidatorCompiler(TypeBoxValidatorCompiler)
+  // Not a fastify option: set on the Node server (must not exceed requestTimeout).
+  app.server.headersTimeout = config.headersTimeoutMs
   // A getter: fastify would probe a plain object for `getter`/`setter`, which a strict cradle refuses.
   const services = container.cradle
   app.decorate('services', { getter: () => services })
@@ -90,6 +109,7 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
       this.websocketServer.close(() => done())
     },
   })
+  await app.register(hostOriginGuard)
   await app.register(authPlugin)
   await app.register(openapiPlugin)
   await app.register(healthRoutes)

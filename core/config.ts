@@ -1,6 +1,7 @@
 // Configuration from the environment and tools.config.json, validated once at
 // boot. A bad value stops the boot with a message that names it.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { Type, type Static } from 'typebox'
@@ -49,7 +50,19 @@ export interface AppConfig {
   rateLimitPerMinute: number
   rateLimitProPerMinute: number
   allowPrivateTargets: boolean
-  trustProxy: boolean
+  // --- the door: proxies, Host/Origin, HTTP timeouts, password hashing (see "Security settings" below)
+  /** fastify `trustProxy`: false (no proxy), a hop count, or the proxies' addresses/CIDRs. */
+  trustProxy: false | number | string[]
+  /** Extra Host names accepted (the loopback names always are while listening on loopback). */
+  allowedHosts: string[]
+  /** Origins accepted (`scheme://host[:port]`), besides loopback origins. */
+  allowedOrigins: string[]
+  requestTimeoutMs: number
+  headersTimeoutMs: number
+  connectionTimeoutMs: number
+  keepAliveTimeoutMs: number
+  passwordHashConcurrency: number
+  passwordHashQueue: number
   logLevel: string
   jobConcurrency: number
   proxyUrl: string | null
@@ -121,16 +134,91 @@ export function loadToolsFile (path: string): ToolsFileConfig {
   return parsed
 }
 
+// --- Security settings: proxies, Host/Origin, HTTP timeouts, data at rest -----
+
+const MIN_SECRET = 16
+// proxy-addr's names for ranges, accepted in a TRUST_PROXY list.
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/**
+ * TRUST_PROXY: `0` trusts no proxy (the client is the socket's peer); a hop
+ * count n takes the address the n-th proxy from us saw, so a client cannot pick
+ * its own address by writing the leftmost X-Forwarded-For; a comma list of
+ * proxy addresses/CIDRs trusts exactly those. `true` (every hop) is refused: it
+ * is what let clients rotate X-Forwarded-For.
+ */
+function trustProxyFrom (env: Env): AppConfig['trustProxy'] {
+  const raw = (env.TRUST_PROXY ?? '').trim()
+  if (raw === '' || ['false', 'no', 'off'].includes(raw.toLowerCase())) return false
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw)
+    if (hops > 32) throw new ConfigError(`TRUST_PROXY must be a hop count between 0 and 32 or a list of proxy addresses, got ${raw}`)
+    return hops === 0 ? false : hops
+  }
+  if (['true', 'yes', 'on'].includes(raw.toLowerCase())) {
+    throw new ConfigError('TRUST_PROXY must be a hop count (1 = one proxy in front) or a comma list of proxy addresses/CIDRs; trusting every hop lets a client choose its address')
+  }
+  const entries = raw.split(',').map(e => e.trim()).filter(Boolean)
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/')
+    const kind = isIP(address)
+    const prefixOk = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (kind === 6 ? 128 : 32))
+    if (!PROXY_RANGE_NAMES.has(entry) && (kind === 0 || !prefixOk || extra !== undefined)) {
+      throw new ConfigError(`TRUST_PROXY: "${entry}" is not an IP address, a CIDR or one of loopback, linklocal, uniquelocal`)
+    }
+  }
+  return entries
+}
+
+/** A comma list of host names (ALLOWED_HOSTS), lower-cased, without port. */
+function hostList (env: Env, name: string): string[] {
+  return (optional(env, name) ?? '').split(',').map(h => h.trim().toLowerCase()).filter(Boolean).map(h => {
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(h)) throw new ConfigError(`${name}: "${h}" is not a host name (give names without scheme or port)`)
+    return h
+  })
+}
+
+/** A comma list of origins (ALLOWED_ORIGINS), normalised as browsers send them: `scheme://host[:port]`. */
+function originList (env: Env, name: string): string[] {
+  return (optional(env, name) ?? '').split(',').map(o => o.trim()).filter(Boolean).map(o => {
+    let url: URL
+    try { url = new URL(o) } catch { throw new ConfigError(`${name}: "${o}" is not an origin such as https://app.example.com`) }
+    if (!['http:', 'https:'].includes(url.protocol) || url.origin === 'null' || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
+      throw new ConfigError(`${name}: "${o}" is not an origin such as https://app.example.com`)
+    }
+    return url.origin
+  })
+}
+
+/**
+ * DATA_DIR holds the database, its secrets and every tenant's rows: owner-only
+ * (0700), created that way and tightened at start if it was created wider.
+ */
+function secureDataDir (dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  if ((statSync(dataDir).mode & 0o077) === 0) return
+  try {
+    chmodSync(dataDir, 0o700)
+  } catch (err) {
+    throw new ConfigError(`DATA_DIR (${dataDir}) is readable by others and cannot be made owner-only (0700): ${(err as Error).message}`)
+  }
+}
+
 /** A secret generated on first start and kept in DATA_DIR, readable by the owner only. */
 function secretKeyFrom (env: Env, dataDir: string): string {
   const given = optional(env, 'SECRET_KEY')
   if (given) {
-    if (given.length < 16) throw new ConfigError('SECRET_KEY must be at least 16 characters')
+    if (given.length < MIN_SECRET) throw new ConfigError(`SECRET_KEY must be at least ${MIN_SECRET} characters`)
     return given
   }
   const file = resolve(dataDir, 'secret.key')
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
-  mkdirSync(dataDir, { recursive: true })
+  if (existsSync(file)) {
+    const stored = readFileSync(file, 'utf8').trim()
+    // An empty or truncated file would otherwise become a guessable encryption key.
+    if (stored.length < MIN_SECRET) throw new ConfigError(`SECRET_KEY file ${file} holds ${stored.length} characters, fewer than ${MIN_SECRET}: restore it, or remove it to have a new one generated (stored personal keys then can no longer be recovered)`)
+    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600)
+    return stored
+  }
   const secret = randomBytes(32).toString('base64url')
   writeFileSync(file, secret + '\n', { mode: 0o600 })
   chmodSync(file, 0o600)
@@ -139,8 +227,9 @@ function secretKeyFrom (env: Env, dataDir: string): string {
 
 export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppConfig {
   const dataDir = resolve(cwd, str(env, 'DATA_DIR', './data'))
+  secureDataDir(dataDir)
   const db = databaseFrom(env, dataDir, cwd)
-  if (db.sqlitePath) mkdirSync(dirname(db.sqlitePath), { recursive: true })
+  if (db.sqlitePath) mkdirSync(dirname(db.sqlitePath), { recursive: true, mode: 0o700 })
   const toolsConfigPath = resolve(cwd, str(env, 'TOOLS_CONFIG', 'tools.config.json'))
   const publicTokens = (optional(env, 'PUBLIC_TOKENS') ?? '').split(',').map(t => t.trim()).filter(Boolean)
   for (const t of publicTokens) {
@@ -152,6 +241,10 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
   if (llmBaseUrl) { try { new URL(llmBaseUrl) } catch { throw new ConfigError('LLM_BASE_URL is not a valid URL') } }
   const logLevel = str(env, 'LOG_LEVEL', 'info')
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`)
+  const requestTimeoutMs = int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000)
+  const headersTimeoutMs = int(env, 'HEADERS_TIMEOUT_MS', 15_000, 1000, 3_600_000)
+  // Node refuses a headers timeout longer than the request timeout.
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`)
   const adminApiKey = optional(env, 'ADMIN_API_KEY')
   if (adminApiKey && adminApiKey.length < 16) throw new ConfigError('ADMIN_API_KEY must be at least 16 characters')
 
@@ -167,7 +260,15 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     rateLimitProPerMinute: int(env, 'RATE_LIMIT_PRO_PER_MINUTE', 600, 1, 1_000_000),
     allowPrivateTargets: bool(env, 'ALLOW_PRIVATE_TARGETS', false),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxyFrom(env),
+    allowedHosts: hostList(env, 'ALLOWED_HOSTS'),
+    allowedOrigins: originList(env, 'ALLOWED_ORIGINS'),
+    requestTimeoutMs,
+    headersTimeoutMs,
+    connectionTimeoutMs: int(env, 'CONNECTION_TIMEOUT_MS', 300_000, 1000, 86_400_000),
+    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 3_600_000),
+    passwordHashConcurrency: int(env, 'PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
+    passwordHashQueue: int(env, 'PASSWORD_HASH_QUEUE', 32, 0, 10_000),
     logLevel,
     jobConcurrency: int(env, 'JOB_CONCURRENCY', 4, 1, 256),
     proxyUrl,

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { requireAccount } from '../auth/guards.ts'
+import { countRequests } from '../auth/auth-plugin.ts'
 import { AppError } from '../errors.ts'
 import { AgentCatalog } from './agent-catalog.ts'
 import { agentInstructions, renderGuide, type ServerInfo } from './guide.ts'
@@ -44,7 +45,7 @@ export function responseMode (accept: string | undefined): 'json' | 'sse' | null
 }
 
 export default async function agentRoutes (app: FastifyInstance): Promise<void> {
-  const { registry, jobs } = app.services
+  const { registry, jobs, rateLimiter, config } = app.services
   const info: ServerInfo = { name: PACKAGE.name, version: PACKAGE.version }
   const catalog = new AgentCatalog(registry)
   const calls = new AgentToolCalls({ catalog, registry, jobs })
@@ -62,6 +63,9 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
       throw new AppError(401, 'Missing or invalid access token: send Authorization: Bearer <your sk- key or scp- token>.', { headers: BEARER_CHALLENGE })
     }
     const caller = requireAccount(p, { scoped: true })
+    // A JSON-RPC batch is as many calls as it has messages: the request was counted
+    // once on arrival, the rest of the batch is counted here (all or nothing: 429).
+    if (Array.isArray(req.body) && req.body.length > 1) countRequests(rateLimiter, config, req, req.body.length - 1)
     const mode = responseMode(req.headers.accept)
     if (!mode) throw new AppError(406, 'The agent endpoint answers application/json or text/event-stream; accept one of them.')
 

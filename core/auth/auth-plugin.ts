@@ -1,7 +1,13 @@
 // Resolves the caller on every request, then applies the per-IP rate limit
 // (whose ceiling depends on whether the key is Pro). /api/health is exempt.
+// The IP is fastify's `request.ip`, which honours TRUST_PROXY (config.ts): with
+// a hop count it is the address the nearest trusted proxy saw, never the
+// client-written leftmost X-Forwarded-For.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { AppConfig } from '../config.ts'
+import type { Principal } from './principal.ts'
+import type { RateLimiter } from '../quotas/rate-limiter.ts'
 import { tooManyRequests } from '../errors.ts'
 
 /** `x-api-key` (any case), else `Authorization: Bearer`. */
@@ -15,6 +21,21 @@ export function presentedKey (request: FastifyRequest): string | undefined {
 
 const UNLIMITED = new Set(['/api/health'])
 
+/** Requests a minute this caller may make: the Pro ceiling with a Pro key, else the default. */
+export function rateLimitFor (p: Principal, config: Pick<AppConfig, 'rateLimitPerMinute' | 'rateLimitProPerMinute'>): number {
+  return (p.kind === 'personal' || p.kind === 'scoped') && p.tier === 'pro' ? config.rateLimitProPerMinute : config.rateLimitPerMinute
+}
+
+/**
+ * Counts `weight` more requests of this client (one HTTP request counts 1 in the
+ * hook below; a JSON-RPC batch adds its other messages); 429 past the limit.
+ */
+export function countRequests (rateLimiter: RateLimiter, config: Pick<AppConfig, 'rateLimitPerMinute' | 'rateLimitProPerMinute'>, request: FastifyRequest, weight = 1): void {
+  const limit = rateLimitFor(request.principal, config)
+  const wait = rateLimiter.hit(request.ip, limit, weight)
+  if (wait > 0) throw tooManyRequests(`Rate limit of ${limit} requests per minute exceeded; retry in ${wait} s.`, wait)
+}
+
 async function authPlugin (app: FastifyInstance): Promise<void> {
   const { keys, rateLimiter, config } = app.services
   app.decorateRequest('principal', null as never)
@@ -22,10 +43,7 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     request.principal = await keys.resolve(presentedKey(request))
     const path = request.url.split('?')[0]!
     if (UNLIMITED.has(path)) return
-    const p = request.principal
-    const limit = (p.kind === 'personal' || p.kind === 'scoped') && p.tier === 'pro' ? config.rateLimitProPerMinute : config.rateLimitPerMinute
-    const wait = rateLimiter.hit(request.ip, limit)
-    if (wait > 0) throw tooManyRequests(`Rate limit of ${limit} requests per minute exceeded; retry in ${wait} s.`, wait)
+    countRequests(rateLimiter, config, request)
   })
 }
 

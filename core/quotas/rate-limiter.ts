@@ -1,34 +1,83 @@
-// Per-IP fixed-window rate limit (one window a minute). Kept in memory: each
+// Per-client fixed-window rate limit (one window a minute). Kept in memory: each
 // process limits what it serves; the limit a request gets depends on whether it
 // carries a Pro key.
+//
+// Two things keep it from being escaped or exhausted:
+// - the client key is the address, but an IPv6 client is keyed by its /64 (one
+//   host is routinely given a whole /64, so per-/128 keys would hand it 2^64
+//   fresh windows) and an IPv4-mapped IPv6 address by its IPv4 address;
+// - the windows live in a bounded store: whatever the number of addresses, at
+//   most `maxClients` windows are held (≈ 100 bytes each); past it the clients
+//   not seen for longest are forgotten (see RateLimiter).
 import type { Clock } from '../clock.ts'
+import { parseAddress } from '../net/ip-ranges.ts'
 
 interface Window { start: number, count: number }
 
+export const DEFAULT_MAX_CLIENTS = 100_000
+const DOTTED_QUAD = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/
+
+/** The rate-limit key of an address: IPv4 dotted quad, or the /64 of an IPv6 address (`2001:db8:0:1::/64`). */
+export function clientKey (ip: string): string {
+  // The common case first: a dotted quad is its own key (parsing costs more than the rest of a hit).
+  if (DOTTED_QUAD.test(ip)) return ip
+  const bytes = parseAddress(ip)
+  if (!bytes) return ip
+  let mapped = bytes[10] === 0xff && bytes[11] === 0xff
+  for (let i = 0; i < 10 && mapped; i++) if (bytes[i] !== 0) mapped = false
+  if (mapped) return `${bytes[12]}.${bytes[13]}.${bytes[14]}.${bytes[15]}`
+  const groups: string[] = []
+  for (let i = 0; i < 8; i += 2) groups.push(((bytes[i]! << 8) | bytes[i + 1]!).toString(16))
+  return `${groups.join(':')}::/64`
+}
+
 export class RateLimiter {
-  private readonly windows = new Map<string, Window>()
+  // Two generations instead of a strict LRU (a Map used as an LRU turns
+  // quadratic in V8 when its oldest entry is deleted on every insert): new and
+  // active clients live in `current`; when it holds half the bound it becomes
+  // `previous` and the old `previous` is dropped whole. A client seen again is
+  // moved back to `current`, so only clients unseen for a whole generation are
+  // forgotten (their next request opens a fresh window, which only favours them).
+  private current = new Map<string, Window>()
+  private previous = new Map<string, Window>()
   private lastSweep = 0
 
-  constructor (private readonly clock: Clock, private readonly windowMs = 60_000) {}
+  constructor (private readonly clock: Clock, private readonly windowMs = 60_000, private readonly maxClients = DEFAULT_MAX_CLIENTS) {}
 
-  /** Counts one request; returns the seconds to wait when it is over `limit`, else 0. */
-  hit (ip: string, limit: number): number {
+  /** How many clients have a window held (never more than `maxClients`). */
+  get size (): number { return this.current.size + this.previous.size }
+
+  /**
+   * Counts `weight` requests of `ip` (a JSON-RPC batch counts each message);
+   * returns the seconds to wait when the window is over `limit`, else 0.
+   */
+  hit (ip: string, limit: number, weight = 1): number {
     const now = this.clock().getTime()
     this.sweep(now)
-    let w = this.windows.get(ip)
-    if (!w || now - w.start >= this.windowMs) {
-      w = { start: now, count: 0 }
-      this.windows.set(ip, w)
+    const key = clientKey(ip)
+    let w = this.current.get(key)
+    if (!w) {
+      w = this.previous.get(key)
+      if (w) this.previous.delete(key)
+      if (this.current.size >= Math.max(1, Math.floor(this.maxClients / 2))) {
+        this.previous = this.current
+        this.current = new Map()
+      }
+      if (!w) w = { start: now, count: 0 }
+      this.current.set(key, w)
     }
-    w.count++
+    if (now - w.start >= this.windowMs) { w.start = now; w.count = 0 }
+    w.count += weight
     if (w.count <= limit) return 0
     return Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000))
   }
 
-  /** Drops finished windows now and then so the map does not grow with every address ever seen. */
+  /** Drops finished windows once a window, so a quiet process gives the memory back. */
   private sweep (now: number): void {
     if (now - this.lastSweep < this.windowMs) return
     this.lastSweep = now
-    for (const [ip, w] of this.windows) if (now - w.start >= this.windowMs) this.windows.delete(ip)
+    for (const map of [this.current, this.previous]) {
+      for (const [key, w] of map) if (now - w.start >= this.windowMs) map.delete(key)
+    }
   }
 }

@@ -8,6 +8,8 @@ import type { Logger } from './logger.ts'
 import type { SecretScrubber } from './secrets/secret-scrubber.ts'
 import type { Database, Db } from './db/database.ts'
 import { AccountService } from './accounts/account-service.ts'
+import { LoginThrottle } from './accounts/login-throttle.ts'
+import { PasswordHasher } from './crypto.ts'
 import { KeyResolver } from './auth/principal.ts'
 import { QuotaService } from './quotas/quota-service.ts'
 import { RateLimiter } from './quotas/rate-limiter.ts'
@@ -55,7 +57,8 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
     secrets: asValue(base.secrets),
     database: asFunction(() => base.database).singleton().disposer(d => d.close()),
     db: asFunction(({ database }: Services) => database.prisma).singleton(),
-    accounts: asFunction(({ db, clock, config }: Services) => new AccountService(db, clock, config.secretKey)).singleton(),
+    accounts: asFunction(({ db, clock, config }: Services) => new AccountService(db, clock, config.secretKey,
+      new PasswordHasher(config.passwordHashConcurrency, config.passwordHashQueue), new LoginThrottle(clock))).singleton(),
     keys: asFunction(({ database, config, clock, db }: Services) => new KeyResolver(database.hot, config, clock,
       (id, at) => db.scopedToken.update({ where: { id }, data: { lastUsedAt: at } }))).singleton(),
     quotas: asFunction(({ db, clock, database }: Services) => new QuotaService(db, clock, database.hot)).singleton(),

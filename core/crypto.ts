@@ -1,6 +1,7 @@
 // Secrets: key generation, lookup digests, the encrypted recoverable copy of
 // personal keys, password hashing, and comparisons that take constant time.
 import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt, timingSafeEqual, type BinaryLike, type ScryptOptions } from 'node:crypto'
+import { unavailable } from './errors.ts'
 
 export const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex')
 
@@ -57,3 +58,38 @@ export async function verifyPassword (password: string, stored: string): Promise
 
 /** A hash of a password nobody has, so login spends the same time whether or not the e-mail exists. */
 export const DECOY_PASSWORD_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$' + Buffer.alloc(64).toString('base64url')
+
+/**
+ * Bounds concurrent password hashing. Each scrypt run takes 16 MiB and a libuv
+ * thread for tens of milliseconds; unbounded, a burst of logins or signups
+ * fills the thread pool (which DNS lookups and file reads share) and memory.
+ * At most `concurrency` run at once, at most `queue` wait; past that the
+ * request is answered 503 with Retry-After at once instead of piling up.
+ */
+export class PasswordHasher {
+  private running = 0
+  private readonly waiting: Array<() => void> = []
+
+  constructor (private readonly concurrency: number, private readonly queue: number) {}
+
+  hash (password: string): Promise<string> { return this.gated(() => hashPassword(password)) }
+
+  verify (password: string, stored: string): Promise<boolean> { return this.gated(() => verifyPassword(password, stored)) }
+
+  private async gated<T> (work: () => Promise<T>): Promise<T> {
+    if (this.running >= this.concurrency) {
+      if (this.waiting.length >= this.queue) throw unavailable('Too many passwords are being checked right now; retry in a moment.', 1)
+      await new Promise<void>(resolve => this.waiting.push(resolve))
+    } else {
+      this.running++
+    }
+    try {
+      return await work()
+    } finally {
+      // Hand the slot straight to the next waiter (running stays the same), or free it.
+      const next = this.waiting.shift()
+      if (next) next()
+      else this.running--
+    }
+  }
+}

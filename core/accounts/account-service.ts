@@ -1,8 +1,9 @@
 // Accounts, personal keys and scoped tokens.
 import { randomUUID } from 'node:crypto'
 import { DAY_MS, type Clock } from '../clock.ts'
-import { DECOY_PASSWORD_HASH, hashPassword, newSecret, SecretBox, sha256Hex, verifyPassword } from '../crypto.ts'
-import { badRequest, conflict, forbidden, notFound, unauthorized } from '../errors.ts'
+import { DECOY_PASSWORD_HASH, newSecret, SecretBox, sha256Hex, type PasswordHasher } from '../crypto.ts'
+import { badRequest, conflict, forbidden, notFound, tooManyRequests, unauthorized } from '../errors.ts'
+import type { LoginThrottle } from './login-throttle.ts'
 import type { Db } from '../db/database.ts'
 import type { AccountRecord } from '../auth/principal.ts'
 import { effectiveTier, PRO_ELIGIBLE_SIGNUPS, PRO_WINDOW_DAYS } from '../quotas/tiers.ts'
@@ -58,7 +59,8 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null)
 export class AccountService {
   private readonly box: SecretBox
 
-  constructor (private readonly db: Db, private readonly clock: Clock, secretKey: string) {
+  /** `passwords` bounds concurrent scrypt work; `logins` backs off failed logins per e-mail. */
+  constructor (private readonly db: Db, private readonly clock: Clock, secretKey: string, private readonly passwords: PasswordHasher, private readonly logins: LoginThrottle) {
     this.box = new SecretBox(secretKey)
   }
 
@@ -86,7 +88,7 @@ export class AccountService {
     checkPassword(input.password, 'password')
     const name = cleanName(input.name ?? '')
     if (await this.db.account.findUnique({ where: { email }, select: { id: true } })) throw conflict('An account with this e-mail already exists.')
-    const passwordHash = await hashPassword(input.password)
+    const passwordHash = await this.passwords.hash(input.password)
     const now = this.clock()
     const id = randomUUID()
     const key = this.newPersonalKey(id, now)
@@ -112,10 +114,17 @@ export class AccountService {
 
   async login (input: { email: string, password: string }): Promise<{ apiKey: string, user: UserView }> {
     const email = input.email.trim().toLowerCase()
+    // Checked before any lookup or scrypt run, for known and unknown e-mails alike.
+    const wait = this.logins.retryAfter(email)
+    if (wait > 0) throw tooManyRequests(`Too many failed logins for this e-mail address; retry in ${wait} s.`, wait)
     const account = email.length <= 254 && !CONTROL.test(email) ? await this.db.account.findUnique({ where: { email } }) : null
     // Verify against a decoy when the e-mail is unknown, so timing does not tell which part was wrong.
-    const ok = await verifyPassword(input.password, account?.passwordHash ?? DECOY_PASSWORD_HASH)
-    if (!account || !ok) throw unauthorized('Wrong e-mail or password.')
+    const ok = await this.passwords.verify(input.password, account?.passwordHash ?? DECOY_PASSWORD_HASH)
+    if (!account || !ok) {
+      this.logins.failed(email)
+      throw unauthorized('Wrong e-mail or password.')
+    }
+    this.logins.succeeded(email)
     const key = await this.db.personalKey.findFirst({ where: { accountId: account.id, revokedAt: null }, orderBy: { createdAt: 'desc' } })
     let apiKey: string
     if (key) {
@@ -142,11 +151,11 @@ export class AccountService {
     const data: { name?: string, passwordHash?: string, updatedAt: Date } = { updatedAt: this.clock() }
     if (input.name !== undefined) data.name = cleanName(input.name)
     if (input.new_password !== undefined) {
-      if (input.current_password === undefined || !(await verifyPassword(input.current_password, account.passwordHash))) {
+      if (input.current_password === undefined || !(await this.passwords.verify(input.current_password, account.passwordHash))) {
         throw forbidden('Changing the password needs the correct current_password.')
       }
       checkPassword(input.new_password, 'new_password')
-      data.passwordHash = await hashPassword(input.new_password)
+      data.passwordHash = await this.passwords.hash(input.new_password)
     }
     const updated = await this.db.account.update({ where: { id: accountId }, data })
     return this.userView(updated)

@@ -3,7 +3,7 @@
 // It keeps Prisma's own `_prisma_migrations` table, so `prisma migrate status`
 // run by an operator agrees with what the service applied.
 import { createHash, randomUUID } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -37,8 +37,26 @@ const PG_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "migration_name" VARCHAR(255) NOT NULL, "logs" TEXT, "rolled_back_at" TIMESTAMPTZ,
   "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(), "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`
 
+/**
+ * The SQLite file and its -wal/-shm companions hold password hashes, webhook
+ * secrets and every tenant's rows: owner-only (0600). The file is created that
+ * way before SQLite opens it (SQLite gives -wal/-shm the mode of the database),
+ * and files left wider by an earlier version are tightened at start.
+ */
+export function secureSqliteFiles (file: string): void {
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600))
+  for (const path of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
+    try {
+      if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    }
+  }
+}
+
 /** Returns the names of the migrations applied by this call. */
 export function migrateSqlite (file: string): string[] {
+  secureSqliteFiles(file)
   const db = new Database(file)
   try {
     // WAL lets readers go on while a job writes; the setting lives in the file.
@@ -58,6 +76,8 @@ export function migrateSqlite (file: string): string[] {
     return applied
   } finally {
     db.close()
+    // WAL mode has just created -wal/-shm if they were missing: make sure of their mode too.
+    secureSqliteFiles(file)
   }
 }
 

@@ -8,9 +8,11 @@
 //   fresh windows) and an IPv4-mapped IPv6 address by its IPv4 address;
 // - the windows live in a bounded store: whatever the number of addresses, at
 //   most `maxClients` windows are held (≈ 100 bytes each); past it the clients
-//   not seen for longest are forgotten (see RateLimiter).
+//   not seen for longest are forgotten (core/bounded-map.ts); a forgotten
+//   client's next request opens a fresh window, which only ever favours it.
 import type { Clock } from '../clock.ts'
 import { parseAddress } from '../net/ip-ranges.ts'
+import { BoundedMap } from '../bounded-map.ts'
 
 interface Window { start: number, count: number }
 
@@ -32,20 +34,15 @@ export function clientKey (ip: string): string {
 }
 
 export class RateLimiter {
-  // Two generations instead of a strict LRU (a Map used as an LRU turns
-  // quadratic in V8 when its oldest entry is deleted on every insert): new and
-  // active clients live in `current`; when it holds half the bound it becomes
-  // `previous` and the old `previous` is dropped whole. A client seen again is
-  // moved back to `current`, so only clients unseen for a whole generation are
-  // forgotten (their next request opens a fresh window, which only favours them).
-  private current = new Map<string, Window>()
-  private previous = new Map<string, Window>()
+  private readonly windows: BoundedMap<Window>
   private lastSweep = 0
 
-  constructor (private readonly clock: Clock, private readonly windowMs = 60_000, private readonly maxClients = DEFAULT_MAX_CLIENTS) {}
+  constructor (private readonly clock: Clock, private readonly windowMs = 60_000, maxClients = DEFAULT_MAX_CLIENTS) {
+    this.windows = new BoundedMap(maxClients)
+  }
 
   /** How many clients have a window held (never more than `maxClients`). */
-  get size (): number { return this.current.size + this.previous.size }
+  get size (): number { return this.windows.size }
 
   /**
    * Counts `weight` requests of `ip` (a JSON-RPC batch counts each message);
@@ -55,16 +52,10 @@ export class RateLimiter {
     const now = this.clock().getTime()
     this.sweep(now)
     const key = clientKey(ip)
-    let w = this.current.get(key)
+    let w = this.windows.get(key)
     if (!w) {
-      w = this.previous.get(key)
-      if (w) this.previous.delete(key)
-      if (this.current.size >= Math.max(1, Math.floor(this.maxClients / 2))) {
-        this.previous = this.current
-        this.current = new Map()
-      }
-      if (!w) w = { start: now, count: 0 }
-      this.current.set(key, w)
+      w = { start: now, count: 0 }
+      this.windows.set(key, w)
     }
     if (now - w.start >= this.windowMs) { w.start = now; w.count = 0 }
     w.count += weight
@@ -76,8 +67,6 @@ export class RateLimiter {
   private sweep (now: number): void {
     if (now - this.lastSweep < this.windowMs) return
     this.lastSweep = now
-    for (const map of [this.current, this.previous]) {
-      for (const [key, w] of map) if (now - w.start >= this.windowMs) map.delete(key)
-    }
+    this.windows.prune(w => now - w.start >= this.windowMs)
   }
 }

@@ -268,7 +268,7 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
     connectionTimeoutMs: int(env, 'CONNECTION_TIMEOUT_MS', 300_000, 1000, 86_400_000),
     keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 3_600_000),
     passwordHashConcurrency: int(env, 'PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
-    passwordHashQueue: int(env, 'PASSWORD_HASH_QUEUE', 32, 0, 10_000),
+    passwordHashQueue: int(env, 'PASSWORD_HASH_QUEUE', 128, 0, 10_000),
     logLevel,
     jobConcurrency: int(env, 'JOB_CONCURRENCY', 4, 1, 256),
     proxyUrl,

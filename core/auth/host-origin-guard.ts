@@ -65,8 +65,10 @@ export function hostOriginPolicy (config: Pick<AppConfig, 'host' | 'allowedHosts
 
 /** Why the request is refused, or null when it passes. */
 export function refusal (policy: HostOriginPolicy, host: string | undefined, origin: string | undefined): string | null {
-  if (policy.checkHost) {
-    const name = host === undefined ? null : hostNameOf(host)
+  // No Host at all cannot come from a browser (the rebinding threat always sends one; Node
+  // answers 400 to HTTP/1.1 without it): only a Host that names another site is refused.
+  if (policy.checkHost && host !== undefined) {
+    const name = hostNameOf(host)
     if (name === null || !(isLoopbackName(name) || policy.hosts.has(name))) {
       return 'This service does not answer for that Host name (DNS-rebinding protection); use its loopback address, or have the operator add the name to ALLOWED_HOSTS.'
     }

@@ -20,7 +20,9 @@ export const DEFAULT_MAX_CLIENTS = 100_000
 const DOTTED_QUAD = /^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$/
 
 /** The rate-limit key of an address: IPv4 dotted quad, or the /64 of an IPv6 address (`2001:db8:0:1::/64`). */
-export function clientKey (ip: string): string {
+export function clientKey (ip: string | undefined): string {
+  // A request with no peer address (an injected WebSocket upgrade) shares one window.
+  if (typeof ip !== 'string') return 'unknown'
   // The common case first: a dotted quad is its own key (parsing costs more than the rest of a hit).
   if (DOTTED_QUAD.test(ip)) return ip
   const bytes = parseAddress(ip)
@@ -48,7 +50,7 @@ export class RateLimiter {
    * Counts `weight` requests of `ip` (a JSON-RPC batch counts each message);
    * returns the seconds to wait when the window is over `limit`, else 0.
    */
-  hit (ip: string, limit: number, weight = 1): number {
+  hit (ip: string | undefined, limit: number, weight = 1): number {
     const now = this.clock().getTime()
     this.sweep(now)
     const key = clientKey(ip)

@@ -19,6 +19,9 @@ import type { AddressInfo } from 'node:net'
 import { tempDir } from '../helpers/build.ts'
 import { listeningApp } from './_agent.ts'
 
+// Six runs of the suite, each starting a Node 22 process: more than tap's default per-file timeout on a busy machine.
+t.setTimeout(600_000)
+
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'prompts-list', 'dns-rebinding-protection']
 
 function node22 (): { bin: string } | { missing: string } {

@@ -61,7 +61,8 @@ t.test('a secret.key shorter than 16 characters (or empty) refuses the boot, nam
   const res = spawnSync(process.execPath, ['--import', 'tsx', 'core/server.ts'], {
     env: { ...process.env, ...base(empty), SECRET_KEY: '', PORT: '0', DATABASE_URL: '' },
     encoding: 'utf8',
-    timeout: 30_000,
+    // Generous: tsx start-up on a loaded machine takes a while.
+    timeout: 90_000,
   })
   t.equal(res.status, 78, 'exit 78')
   t.match(res.stderr, /secret\.key/)

@@ -11,6 +11,7 @@ import { createLogger } from './logger.ts'
 import { createSecretScrubber } from './secrets/secret-scrubber.ts'
 import { openDatabase } from './db/database.ts'
 import { createAppContainer } from './container.ts'
+import type { NetworkOverrides } from './jobs/net-factory.ts'
 import { errorHandler } from './http-errors.ts'
 import authPlugin from './auth/auth-plugin.ts'
 import hostOriginGuard from './auth/host-origin-guard.ts'
@@ -33,6 +34,8 @@ export interface BuildOptions {
   clock?: Clock
   /** Where JSON log lines go (default: stdout). */
   logStream?: DestinationStream
+  /** Host resolution and exact private `address:port` exceptions for tool requests (tests; see net-factory.ts). */
+  network?: NetworkOverrides
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -65,7 +68,7 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
     await database.close()
     throw err
   }
-  const container = createAppContainer({ config, clock, logger, secrets, database, registry })
+  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network })
 
   const app = Fastify({
     loggerInstance: logger,

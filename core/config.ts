@@ -50,6 +50,8 @@ export interface AppConfig {
   rateLimitPerMinute: number
   rateLimitProPerMinute: number
   allowPrivateTargets: boolean
+  /** MAX_RESPONSE_BYTES: the most decoded bytes of one upstream response body, on every fetch path (core/net). */
+  maxResponseBytes: number
   // --- the door: proxies, Host/Origin, HTTP timeouts, password hashing (see "Security settings" below)
   /** fastify `trustProxy`: false (no proxy), a hop count, or the proxies' addresses/CIDRs. */
   trustProxy: false | number | string[]
@@ -260,6 +262,8 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     rateLimitProPerMinute: int(env, 'RATE_LIMIT_PRO_PER_MINUTE', 600, 1, 1_000_000),
     allowPrivateTargets: bool(env, 'ALLOW_PRIVATE_TARGETS', false),
+    // At least 64 KiB (a sitemap or a search page must fit); at most 1 GiB.
+    maxResponseBytes: int(env, 'MAX_RESPONSE_BYTES', 5 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     trustProxy: trustProxyFrom(env),
     allowedHosts: hostList(env, 'ALLOWED_HOSTS'),
     allowedOrigins: originList(env, 'ALLOWED_ORIGINS'),

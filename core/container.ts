@@ -21,7 +21,7 @@ import { JobRunner } from './jobs/job-runner.ts'
 import { JobService } from './jobs/job-service.ts'
 import { JobMaintenance } from './jobs/job-maintenance.ts'
 import { WebhookSender } from './jobs/webhooks.ts'
-import { createNetFactory, type NetFactory } from './jobs/net-factory.ts'
+import { createNetFactory, type NetFactory, type NetworkOverrides } from './jobs/net-factory.ts'
 import { BlogService } from './blog/blog-service.ts'
 
 export interface Services {
@@ -48,7 +48,7 @@ export interface Services {
   blog: BlogService
 }
 
-export function createAppContainer (base: { config: AppConfig, clock: Clock, logger: Logger, secrets: SecretScrubber, database: Database, registry: ToolRegistry }): AwilixContainer<Services> {
+export function createAppContainer (base: { config: AppConfig, clock: Clock, logger: Logger, secrets: SecretScrubber, database: Database, registry: ToolRegistry, network?: NetworkOverrides }): AwilixContainer<Services> {
   const container = createContainer<Services>({ injectionMode: InjectionMode.PROXY, strict: true })
   container.register({
     config: asValue(base.config),
@@ -66,7 +66,7 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
     registry: asValue(base.registry),
     catalog: asFunction(({ registry }: Services) => registry.catalog).singleton(),
     events: asFunction(() => new JobEvents()).singleton(),
-    net: asFunction(({ config }: Services) => createNetFactory(config)).singleton(),
+    net: asFunction(({ config }: Services) => createNetFactory(config, base.network)).singleton(),
     webhooks: asFunction(({ net, logger, config, secrets }: Services) => new WebhookSender(net, logger, secrets, {
       attempts: 5, baseDelayMs: Number(config.env.WEBHOOK_RETRY_BASE_MS ?? 1000),
     })).singleton(),

@@ -1,9 +1,10 @@
 // Builds the guarded network pieces a job gets (core/net), bound to the job's
-// abort signal and the operator's proxy, user agent and private-target policy.
+// abort signal and the operator's proxy, user agent, response-size limit and
+// private-target policy.
 import type { LogLevel } from 'crawlee'
 import type { AppConfig } from '../config.ts'
 import type { CrawlerFactory, NetworkPolicy } from '../tools/contract.ts'
-import { createNetworkPolicy } from '../net/network-policy.ts'
+import { createNetworkPolicy, type HostLookup } from '../net/network-policy.ts'
 import { createHttpClient, type GuardedHttpClient } from '../net/http-client.ts'
 import { createCrawlerFactory } from '../net/crawler-factory.ts'
 
@@ -14,9 +15,26 @@ export interface NetFactory {
   crawlers (signal: AbortSignal): CrawlerFactory
 }
 
-export function createNetFactory (config: AppConfig): NetFactory {
-  const policy = createNetworkPolicy({ allowPrivateTargets: config.allowPrivateTargets })
-  const common = { policy, userAgent: config.userAgent, proxyUrl: config.proxyUrl ?? undefined }
+/**
+ * What the environment does not set: how host names resolve (default the
+ * system resolver) and exact `address:port` pairs allowed although private.
+ * Tests use both to make a loopback fixture look like a public host, so the
+ * guard's refusals can be exercised through the kernel.
+ */
+export interface NetworkOverrides {
+  lookup?: HostLookup
+  allowedTargets?: readonly string[]
+}
+
+export function createNetFactory (config: AppConfig, overrides: NetworkOverrides = {}): NetFactory {
+  const policy = createNetworkPolicy({ allowPrivateTargets: config.allowPrivateTargets, allowedTargets: overrides.allowedTargets })
+  const common = {
+    policy,
+    userAgent: config.userAgent,
+    proxyUrl: config.proxyUrl ?? undefined,
+    lookup: overrides.lookup,
+    maxResponseBytes: config.maxResponseBytes,
+  }
   return {
     policy: () => policy,
     http: (signal?: AbortSignal) => createHttpClient({ ...common, signal }),

@@ -16,15 +16,31 @@
 //   so a response from an unchecked host is never handed to the handler.
 // - With a proxy the proxy resolves the target: hosts are checked by DNS
 //   before each request and hop, but cannot be pinned.
-// Known gap: for https URLs got-scraping's header generator first opens a TLS
-// connection (ALPN probe, no HTTP request sent) with the system resolver,
-// outside our lookup. The host was resolved and checked just before, so only
-// a DNS answer changing in between could aim that handshake elsewhere.
+// The crawler's HTTP client (crawlee's `httpClient` option, see
+// GuardedCrawlerHttpClient below) is got-scraping with four changes:
+// - No ALPN probe. For https URLs got-scraping's header generator used to open
+//   a TLS connection of its own (to choose HTTP/2 or HTTP/1.1 headers) with the
+//   system resolver, outside the pinned lookup: a host answering a public
+//   address to the guard and a private one to the probe reached the inside.
+//   Requests are HTTP/1.1 (`http2: false`), so the probe's answer is known
+//   beforehand: the generator is called here for HTTP/1 headers and
+//   got-scraping's own (probing) header hook is switched off.
+// - TLS certificates are verified (crawlee's `ignoreSslErrors` defaults to true).
+// - The body is capped at maxResponseBytes decoded bytes (got decompresses
+//   before the cap counts, and only as fast as the cap reads, so a gzip or
+//   brotli bomb stops at the cap); a larger Content-Length is refused unread.
+//   Past the cap the page fails (not retried) and the crawl goes on.
+// - context.sendRequest() is refused: it would bypass the hooks above.
+// Errors handed to the tool's handlers never carry library text that names an
+// address or port (public-errors.ts).
 import { createRequire } from 'node:module'
-import type { CheerioCrawler, Configuration, LogLevel, CheerioCrawlerOptions, CheerioCrawlingContext } from 'crawlee'
-import { BlockedTargetError, InputError, type CrawlerFactory } from '../tools/contract.ts'
+import { Transform, pipeline, type Readable } from 'node:stream'
+import type { BaseHttpClient, CheerioCrawler, Configuration, LogLevel, CheerioCrawlerOptions, CheerioCrawlingContext, HttpRequest, RedirectHandler, StreamingHttpResponse } from 'crawlee'
+import { BlockedTargetError, InputError, UpstreamError, type CrawlerFactory } from '../tools/contract.ts'
 import { pinnedLookup, systemLookup, urlPort, vetTarget, type HostLookup, type ResolvedAddress, type TargetPolicy } from './network-policy.ts'
 import { unbracketHost } from './ip-ranges.ts'
+import { DEFAULT_MAX_BYTES } from './http-client.ts'
+import { describeNetworkFailure, isPublicNetworkError, publicErrorText, redactUrl } from './public-errors.ts'
 
 export interface CrawlerFactoryOptions {
   policy: TargetPolicy
@@ -38,6 +54,99 @@ export interface CrawlerFactoryOptions {
   lookup?: HostLookup
   /** Crawlee's log level for these crawlers (default WARNING: crawlee is chatty at INFO). */
   logLevel?: LogLevel
+  /** MAX_RESPONSE_BYTES: the most decoded bytes of one page (default 5 MB). */
+  maxResponseBytes?: number
+}
+
+/** A page past the byte limit: that page fails, is not retried, and the crawl goes on. */
+export class ResponseTooLargeError extends UpstreamError {
+  constructor (href: string, maxBytes: number, declared?: number) {
+    super(declared === undefined
+      ? `The page ${redactUrl(href)} is larger than the ${maxBytes}-byte limit`
+      : `The page ${redactUrl(href)} is ${declared} bytes, larger than the ${maxBytes}-byte limit`)
+    this.name = 'ResponseTooLargeError'
+  }
+}
+
+/** Passes at most maxBytes through, then fails with ResponseTooLargeError and destroys the source (which stops its decompression). */
+function capStream (source: Readable, maxBytes: number, href: string): Transform {
+  let received = 0
+  const capped = new Transform({
+    transform (chunk: Buffer, _encoding, callback) {
+      received += chunk.byteLength
+      if (received > maxBytes) return callback(new ResponseTooLargeError(href, maxBytes))
+      callback(null, chunk)
+    },
+  })
+  // pipeline destroys the source when the cap fails, and fails the cap when the source does.
+  pipeline(source, capped, () => {})
+  return capped
+}
+
+interface HeaderSource { getHeaders (options: Record<string, unknown>): Record<string, string> }
+
+/** Request headers win over generated ones, whatever their case. */
+function mergeHeaders (generated: Record<string, string>, own: HttpRequest['headers'] = {}): NonNullable<HttpRequest['headers']> {
+  const merged = new Map<string, [string, string | string[] | undefined]>()
+  for (const [name, value] of Object.entries(generated)) merged.set(name.toLowerCase(), [name, value])
+  for (const [name, value] of Object.entries(own)) if (value !== undefined) merged.set(name.toLowerCase(), [name, value])
+  return Object.fromEntries(merged.values())
+}
+
+/** got-scraping as crawlee uses it, with the changes listed at the top of this file. */
+class GuardedCrawlerHttpClient implements BaseHttpClient {
+  private headerSource: Promise<HeaderSource | null> | null = null
+
+  constructor (private readonly inner: BaseHttpClient, private readonly maxBytes: number) {}
+
+  async sendRequest (): Promise<never> {
+    throw new InputError('context.sendRequest() is not available in tool crawlers: fetch with ctx.http, which the network guard covers')
+  }
+
+  /** got-scraping's own header generator (the one its probing hook would use), loaded once per factory. */
+  private async headers (): Promise<Record<string, string>> {
+    this.headerSource ??= import('got-scraping').then(
+      m => ((m.gotScraping.defaults.options.context as { headerGenerator?: HeaderSource }).headerGenerator ?? null),
+      () => null,
+    )
+    const source = await this.headerSource
+    return source?.getHeaders({ httpVersion: '1' }) ?? {}
+  }
+
+  async stream (request: HttpRequest, onRedirect?: RedirectHandler): Promise<StreamingHttpResponse> {
+    const https = (request.https ?? {}) as Record<string, unknown>
+    const response = await this.inner.stream({
+      ...request,
+      http2: false,
+      useHeaderGenerator: false,
+      headers: mergeHeaders(await this.headers(), request.headers),
+      https: { ...https, rejectUnauthorized: true },
+    }, onRedirect)
+    const declared = Number(response.headers['content-length'])
+    if (Number.isFinite(declared) && declared > this.maxBytes) {
+      response.stream.destroy()
+      throw new ResponseTooLargeError(response.url, this.maxBytes, declared)
+    }
+    const capped = capStream(response.stream, this.maxBytes, response.url)
+    // crawlee copies statusCode, headers, url… onto the stream itself; the guard's after-navigation check also reads redirectUrls.
+    Object.assign(capped, { redirectUrls: response.redirectUrls })
+    response.stream = capped
+    return response
+  }
+}
+
+/** Failures that another try cannot fix. */
+function isFinalFailure (err: unknown): boolean {
+  if (err instanceof BlockedTargetError || err instanceof InputError || err instanceof ResponseTooLargeError) return true
+  return describeNetworkFailure(err) === 'TLS certificate not valid for this host'
+}
+
+/** The error a tool's handler gets: ours as they are, a library's reduced to words that name no address or port. */
+function publicCrawlError (err: unknown, href: string): unknown {
+  if (isPublicNetworkError(err)) return err
+  const text = publicErrorText(err, href)
+  if (err instanceof Error && text === err.message) return err
+  return new UpstreamError(text)
 }
 
 type HttpHook = NonNullable<CheerioCrawlerOptions['preNavigationHooks']>[number]
@@ -83,6 +192,7 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
   const lookup = options.lookup ?? systemLookup
   // Crawlee's LogLevel.WARNING: crawlee is chatty at INFO.
   const logLevel = options.logLevel ?? (3 as LogLevel)
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_BYTES
 
   return {
     cheerio (crawlerOptions) {
@@ -146,7 +256,7 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
       }
 
       // A fresh configuration and memory storage per crawler: parallel jobs never share queues.
-      const { Configuration, MemoryStorage, Log, ProxyConfiguration, CheerioCrawler } = crawlee()
+      const { Configuration, MemoryStorage, Log, ProxyConfiguration, CheerioCrawler, GotScrapingHttpClient } = crawlee()
       signalBoundClass ??= defineSignalBoundCrawler(CheerioCrawler)
       const config = new Configuration({
         persistStorage: false,
@@ -158,6 +268,15 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
         proxyConfiguration: proxyUrl ? new ProxyConfiguration({ proxyUrls: [proxyUrl] }) : crawlerOptions.proxyConfiguration,
         preNavigationHooks: [...(crawlerOptions.preNavigationHooks ?? []), guardBeforeNavigation],
         postNavigationHooks: [guardAfterNavigation, ...(crawlerOptions.postNavigationHooks ?? [])],
+        httpClient: new GuardedCrawlerHttpClient(new GotScrapingHttpClient(), maxBytes),
+        ignoreSslErrors: false,
+        async errorHandler (context, error) {
+          if (isFinalFailure(error) || signal.aborted) context.request.noRetry = true
+          await crawlerOptions.errorHandler?.(context, publicCrawlError(error, context.request.url) as Error)
+        },
+        async failedRequestHandler (context, error) {
+          await crawlerOptions.failedRequestHandler?.(context, publicCrawlError(error, context.request.url) as Error)
+        },
       }, config, signal)
     },
   }

@@ -14,10 +14,12 @@ import { Agent, ProxyAgent, buildConnector, fetch as undiciFetch, type Dispatche
 import { BlockedTargetError, InputError, UpstreamError, type GuardedRequestInit, type HttpClient } from '../tools/contract.ts'
 import { pinnedLookup, systemLookup, urlPort, vetTarget, type HostLookup, type TargetPolicy } from './network-policy.ts'
 import { decodeBody } from './body-charset.ts'
+import { describeNetworkFailure, redactUrl } from './public-errors.ts'
 
 export const DEFAULT_TIMEOUT_MS = 20_000
 export const DEFAULT_MAX_REDIRECTS = 5
-export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+/** MAX_RESPONSE_BYTES's default: the decoded size of one response body. */
+export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024
 
 export interface HttpClientOptions {
   policy: TargetPolicy
@@ -29,6 +31,11 @@ export interface HttpClientOptions {
   signal?: AbortSignal
   /** Host resolution (default node:dns lookup, all addresses); injected by tests. */
   lookup?: HostLookup
+  /**
+   * MAX_RESPONSE_BYTES: the most decoded bytes one response body may have
+   * (default 5 MB). A caller's `maxBytes` can lower it, never raise it.
+   */
+  maxResponseBytes?: number
 }
 
 /** The contract's HttpClient plus close(), for the container's disposer. */
@@ -62,12 +69,17 @@ function parseTargetUrl (input: string | URL): URL {
     throw new InputError(`Not a valid URL: ${String(input)}`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new InputError(`Only http: and https: URLs can be fetched, not ${url.protocol} (${url.href})`)
+    throw new InputError(`Only http: and https: URLs can be fetched, not ${url.protocol} (${redactUrl(url)})`)
   }
   return url
 }
 
-/** Counts bytes as the caller reads and errors the stream past the limit; maps read errors. */
+/**
+ * Counts bytes as the caller reads and errors the stream past the limit; maps
+ * read errors. undici's fetch has already decoded the content encoding, so the
+ * count is of decoded bytes, and since it decodes only as fast as this stream
+ * is read, a compression bomb is stopped at the limit, not inflated first.
+ */
 function limitBody (source: ReadableStream<Uint8Array>, maxBytes: number, href: string, mapError: (err: unknown) => unknown): ReadableStream<Uint8Array> {
   const reader = source.getReader()
   let received = 0
@@ -78,7 +90,7 @@ function limitBody (source: ReadableStream<Uint8Array>, maxBytes: number, href: 
         if (done) return controller.close()
         received += value.byteLength
         if (received > maxBytes) {
-          const err = new UpstreamError(`The response from ${href} is larger than the ${maxBytes}-byte limit`)
+          const err = new UpstreamError(`The response from ${redactUrl(href)} is larger than the ${maxBytes}-byte limit`)
           controller.error(err)
           await reader.cancel(err).catch(() => {})
           return
@@ -97,15 +109,17 @@ function limitBody (source: ReadableStream<Uint8Array>, maxBytes: number, href: 
 export function createHttpClient (options: HttpClientOptions): GuardedHttpClient {
   const { policy, userAgent, proxyUrl, signal: clientSignal } = options
   const lookup = options.lookup ?? systemLookup
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_BYTES
   const dispatcher: Dispatcher = proxyUrl
     ? new ProxyAgent({ uri: proxyUrl })
     : new Agent({ connect: guardedConnector(policy, lookup) })
 
   async function guardedFetch (input: string | URL, init: GuardedRequestInit = {}): Promise<Response> {
     const {
-      timeoutMs = DEFAULT_TIMEOUT_MS, maxRedirects = DEFAULT_MAX_REDIRECTS, maxBytes = DEFAULT_MAX_BYTES,
+      timeoutMs = DEFAULT_TIMEOUT_MS, maxRedirects = DEFAULT_MAX_REDIRECTS, maxBytes: askedMaxBytes,
       signal: callerSignal, redirect: redirectMode = 'follow', ...requestInit
     } = init
+    const maxBytes = Math.min(askedMaxBytes ?? maxResponseBytes, maxResponseBytes)
     let url = parseTargetUrl(input)
     const timeoutSignal = AbortSignal.timeout(timeoutMs)
     const cancelSignals = [callerSignal, clientSignal].filter((s): s is AbortSignal => s !== undefined)
@@ -117,12 +131,12 @@ export function createHttpClient (options: HttpClientOptions): GuardedHttpClient
     const mapError = (err: unknown, href = url.href): unknown => {
       const cancelled = cancelSignals.find(s => s.aborted)
       if (cancelled) return cancelled.reason ?? err
-      if (timeoutSignal.aborted) return new UpstreamError(`Timed out after ${timeoutMs} ms fetching ${href}`)
+      if (timeoutSignal.aborted) return new UpstreamError(`Timed out after ${timeoutMs} ms fetching ${redactUrl(href)}`)
       if (err instanceof BlockedTargetError || err instanceof UpstreamError || err instanceof InputError) return err
       const cause = (err as { cause?: unknown }).cause
       if (cause instanceof BlockedTargetError || cause instanceof UpstreamError) return cause
-      const detail = (cause as NodeJS.ErrnoException | undefined)?.code ?? (cause as Error | undefined)?.message ?? (err as Error).message
-      return new UpstreamError(`Could not fetch ${href}: ${detail}`)
+      // Never the library's message: it names the address and port tried (see public-errors.ts).
+      return new UpstreamError(`Could not fetch ${redactUrl(href)}: ${describeNetworkFailure(err)}`)
     }
 
     const headers = new Headers(requestInit.headers)
@@ -152,23 +166,24 @@ export function createHttpClient (options: HttpClientOptions): GuardedHttpClient
       }
       await response.body?.cancel().catch(() => {})
       if (redirectMode === 'error') {
-        throw new UpstreamError(`${url.href} redirected to ${location}, and this request refuses redirects`, response.status)
+        throw new UpstreamError(`${redactUrl(url)} redirected, and this request refuses redirects`, response.status)
       }
       let next: URL
       try {
         next = new URL(location, url)
       } catch {
-        throw new UpstreamError(`${url.href} redirected to an invalid URL: ${location}`, response.status)
+        throw new UpstreamError(`${redactUrl(url)} redirected to an invalid URL`, response.status)
       }
       if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-        throw new UpstreamError(`${url.href} redirected to a ${next.protocol} URL, which is not fetched`, response.status)
+        throw new UpstreamError(`${redactUrl(url)} redirected to a ${next.protocol} URL, which is not fetched`, response.status)
       }
       next.hash = next.hash || url.hash
       if (chain.includes(next.href)) {
-        throw new UpstreamError(`Redirect loop: ${[...chain, next.href].join(' -> ')}`, response.status)
+        throw new UpstreamError(`Redirect loop: ${[...chain, next.href].map(redactUrl).join(' -> ')}`, response.status)
       }
       if (hop >= maxRedirects) {
-        throw new UpstreamError(`Too many redirects (more than ${maxRedirects}): ${[...chain, next.href].join(' -> ')}`, response.status)
+        // The next hop was never vetted, so it is not shown.
+        throw new UpstreamError(`Too many redirects (more than ${maxRedirects}): ${chain.map(redactUrl).join(' -> ')}`, response.status)
       }
       // Method and body after a redirect, as the fetch standard has it.
       if ((response.status === 303 && method !== 'HEAD') || ((response.status === 301 || response.status === 302) && method === 'POST')) {
@@ -176,7 +191,7 @@ export function createHttpClient (options: HttpClientOptions): GuardedHttpClient
         body = undefined
         for (const name of BODY_HEADERS) headers.delete(name)
       } else if (body instanceof ReadableStream) {
-        throw new UpstreamError(`${url.href} answered ${response.status}, which would resend a streamed body that cannot be replayed`, response.status)
+        throw new UpstreamError(`${redactUrl(url)} answered ${response.status}, which would resend a streamed body that cannot be replayed`, response.status)
       }
       if (next.origin !== url.origin) for (const name of ORIGIN_BOUND_HEADERS) headers.delete(name)
       url = next
@@ -189,7 +204,7 @@ export function createHttpClient (options: HttpClientOptions): GuardedHttpClient
     const declared = Number(response.headers.get('content-length'))
     if (Number.isFinite(declared) && declared > maxBytes) {
       response.body?.cancel().catch(() => {})
-      throw new UpstreamError(`The response from ${href} is ${declared} bytes, larger than the ${maxBytes}-byte limit`, response.status)
+      throw new UpstreamError(`The response from ${redactUrl(href)} is ${declared} bytes, larger than the ${maxBytes}-byte limit`, response.status)
     }
     const body = response.body && !NULL_BODY_STATUSES.has(response.status)
       ? limitBody(response.body as ReadableStream<Uint8Array>, maxBytes, href, err => mapError(err, href))
@@ -222,7 +237,7 @@ export function createHttpClient (options: HttpClientOptions): GuardedHttpClient
         body = JSON.parse(result.body) as T
       } catch {
         const excerpt = result.body.slice(0, 120).replace(/\s+/g, ' ')
-        throw new UpstreamError(`Expected JSON from ${result.url} (HTTP ${result.status}), got: ${excerpt || '(empty body)'}`, result.status)
+        throw new UpstreamError(`Expected JSON from ${redactUrl(result.url)} (HTTP ${result.status}), got: ${excerpt || '(empty body)'}`, result.status)
       }
       return { ...result, body }
     },

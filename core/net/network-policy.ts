@@ -4,6 +4,10 @@ import { lookup as dnsLookup } from 'node:dns/promises'
 import { isIP, type LookupFunction } from 'node:net'
 import { BlockedTargetError, UpstreamError, type NetworkPolicy } from '../tools/contract.ts'
 import { canonicalAddress, classifyAddress, classifyHostName, unbracketHost } from './ip-ranges.ts'
+import { describeNetworkFailure } from './public-errors.ts'
+
+/** How a refusal names a URL whose host is an IP address (see vetTarget). */
+export const LITERAL_ADDRESS_LABEL = 'an IP address'
 
 export interface ResolvedAddress { address: string, family: number }
 
@@ -79,8 +83,10 @@ export function createNetworkPolicy (options: NetworkPolicyOptions): TargetPolic
 export async function vetTarget (policy: TargetPolicy, lookup: HostLookup, host: string, port: number): Promise<ResolvedAddress[]> {
   const hostName = unbracketHost(host)
   const family = isIP(hostName)
+  // Refusals name the host as the URL gave it, never an address or port: a
+  // redirect or a DNS answer must not show the client what lies inside.
   if (family !== 0) {
-    policy.assertAllowedTarget(hostName, port, host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`)
+    policy.assertAllowedTarget(hostName, port, LITERAL_ADDRESS_LABEL)
     return [{ address: hostName, family }]
   }
   policy.assertAllowedHostName(hostName)
@@ -88,11 +94,10 @@ export async function vetTarget (policy: TargetPolicy, lookup: HostLookup, host:
   try {
     addresses = await lookup(hostName)
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message
-    throw new UpstreamError(`Could not resolve ${hostName}: ${code}`)
+    throw new UpstreamError(`Could not resolve ${hostName}: ${describeNetworkFailure(err)}`)
   }
   if (addresses.length === 0) throw new UpstreamError(`Could not resolve ${hostName}: no addresses`)
-  for (const { address } of addresses) policy.assertAllowedTarget(address, port, `${hostName} (${address})`)
+  for (const { address } of addresses) policy.assertAllowedTarget(address, port, hostName)
   return addresses
 }
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../../core/app.ts'
+import { buildApp, type BuildOptions } from '../../core/app.ts'
 import type { Clock } from '../../core/clock.ts'
 
 export const ADMIN_KEY = 'admin-test-key-0123456789abcdef'
@@ -25,6 +25,8 @@ export interface BuildTestOptions {
   /** Reuse a data dir and database (restart tests). */
   dataDir?: string
   databaseUrl?: string
+  /** Host resolution and private `address:port` exceptions for tool requests (makes a loopback fixture look public). */
+  network?: BuildOptions['network']
 }
 
 export const testDatabaseKind = () => (process.env.TEST_DATABASE_URL ? 'postgresql' : 'sqlite')
@@ -75,7 +77,7 @@ export async function build (t: Teardown, options: BuildTestOptions = {}): Promi
   const logStream = lines
     ? new Writable({ write (chunk, _enc, cb) { lines.push(chunk.toString()); cb() } })
     : undefined
-  const app = await buildApp({ env, clock: options.clock, logStream })
+  const app = await buildApp({ env, clock: options.clock, logStream, network: options.network })
   t.teardown(() => app.close())
   return app
 }

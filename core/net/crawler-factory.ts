@@ -40,7 +40,7 @@ import { BlockedTargetError, InputError, UpstreamError, type CrawlerFactory } fr
 import { pinnedLookup, systemLookup, urlPort, vetTarget, type HostLookup, type ResolvedAddress, type TargetPolicy } from './network-policy.ts'
 import { unbracketHost } from './ip-ranges.ts'
 import { DEFAULT_MAX_BYTES } from './http-client.ts'
-import { describeNetworkFailure, isPublicNetworkError, publicErrorText, redactUrl } from './public-errors.ts'
+import { describeNetworkFailure, publicCause, publicErrorText, redactUrl } from './public-errors.ts'
 
 export interface CrawlerFactoryOptions {
   policy: TargetPolicy
@@ -137,13 +137,15 @@ class GuardedCrawlerHttpClient implements BaseHttpClient {
 
 /** Failures that another try cannot fix. */
 function isFinalFailure (err: unknown): boolean {
-  if (err instanceof BlockedTargetError || err instanceof InputError || err instanceof ResponseTooLargeError) return true
+  const own = publicCause(err)
+  if (own instanceof BlockedTargetError || own instanceof InputError || own instanceof ResponseTooLargeError) return true
   return describeNetworkFailure(err) === 'TLS certificate not valid for this host'
 }
 
 /** The error a tool's handler gets: ours as they are, a library's reduced to words that name no address or port. */
 function publicCrawlError (err: unknown, href: string): unknown {
-  if (isPublicNetworkError(err)) return err
+  const own = publicCause(err)
+  if (own) return own
   const text = publicErrorText(err, href)
   if (err instanceof Error && text === err.message) return err
   return new UpstreamError(text)

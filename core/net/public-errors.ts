@@ -58,6 +58,16 @@ export function isPublicNetworkError (err: unknown): err is BlockedTargetError |
   return err instanceof BlockedTargetError || err instanceof UpstreamError || err instanceof InputError
 }
 
+/** The guard's own error, also when a library wrapped it (got wraps what its hooks throw in a RequestError with the hook's error as cause). */
+export function publicCause (err: unknown): BlockedTargetError | UpstreamError | InputError | null {
+  let current = err
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    if (isPublicNetworkError(current)) return current
+    current = (current as { cause?: unknown }).cause
+  }
+  return null
+}
+
 // Literal addresses (with a port, or bracketed IPv6) inside text that is not ours.
 const ADDRESS_IN_TEXT = /\[[0-9a-f:.]+\](:\d+)?|\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b|\b(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{0,4}\b/gi
 
@@ -67,7 +77,8 @@ const ADDRESS_IN_TEXT = /\[[0-9a-f:.]+\](:\d+)?|\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b
  * lose any literal address and port and any URL credentials.
  */
 export function publicErrorText (err: unknown, href: string): string {
-  if (isPublicNetworkError(err)) return err.message
+  const own = publicCause(err)
+  if (own) return own.message
   if (errorCodes(err).length > 0) return `Could not load ${redactUrl(href)}: ${describeNetworkFailure(err)}`
   const message = err instanceof Error ? err.message : String(err)
   return message

@@ -29,12 +29,19 @@ const CONNECT_CODES = new Set([
 const NAME_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME', 'ENODATA'])
 const COMPRESSION_CODES = new Set(['Z_DATA_ERROR', 'Z_BUF_ERROR', 'Z_STREAM_ERROR', 'ERR_BROTLI_DECOMPRESSION_FAILED', 'ERR__ERROR_FORMAT_PADDING_1'])
 
+// Codes as libraries write them into messages: crawlee, for one, re-wraps a
+// refused connection as a SessionError whose only trace of it is the text
+// "connect ECONNREFUSED 10.0.0.5:6379".
+const CODE_IN_TEXT = /\b(E(?:CONN[A-Z]+|HOST[A-Z]+|NET[A-Z]+|TIMEDOUT|PIPE|ADDRNOTAVAIL|NOTFOUND|AI_[A-Z]+|NODATA|PROTO)|UND_ERR_[A-Z_]+|ERR_[A-Z0-9_]+|HPE_[A-Z_]+|Z_[A-Z_]+|[A-Z_]*CERT[A-Z_]*)\b/g
+
 function errorCodes (err: unknown): string[] {
   const codes: string[] = []
   let current = err
   for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
     const code = (current as { code?: unknown }).code
     if (typeof code === 'string') codes.push(code)
+    const message = (current as { message?: unknown }).message
+    if (typeof message === 'string') codes.push(...(message.match(CODE_IN_TEXT) ?? []))
     current = (current as { cause?: unknown }).cause
   }
   return codes

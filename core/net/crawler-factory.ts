@@ -30,7 +30,8 @@
 //   before the cap counts, and only as fast as the cap reads, so a gzip or
 //   brotli bomb stops at the cap); a larger Content-Length is refused unread.
 //   Past the cap the page fails (not retried) and the crawl goes on.
-// - context.sendRequest() is refused: it would bypass the hooks above.
+// - context.sendRequest() is refused and robots.txt is not fetched by crawlee:
+//   both would go out past the hooks above.
 // Errors handed to the tool's handlers never carry library text that names an
 // address or port (public-errors.ts).
 import { createRequire } from 'node:module'
@@ -272,6 +273,8 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
         postNavigationHooks: [guardAfterNavigation, ...(crawlerOptions.postNavigationHooks ?? [])],
         httpClient: new GuardedCrawlerHttpClient(new GotScrapingHttpClient(), maxBytes),
         ignoreSslErrors: false,
+        // crawlee fetches robots.txt with got-scraping directly, outside the guard and the cap; a tool that honours robots.txt reads it with ctx.http.
+        respectRobotsTxtFile: false,
         async errorHandler (context, error) {
           if (isFinalFailure(error) || signal.aborted) context.request.noRetry = true
           await crawlerOptions.errorHandler?.(context, publicCrawlError(error, context.request.url) as Error)

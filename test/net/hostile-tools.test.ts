@@ -17,7 +17,12 @@ import { CONTACT_EMAIL, URL_CREDENTIAL, startHostileUpstream, type HostileUpstre
 const MB = 1024 * 1024
 const CREDENTIAL_URL_PATTERN = new RegExp(`http://${URL_CREDENTIAL}@127\\.0\\.0\\.1:\\d+/fail-with-credential`, 'g')
 
-type TapTest = Parameters<Parameters<typeof t.test>[1]>[0]
+/** The parts of a tap test the helpers below use. */
+interface TapTest {
+  ok (value: unknown, message: string): unknown
+  notMatch (value: unknown, pattern: RegExp | string, message: string): unknown
+  teardown (fn: () => unknown): void
+}
 
 interface JobOutcome { status: Record<string, any>, rows: Array<Record<string, any>>, answers: string }
 

@@ -63,7 +63,9 @@ export function transportFailure (error: unknown): string {
   if (/timed out|timeout|ETIMEDOUT|UND_ERR_(CONNECT|HEADERS|BODY)_TIMEOUT/i.test(text)) return 'timed out'
   if (/ECONNRESET|UND_ERR_SOCKET|socket hang up|other side closed|EPIPE/i.test(text)) return 'connection reset'
   if (/ECONNREFUSED/.test(text)) return 'connection refused'
-  if (/ENOTFOUND|EAI_AGAIN|EAI_NONAME|getaddrinfo/i.test(text)) return 'host not found'
+  if (/ENOTFOUND|EAI_AGAIN|EAI_NONAME|getaddrinfo|host name not found/i.test(text)) return 'host not found'
+  // ctx.http's own phrase for every failed connection (core/net/public-errors.ts): refused, reset and unreachable read alike.
+  if (/could not connect/i.test(text)) return 'could not connect'
   if (/EHOSTUNREACH|ENETUNREACH/.test(text)) return 'host unreachable'
   if (/CERT|certificate|SSL|TLS/i.test(text)) return 'TLS handshake failed'
   if (/larger than/i.test(text)) return 'answer too large'

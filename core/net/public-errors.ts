@@ -20,12 +20,14 @@ export function redactUrl (href: string | URL): string {
   }
 }
 
-// Every way a connection can fail reads the same: a refused, unreachable or
-// silent port must not be told apart (that is the port-scan oracle).
+// Every way a connection can fail to open reads the same: a refused,
+// unreachable or silent port must not be told apart (the port-scan oracle).
 const CONNECT_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ETIMEDOUT', 'EPIPE', 'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ERR_STREAM_PREMATURE_CLOSE', 'ECONNABORTED',
+  'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'ETIMEDOUT', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT',
 ])
+// A connection that opened and then broke. Only a target the guard allowed is
+// ever connected to, so telling this apart reveals nothing of the inside.
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ERR_STREAM_PREMATURE_CLOSE', 'ECONNABORTED'])
 const NAME_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME', 'ENODATA'])
 const COMPRESSION_CODES = new Set(['Z_DATA_ERROR', 'Z_BUF_ERROR', 'Z_STREAM_ERROR', 'ERR_BROTLI_DECOMPRESSION_FAILED', 'ERR__ERROR_FORMAT_PADDING_1'])
 
@@ -51,6 +53,7 @@ function errorCodes (err: unknown): string[] {
 export function describeNetworkFailure (err: unknown): string {
   for (const code of errorCodes(err)) {
     if (CONNECT_CODES.has(code)) return 'could not connect'
+    if (RESET_CODES.has(code)) return 'connection reset'
     if (NAME_CODES.has(code)) return 'host name not found'
     if (/CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|SSL_/i.test(code)) return 'TLS certificate not valid for this host'
     if (COMPRESSION_CODES.has(code) || code.startsWith('Z_')) return 'invalid compressed body'

@@ -61,7 +61,7 @@ export function transportFailure (error: unknown): string {
   const cause = (error as { cause?: { code?: string, message?: string } } | null)?.cause
   const text = `${message} ${cause?.code ?? ''} ${cause?.message ?? ''}`
   if (/timed out|timeout|ETIMEDOUT|UND_ERR_(CONNECT|HEADERS|BODY)_TIMEOUT/i.test(text)) return 'timed out'
-  if (/ECONNRESET|UND_ERR_SOCKET|socket hang up|other side closed|EPIPE/i.test(text)) return 'connection reset'
+  if (/ECONNRESET|UND_ERR_SOCKET|socket hang up|other side closed|EPIPE|connection reset/i.test(text)) return 'connection reset'
   if (/ECONNREFUSED/.test(text)) return 'connection refused'
   if (/ENOTFOUND|EAI_AGAIN|EAI_NONAME|getaddrinfo|host name not found/i.test(text)) return 'host not found'
   // ctx.http's own phrase for every failed connection (core/net/public-errors.ts): refused, reset and unreachable read alike.

@@ -120,5 +120,5 @@ t.test('an upstream failure does not repeat the credential of its URL', async t 
   t.type(err, UpstreamError)
   t.notMatch(err.message, URL_CREDENTIAL.split(':')[1]!)
   const reset = await failure(http.fetch(`${site.origin}/reset`))
-  t.match(reset, { name: 'UpstreamError', message: /could not connect/ })
+  t.match(reset, { name: 'UpstreamError', message: /connection reset/ })
 })

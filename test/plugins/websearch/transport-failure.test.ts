@@ -16,6 +16,7 @@ t.test('categories', async t => {
     [new UpstreamError(`Could not fetch ${URL_WITH_KEY}: CERT_HAS_EXPIRED`), 'TLS handshake failed'],
     // The phrases ctx.http itself writes (core/net/public-errors.ts).
     [new UpstreamError(`Could not fetch ${URL_WITH_KEY}: could not connect`), 'could not connect'],
+    [new UpstreamError(`Could not fetch ${URL_WITH_KEY}: connection reset`), 'connection reset'],
     [new UpstreamError('Could not resolve serpapi.com: host name not found'), 'host not found'],
     [new UpstreamError(`Could not fetch ${URL_WITH_KEY}: TLS certificate not valid for this host`), 'TLS handshake failed'],
     [new UpstreamError(`The response from ${URL_WITH_KEY} is larger than the 10485760-byte limit`), 'answer too large'],

@@ -67,6 +67,8 @@ export interface AppConfig {
   passwordHashQueue: number
   logLevel: string
   jobConcurrency: number
+  /** The extraction worker pool (core/extract/extraction-pool.ts). */
+  extraction: { workers: number, taskTimeoutMs: number, workerMemoryMb: number }
   proxyUrl: string | null
   userAgent: string
   redisUrl: string | null
@@ -275,6 +277,12 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
     passwordHashQueue: int(env, 'PASSWORD_HASH_QUEUE', 128, 0, 10_000),
     logLevel,
     jobConcurrency: int(env, 'JOB_CONCURRENCY', 4, 1, 256),
+    extraction: {
+      // Small by default: a worker under tsx with the DOM and phone libraries costs ≈ 60–100 MB while it lives.
+      workers: int(env, 'EXTRACT_WORKERS', 2, 1, 64),
+      taskTimeoutMs: int(env, 'EXTRACT_TASK_TIMEOUT_MS', 15_000, 100, 600_000),
+      workerMemoryMb: int(env, 'EXTRACT_WORKER_MEMORY_MB', 512, 32, 16_384),
+    },
     proxyUrl,
     userAgent: str(env, 'USER_AGENT', 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'),
     redisUrl: optional(env, 'REDIS_URL'),

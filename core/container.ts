@@ -23,6 +23,7 @@ import { JobMaintenance } from './jobs/job-maintenance.ts'
 import { WebhookSender } from './jobs/webhooks.ts'
 import { createNetFactory, type NetFactory, type NetworkOverrides } from './jobs/net-factory.ts'
 import { BlogService } from './blog/blog-service.ts'
+import { ExtractionPool } from './extract/extraction-pool.ts'
 
 export interface Services {
   config: AppConfig
@@ -40,6 +41,7 @@ export interface Services {
   registry: ToolRegistry
   events: JobEvents
   net: NetFactory
+  extraction: ExtractionPool
   webhooks: WebhookSender
   runner: JobRunner
   queue: JobQueue
@@ -67,11 +69,14 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
     catalog: asFunction(({ registry }: Services) => registry.catalog).singleton(),
     events: asFunction(() => new JobEvents()).singleton(),
     net: asFunction(({ config }: Services) => createNetFactory(config, base.network)).singleton(),
+    // No worker starts before the first task; close() terminates whatever started.
+    extraction: asFunction(({ config }: Services) => new ExtractionPool(config.extraction)).singleton().disposer(pool => pool.close()),
     webhooks: asFunction(({ net, logger, config, secrets }: Services) => new WebhookSender(net, logger, secrets, {
       attempts: 5, baseDelayMs: Number(config.env.WEBHOOK_RETRY_BASE_MS ?? 1000),
     })).singleton(),
     runner: asFunction((s: Services) => new JobRunner({
       db: s.db, registry: s.registry, quotas: s.quotas, clock: s.clock, config: s.config, logger: s.logger, secrets: s.secrets, events: s.events, net: s.net, webhooks: s.webhooks,
+      extraction: s.extraction,
     })).singleton(),
     queue: asFunction(({ runner, config }: Services) => new InProcessQueue(config.jobConcurrency, (id) => runner.execute(id))).singleton(),
     // The queue is handed over lazily: the service and the sweeper are built before the first job is queued.

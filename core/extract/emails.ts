@@ -2,7 +2,7 @@
 // plain text and attributes, and written-out forms ("info[at]acme(dot)de").
 // Pure: HTML in, addresses out.
 import { load, type CheerioAPI } from 'cheerio'
-import { visibleText } from './visible-text.ts'
+import { headAndTail, visibleText } from './visible-text.ts'
 
 export type EmailSource = 'mailto' | 'text' | 'cfemail' | 'obfuscated'
 
@@ -117,6 +117,13 @@ export function mailtoAddresses (href: string): string[] {
 
 const CLOUDFLARE_PATH = '/cdn-cgi/l/email-protection'
 
+/**
+ * Most characters of visible text the text matchers read (head and tail of a longer
+ * text): the regular expressions are linear, but a multi-megabyte wall of address-like
+ * text is not a contact page, and this bounds the work one page can cause.
+ */
+export const EMAIL_SCAN_CHARS = 1024 * 1024
+
 // A plain address in running text. The local part is the common subset of RFC 5322
 // (letters, digits, . _ % + -) because quotes and slashes in prose are punctuation.
 const PLAIN_EMAIL_RE = /(?<![a-z0-9._%+-])[a-z0-9._%+-]{1,64}@(?:[a-z0-9-]{1,63}\.)+[a-z0-9-]{2,63}(?![a-z0-9-])/gi
@@ -215,7 +222,7 @@ function collectCandidates ($: CheerioAPI, pageUrl: string): Array<[string, Emai
   })
 
   // 3. Visible text (entities are decoded by the parser: &#64; &#x40; &commat;) and attributes.
-  const text = visibleText($)
+  const text = headAndTail(visibleText($), EMAIL_SCAN_CHARS)
   for (const address of plainEmails(text)) candidates.push([address, 'text'])
   $('*').each((_, element) => {
     const attributes = $(element).attr() ?? {}

@@ -73,3 +73,10 @@ export function tidyText (text: string): string {
     .replace(/ *\r?\n[\s]*/g, '\n')
     .trim()
 }
+
+/** At most `max` characters of `text`: its first and last halves when it is longer (contact details sit at the top or in the footer). */
+export function headAndTail (text: string, max: number): string {
+  if (text.length <= max) return text
+  const half = Math.floor(max / 2)
+  return `${text.slice(0, half)}\n${text.slice(text.length - half)}`
+}

@@ -18,6 +18,8 @@ import type { JobEvents } from './job-events.ts'
 import { jobStatusRecord, type JobRow, type LiveOverlay } from './job-view.ts'
 import type { NetFactory } from './net-factory.ts'
 import type { WebhookSender } from './webhooks.ts'
+import type { ExtractionPool } from '../extract/extraction-pool.ts'
+import { createExtraction } from '../extract/extraction.ts'
 
 type Outcome =
   | { kind: 'done' }
@@ -52,6 +54,7 @@ export class JobRunner {
     events: JobEvents
     net: NetFactory
     webhooks: WebhookSender
+    extraction: ExtractionPool
   }) {}
 
   /** Asks a job running here to stop; false when it is not running in this process. */
@@ -119,6 +122,7 @@ export class JobRunner {
       http,
       crawler: this.deps.net.crawlers(signal),
       network: this.deps.net.policy(),
+      extract: createExtraction(this.deps.extraction, signal),
       upstream: upstreamConfig(tool, this.deps.config),
       state: tool.state,
       tools: { run: (k, i, o) => this.runNested(job, k, i, o?.maxRows ?? maxRows, signal, log, depth + 1) },
@@ -216,6 +220,7 @@ export class JobRunner {
       http,
       crawler: net.crawlers(signal),
       network: policy,
+      extract: createExtraction(this.deps.extraction, signal),
       upstream,
       state: tool.state,
       tools: { run: (key, input, options) => this.runNested(job, key, input, options?.maxRows ?? job.maxRecords, signal, log, depth) },

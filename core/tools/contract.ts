@@ -5,6 +5,8 @@
 import type { Static, TSchema } from 'typebox'
 import type { Logger } from 'pino'
 import type { CheerioCrawler, CheerioCrawlerOptions } from 'crawlee'
+// Types only: the DOM and phone libraries load in the extraction workers, not with the kernel.
+import type { FoundEmail, PageContent, SocialLink } from '../extract/index.ts'
 
 export { Type } from 'typebox'
 export type { Static, TSchema } from 'typebox'
@@ -86,6 +88,58 @@ export class InputError extends Error {
   constructor (message: string) { super(message); this.name = 'InputError' }
 }
 
+/**
+ * One page (or answer) could not be parsed: the parser threw, ran past
+ * EXTRACT_TASK_TIMEOUT_MS, nested too deeply, or its worker ran out of memory.
+ * Catch it and make it that row's or that page's error; one that escapes a run
+ * ends the job like an UpstreamError (refunded), since the page was the upstream's.
+ */
+export class ExtractionError extends UpstreamError {
+  constructor (message: string, readonly reason: 'failed' | 'timeout' | 'too-deep' | 'out-of-memory' | 'crashed') {
+    super(message)
+    this.name = 'ExtractionError'
+  }
+}
+
+// ---------------------------------------------------------------- extraction
+
+export interface ContactScanOptions {
+  phones?: boolean
+  socials?: boolean
+  /** Country for phone numbers written without +prefix. */
+  defaultCountry?: string
+}
+
+export interface PageContacts {
+  emails: Array<FoundEmail & { type: 'personal' | 'role' }>
+  phones: string[]
+  socials: SocialLink[]
+  /** Same-origin-or-not absolute http(s) links of the page (core/extract extractLinks). */
+  links: string[]
+}
+
+/**
+ * CPU-heavy parsing, run in the app's worker pool (core/extract/README.md) so the
+ * API thread only moves bytes. Every method rejects with ExtractionError when the
+ * page cannot be parsed (its error, not the job's) and with the job's abort reason
+ * when the job stops. The pure functions of core/extract stay importable for tests.
+ */
+export interface Extraction {
+  /** core/extract extractPage: metadata, headings, readable text (Readability). */
+  page (html: string, url: string): Promise<PageContent>
+  /** E-mails, phones, socials and links of one page in one trip to the pool. */
+  contacts (html: string, url: string, options?: ContactScanOptions): Promise<PageContacts>
+  emails (html: string, url: string): Promise<FoundEmail[]>
+  phones (htmlOrText: string, options?: { defaultCountry?: string }): Promise<string[]>
+  socials (html: string, url: string): Promise<SocialLink[]>
+  /**
+   * A plugin's own pure parser, pooled: `module` is its file URL
+   * (`new URL('./extract.ts', import.meta.url)`), `name` the export, `args`
+   * structured-cloneable arguments; the result must be cloneable too.
+   */
+  call<T = unknown> (module: URL, name: string, args: unknown[]): Promise<T>
+}
+
 // ---------------------------------------------------------------- context
 
 export interface UpstreamConfig {
@@ -115,6 +169,8 @@ export interface ToolContext<Input = Record<string, unknown>, Row = Record<strin
   http: HttpClient
   crawler: CrawlerFactory
   network: NetworkPolicy
+  /** Parsing and scanning off the event loop (the app's worker pool), bound to this job's signal. */
+  extract: Extraction
   upstream: UpstreamConfig
   /** Validates, stores and counts rows; drops what passes the per-run cap. Returns how many were kept. */
   push (rows: Row[]): Promise<number>
@@ -230,6 +286,7 @@ export function defineTool<Input extends TSchema, Row extends TSchema> (declarat
 
 // ---------------------------------------------------------------- shared parsing
 // Pure extraction helpers shared by plugins (e-mails, phones, socials, readable
-// pages) live in core/extract/index.ts; plugins import them from there. They are
-// not re-exported here: the kernel imports this module, and the helpers' DOM and
-// phone-metadata libraries should load only with the tools that use them.
+// pages) live in core/extract/index.ts. Run code reaches the heavy ones through
+// ctx.extract (pooled); the pure functions stay importable for tests and for cheap
+// calls (telHrefToE164, classifyEmail). They are not re-exported here: the kernel
+// imports this module, and their DOM and phone libraries should not load with it.

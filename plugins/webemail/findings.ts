@@ -1,6 +1,6 @@
-// Pure: what one crawled page contributes, and how pages add up to the
+// Pure: what one crawled page contributes (scanned by ctx.extract.contacts in the worker pool), and how pages add up to the
 // Website e-mail result of the spec. No I/O here; run.ts feeds it pages.
-import * as extract from '../../core/extract/index.ts'
+import type { ContactScanOptions, PageContacts } from '../../core/tools/contract.ts'
 
 // A type alias (not an interface) so a row is assignable to the contract's Record<string, unknown>.
 export type SiteFindings = {
@@ -51,13 +51,19 @@ export class SiteFindingsBuilder {
 
   constructor (private readonly website: string, private readonly domain: string, private readonly options: FindingsOptions) {}
 
-  addPage (html: string, pageUrl: string): void {
+  /** What one page held (ctx.extract.contacts, or core/extract's pageContacts called directly). */
+  addScanned (found: Pick<PageContacts, 'emails' | 'phones' | 'socials'>, pageUrl: string): void {
     this.pages++
-    for (const found of extract.findEmails(html, pageUrl)) {
-      if (!this.emails.has(found.email)) this.emails.set(found.email, { type: extract.classifyEmail(found.email), source: pageUrl })
+    for (const { email, type } of found.emails) {
+      if (!this.emails.has(email)) this.emails.set(email, { type, source: pageUrl })
     }
-    if (this.options.includePhones) for (const p of extract.findPhones(html, { defaultCountry: this.options.defaultCountry })) this.phones.add(p)
-    if (this.options.includeSocials) for (const s of extract.findSocialLinks(html, pageUrl)) if (!this.socials.has(s.url)) this.socials.set(s.url, { platform: s.platform, url: s.url, host: s.host })
+    if (this.options.includePhones) for (const p of found.phones) this.phones.add(p)
+    if (this.options.includeSocials) for (const s of found.socials) if (!this.socials.has(s.url)) this.socials.set(s.url, { platform: s.platform, url: s.url, host: s.host })
+  }
+
+  /** The scan a page needs for this run's options (ctx.extract.contacts options). */
+  get scanOptions (): ContactScanOptions {
+    return { phones: this.options.includePhones, socials: this.options.includeSocials, defaultCountry: this.options.defaultCountry }
   }
 
   get pagesScanned (): number { return this.pages }

@@ -1,7 +1,7 @@
 // Crawls one site at a time through the kernel's guarded Crawlee factory:
 // the start page, the sitemap's same-site pages, then links, contact-like
 // pages first; stops at max_pages. Pages go to SiteFindingsBuilder (pure).
-import { BlockedTargetError, MissingCredentialError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import { BlockedTargetError, ExtractionError, MissingCredentialError, ToolBlockedError, UpstreamError, type PageContacts, type ToolContext } from '../../core/tools/contract.ts'
 import { isPriorityPage, sameSite, SiteFindingsBuilder, siteHost, sitemapLocations, startUrlOf, type SiteFindings } from './findings.ts'
 
 export interface WebemailInput {
@@ -58,6 +58,8 @@ export async function crawlSite (ctx: ToolContext<WebemailInput>, website: strin
   const maxPages = ctx.input.max_pages
   const seen = new Set<string>()
   const failures: string[] = []
+  /** Pages loaded but not scanned (ExtractionError), with the reason. */
+  const unscanned: string[] = []
   let blocked: string | null = null
   let refusedTarget: BlockedTargetError | null = null
 
@@ -67,7 +69,7 @@ export async function crawlSite (ctx: ToolContext<WebemailInput>, website: strin
     maxRequestRetries: 1,
     navigationTimeoutSecs: settings.page_timeout_secs ?? 15,
     requestHandlerTimeoutSecs: (settings.page_timeout_secs ?? 15) * 2,
-    async requestHandler ({ request, $, body }) {
+    async requestHandler ({ request, body }) {
       const loaded = request.loadedUrl ?? request.url
       // A redirect that left the site: nothing of that page is ours.
       if (!sameSite(loaded, start.hostname)) return
@@ -75,17 +77,19 @@ export async function crawlSite (ctx: ToolContext<WebemailInput>, website: strin
       if (seen.has(key)) return
       seen.add(key)
       if (builder.pagesScanned >= maxPages) return
-      builder.addPage(typeof body === 'string' ? body : body.toString('utf8'), loaded)
+      // Scanning (and reading the links) runs in the kernel's worker pool; a page the
+      // scanners cannot handle (too slow, too deep) is that page's failure, not the site's.
+      let found: PageContacts
+      try {
+        found = await ctx.extract.contacts(typeof body === 'string' ? body : body.toString('utf8'), loaded, builder.scanOptions)
+      } catch (err) {
+        if (!(err instanceof ExtractionError)) throw err
+        unscanned.push(`${loaded}: ${err.message}`)
+        return
+      }
+      builder.addScanned(found, loaded)
       ctx.stage(`${website}: ${builder.pagesScanned} of up to ${maxPages} pages scanned`)
-      const links: string[] = []
-      $('a[href]').each((_, el) => {
-        const href = $(el).attr('href')
-        if (!href || /^(mailto|tel|javascript):/i.test(href)) return
-        try {
-          const abs = canonical(new URL(href, loaded).toString())
-          if (sameSite(abs, start.hostname) && !SKIP_EXTENSIONS.test(abs) && !seen.has(abs)) links.push(abs)
-        } catch {}
-      })
+      const links = found.links.filter(abs => sameSite(abs, start.hostname) && !SKIP_EXTENSIONS.test(abs) && !seen.has(abs))
       const priority = links.filter(isPriorityPage)
       const rest = links.filter(l => !isPriorityPage(l))
       if (priority.length) await crawler.addRequests(priority.map(url => ({ url })), { forefront: true })
@@ -110,8 +114,10 @@ export async function crawlSite (ctx: ToolContext<WebemailInput>, website: strin
   if (builder.pagesScanned === 0) {
     if (refusedTarget) throw refusedTarget
     if (blocked) throw new ToolBlockedError(`${website} refused the crawler (${blocked})`)
+    if (unscanned.length) throw new UpstreamError(`no page of ${website} could be scanned: ${unscanned[0]}`)
     throw new UpstreamError(`no page of ${website} could be loaded${failures[0] ? `: ${failures[0]}` : ''}`)
   }
+  if (unscanned.length) ctx.warn(`${website}: ${unscanned.length} page(s) could not be scanned (${unscanned[0]}${unscanned.length > 1 ? ', …' : ''}).`)
   return builder.build()
 }
 

@@ -545,3 +545,12 @@ export function pageLinks (html: string, pageUrl: string): string[] {
   const links = uniq(out)
   return [...links.filter(looksLikeProductUrl), ...links.filter(l => !looksLikeProductUrl(l))]
 }
+
+/**
+ * Everything the schema.org crawl reads from one HTML page: its products and the
+ * links to follow (ItemList entries first). One call, so run.ts makes one trip to
+ * the kernel's worker pool per page (ctx.extract.call).
+ */
+export function readProductPage (html: string, pageUrl: string): { products: ProductRow[], links: string[] } {
+  return { products: parseSchemaOrgProducts(html, pageUrl), links: [...listedProductUrls(html, pageUrl), ...pageLinks(html, pageUrl)] }
+}

@@ -1,11 +1,14 @@
 // Fetches a store's catalogue: Shopify /products.json pages, the WooCommerce
 // Store API pages, or (neither answering) a sitemap-led crawl of product pages
 // read for schema.org JSON-LD. Parsing lives in extract.ts.
-import { InputError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import { ExtractionError, InputError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
 import {
-  isSitemapIndex, listedProductUrls, looksLikeProductUrl, pageLinks, parseSchemaOrgProducts, parseShopifyProduct,
-  parseWooProduct, robotsSitemaps, shopifyProductsOf, sitemapLocations, type Platform, type ProductRow,
+  isSitemapIndex, looksLikeProductUrl, parseShopifyProduct, parseWooProduct, robotsSitemaps, shopifyProductsOf, sitemapLocations,
+  type Platform, type ProductRow, type readProductPage,
 } from './extract.ts'
+
+/** This folder's parsers, for the kernel's worker pool (ctx.extract.call). */
+const EXTRACT_MODULE = new URL('./extract.ts', import.meta.url)
 
 export interface ProductsInput {
   url: string
@@ -192,8 +195,17 @@ async function runSchemaOrg (ctx: Ctx, start: URL): Promise<number> {
         continue
       }
       if (res.status !== 200 || !/html/i.test(res.headers.get('content-type') ?? 'text/html')) continue
+      // Parsed in the kernel's worker pool: a page the parser cannot handle is skipped like one that failed to load.
+      let read: ReturnType<typeof readProductPage>
+      try {
+        read = await ctx.extract.call<ReturnType<typeof readProductPage>>(EXTRACT_MODULE, 'readProductPage', [res.body, res.url || url])
+      } catch (err) {
+        if (ctx.signal.aborted || !(err instanceof ExtractionError)) throw err
+        firstFailure ??= `${url}: ${err.message}`
+        continue
+      }
       loaded++
-      const found = parseSchemaOrgProducts(res.body, res.url || url)
+      const found = read.products
         .filter(p => {
           const key = `${p.url ?? ''}|${p.sku ?? ''}|${p.title}`
           if (seenProducts.has(key)) return false
@@ -203,7 +215,7 @@ async function runSchemaOrg (ctx: Ctx, start: URL): Promise<number> {
       ctx.stage(`schema.org crawl: ${fetched} of up to ${maxPages} pages, ${pushed.n + found.length} products`)
       if (found.length && !await pushUpTo(ctx, found, pushed)) { done = true; return }
       // Listing pages lead to product pages; product pages rarely need following once the sitemap gave the rest.
-      const next = [...listedProductUrls(res.body, res.url || url), ...pageLinks(res.body, res.url || url)]
+      const next = read.links
         .filter(u => !seenPages.has(u) && !SKIP_EXTENSIONS.test(u) && new URL(u).hostname === start.hostname)
       const productLike = next.filter(looksLikeProductUrl)
       queue.unshift(...productLike.filter(u => !queue.includes(u)))

@@ -272,3 +272,8 @@ export const ENGINES: Record<EngineId, EngineDefinition> = {
 export function baseUrlFor (engine: EngineDefinition, urls: Readonly<Record<string, string>>): string {
   return urls[engine.upstream] ?? engine.defaultBaseUrl
 }
+
+/** One engine's answer parsed: what run.ts sends to the kernel's worker pool (ctx.extract.call). */
+export function parseEngineAnswer (engine: EngineId, body: string, finalUrl: string): SerpPage {
+  return ENGINES[engine].parse(body, finalUrl)
+}

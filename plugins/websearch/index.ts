@@ -13,12 +13,13 @@ const agentEngine = Type.Optional(Type.Enum(ENGINE_CHOICES, { type: 'string', de
 const agentCountry = Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter country for local results, e.g. us, gb, de.' }))
 const agentLanguage = Type.Optional(Type.String({ pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$', description: 'Result language, e.g. en, de, fr.' }))
 
-// The run module and the page extractor (a DOM library) load with the first job, not at boot.
+// The run module loads with the first job, not at boot; pages and engine answers are
+// parsed in the kernel's worker pool (ctx.extract), so the DOM library never loads here.
 let run: ((ctx: Parameters<ReturnType<typeof import('./run.ts')['createWebsearchRun']>>[0]) => Promise<void>) | undefined
 async function loadRun () {
   if (!run) {
-    const [{ createWebsearchRun }, { extractPage }] = await Promise.all([import('./run.ts'), import('../../core/extract/page.ts')])
-    run = createWebsearchRun({ extractPage })
+    const { createWebsearchRun } = await import('./run.ts')
+    run = createWebsearchRun({})
   }
   return run
 }

@@ -3,12 +3,13 @@
 // final URL and content type, and run HTML through the shared extractor.
 // A PDF, an image, a 404 or an unreachable host gives a row that says so; one
 // bad URL never ends the job.
-import type { HttpClient } from '../../core/tools/contract.ts'
+import { ExtractionError, type HttpClient } from '../../core/tools/contract.ts'
 
 // A type-only import: this file must not load the DOM library at boot.
 import type { PageContent as ExtractedPage } from '../../core/extract/page.ts'
 export type { ExtractedPage }
-export type PageExtractor = (html: string, url: string) => ExtractedPage
+/** ctx.extract.page (pooled) in a run; core/extract's extractPage itself in tests and scripts. */
+export type PageExtractor = (html: string, url: string) => ExtractedPage | Promise<ExtractedPage>
 
 export interface ScrapedPage {
   url: string
@@ -103,7 +104,14 @@ export async function scrapePage (url: string, options: ScrapeOptions): Promise<
   if (!mediaType && !/^\s*(<!doctype html|<html|<head|<body|<)/i.test(html.slice(0, 512))) {
     return emptyPage(url, { ...base, error: 'not an HTML page (no Content-Type, body is not markup)' })
   }
-  const page = options.extractPage(html, base.final_url)
+  let page: ExtractedPage
+  try {
+    page = await options.extractPage(html, base.final_url)
+  } catch (error) {
+    // Too slow, too deep, too big to parse: this page's error; the other pages go on.
+    if (options.signal?.aborted || !(error instanceof ExtractionError)) throw error
+    return emptyPage(url, { ...base, error: `the page could not be read: ${error.message}` })
+  }
   const maxText = options.maxTextChars ?? 100_000
   const truncated = page.text.length > maxText
   return {

@@ -4,7 +4,7 @@
 import { InputError, ToolBlockedError, type ToolContext } from '../../core/tools/contract.ts'
 import { choiceFor, type EngineChoice } from './engine-catalog.ts'
 import { EngineHealth, createEngineHealth } from './engine-health.ts'
-import { domainOf } from './extract/serp-page.ts'
+import { domainOf, type SerpPage } from './extract/serp-page.ts'
 import { scrapePages, type PageExtractor, type ScrapedPage } from './page-scraper.ts'
 import { searchWeb } from './search.ts'
 import type { WebsearchInput, WebsearchRow } from './schema.ts'
@@ -12,8 +12,12 @@ import type { WebsearchInput, WebsearchRow } from './schema.ts'
 export type WebsearchContext = ToolContext<WebsearchInput, WebsearchRow>
 
 export interface RunDeps {
-  extractPage: PageExtractor
+  /** Page reading; default ctx.extract.page (the kernel's worker pool). Tests pass core/extract's extractPage. */
+  extractPage?: PageExtractor
 }
+
+/** The engine answer parsers, run in the worker pool (engines.ts parseEngineAnswer). */
+const ENGINES_MODULE = new URL('./engines.ts', import.meta.url)
 
 const DEFAULT_MAX_RESULTS = 10
 
@@ -58,7 +62,7 @@ function pageFields (page: ScrapedPage) {
 function scrapeOptions (ctx: WebsearchContext, deps: RunDeps) {
   return {
     http: ctx.http,
-    extractPage: deps.extractPage,
+    extractPage: deps.extractPage ?? ((html: string, url: string) => ctx.extract.page(html, url)),
     signal: ctx.signal,
     concurrency: numberSetting(ctx, 'scrape_concurrency', 4),
     maxTextChars: numberSetting(ctx, 'max_text_chars', 100_000),
@@ -90,7 +94,11 @@ async function search (ctx: WebsearchContext, deps: RunDeps, query: string): Pro
   let outcome
   try {
     outcome = await searchWeb(
-      { http: ctx.http, upstream: ctx.upstream, health: healthFrom(ctx), stage: text => ctx.stage(text), signal: ctx.signal },
+      {
+        http: ctx.http, upstream: ctx.upstream, health: healthFrom(ctx), stage: text => ctx.stage(text), signal: ctx.signal,
+        // A context without the pool (a script or test driving run directly) parses on its own thread.
+        parse: ctx.extract ? (engine, body, url) => ctx.extract.call<SerpPage>(ENGINES_MODULE, 'parseEngineAnswer', [engine, body, url]) : undefined,
+      },
       { query, country: input.country?.toLowerCase(), language: input.language?.split(/[-_]/)[0]!.toLowerCase(), wanted },
       choice,
     )

@@ -13,6 +13,8 @@ export interface SearchDeps {
   health: EngineHealth
   stage: (text: string) => void
   signal?: AbortSignal
+  /** Parses an engine's answer (in the kernel's worker pool); default: the engine's parser on this thread. */
+  parse?: (engine: EngineId, body: string, finalUrl: string) => Promise<SerpPage>
 }
 
 export interface EngineAttempt { engine: EngineId, outcome: 'ok' | 'blocked' | 'error' | 'skipped', reason: string }
@@ -85,8 +87,9 @@ async function fetchPage (deps: SearchDeps, engine: EngineDefinition, cursor: Pa
   }
   let page: SerpPage | null = null
   try {
-    page = engine.parse(response.body, response.url || plan.url)
-  } catch {
+    page = deps.parse ? await deps.parse(engine.id, response.body, response.url || plan.url) : engine.parse(response.body, response.url || plan.url)
+  } catch (error) {
+    if (deps.signal?.aborted) throw error
     // The parser's message quotes the body, which an upstream may fill with the request (key included).
   }
   // 403 and 429 are refusals whatever the body says; the body's own reason (captcha, quota) is kept when there is one.

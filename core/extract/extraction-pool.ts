@@ -41,7 +41,7 @@ export interface ExtractionPoolStats {
   timedOut: number
 }
 
-/** Longest a task waits for a fresh worker to load before it counts as failed. */
+/** Longest a task may spend loading (a fresh worker, its modules) before it counts as timed out. */
 const BOOT_ALLOWANCE_MS = 120_000
 
 class PoolClosedError extends Error {
@@ -104,9 +104,9 @@ export class ExtractionPool {
   }
 
   /**
-   * Fires when the task has held its worker for taskTimeoutMs. The worker writes
-   * its start time into `started`; until then (a new worker still loading its
-   * modules) the timer re-arms, up to BOOT_ALLOWANCE_MS for a worker that never starts.
+   * Fires when the task has been parsing for taskTimeoutMs. The worker writes the
+   * parse's start time into `started`; until then (a new worker, or the task's
+   * modules, still loading) the timer re-arms, up to BOOT_ALLOWANCE_MS in all.
    */
   private startTimer (started: SharedArrayBuffer): { signal: AbortSignal, clear (): void } {
     const controller = new AbortController()

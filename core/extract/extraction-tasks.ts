@@ -1,12 +1,11 @@
 // The work the extraction pool's workers do: named tasks over the pure helpers of
 // this folder, and calls into a plugin's own pure parser module. This module runs
-// inside the worker threads (extraction-worker.ts imports it); it holds no state
+// inside the worker threads (extraction-worker.mjs imports it); it holds no state
 // beyond the module cache, so a worker that is replaced loses nothing.
-import { extractPage } from './page.ts'
-import { classifyEmail, findEmails } from './emails.ts'
-import { findPhones } from './phones.ts'
-import { findSocialLinks } from './socials.ts'
-import { extractLinks } from './page.ts'
+//
+// Each task's modules load on its first use in a worker (a worker that only runs a
+// plugin's SERP parser never loads the DOM library), and loading is not parsing:
+// the task's clock starts once its function is in hand (`markStarted`).
 import type { ContactScanOptions, PageContacts } from '../tools/contract.ts'
 
 export type ExtractionTask =
@@ -23,7 +22,11 @@ export type TaskOutcome =
   | { ok: true, value: unknown }
   | { ok: false, name: string, message: string }
 
-export function pageContacts (html: string, url: string, options: ContactScanOptions = {}): PageContacts {
+/** E-mails (typed role/personal), phones, socials and links of one page: webemail's scan. */
+export async function pageContacts (html: string, url: string, options: ContactScanOptions = {}): Promise<PageContacts> {
+  const [{ findEmails, classifyEmail }, { findPhones }, { findSocialLinks }, { extractLinks }] = await Promise.all([
+    import('./emails.ts'), import('./phones.ts'), import('./socials.ts'), import('./page.ts'),
+  ])
   return {
     emails: findEmails(html, url).map(found => ({ ...found, type: classifyEmail(found.email) })),
     phones: options.phones ? findPhones(html, { defaultCountry: options.defaultCountry }) : [],
@@ -32,30 +35,51 @@ export function pageContacts (html: string, url: string, options: ContactScanOpt
   }
 }
 
-async function callModule (module: string, name: string, args: unknown[]): Promise<unknown> {
-  // Only local modules: a task names code shipped with the service, never a remote URL.
-  if (!module.startsWith('file:')) throw new TypeError(`extraction task module must be a file: URL, got ${module.slice(0, 80)}`)
-  const loaded = await import(module) as Record<string, unknown>
-  const fn = loaded[name]
-  if (typeof fn !== 'function') throw new TypeError(`${module} has no exported function ${name}`)
-  return await (fn as (...a: unknown[]) => unknown)(...args)
-}
+type Prepared = () => unknown
 
-export async function runExtractionTask (task: ExtractionTask): Promise<unknown> {
+/** Loads what the task needs and returns the work itself, not yet started. */
+async function prepare (task: ExtractionTask): Promise<Prepared> {
   switch (task.kind) {
-    case 'page': return extractPage(task.html, task.url)
-    case 'contacts': return pageContacts(task.html, task.url, task.options)
-    case 'emails': return findEmails(task.html, task.url)
-    case 'phones': return findPhones(task.html, { defaultCountry: task.defaultCountry })
-    case 'socials': return findSocialLinks(task.html, task.url)
-    case 'call': return callModule(task.module, task.name, task.args)
+    case 'page': {
+      const { extractPage } = await import('./page.ts')
+      return () => extractPage(task.html, task.url)
+    }
+    case 'contacts': {
+      await Promise.all([import('./emails.ts'), import('./phones.ts'), import('./socials.ts'), import('./page.ts')])
+      return () => pageContacts(task.html, task.url, task.options)
+    }
+    case 'emails': {
+      const { findEmails } = await import('./emails.ts')
+      return () => findEmails(task.html, task.url)
+    }
+    case 'phones': {
+      const { findPhones } = await import('./phones.ts')
+      return () => findPhones(task.html, { defaultCountry: task.defaultCountry })
+    }
+    case 'socials': {
+      const { findSocialLinks } = await import('./socials.ts')
+      return () => findSocialLinks(task.html, task.url)
+    }
+    case 'call': {
+      // Only local modules: a task names code shipped with the service, never a remote URL.
+      if (!task.module.startsWith('file:')) throw new TypeError(`an extraction task module must be a file: URL, not ${task.module.slice(0, 80)}`)
+      const loaded = await import(task.module) as Record<string, unknown>
+      const fn = loaded[task.name]
+      if (typeof fn !== 'function') throw new TypeError(`${task.module} has no exported function ${task.name}`)
+      return () => (fn as (...args: unknown[]) => unknown)(...task.args)
+    }
   }
 }
 
-/** Runs a task and reports any error as data (a stack overflow included: it is caught here, in the worker). */
-export async function settleExtractionTask (task: ExtractionTask): Promise<TaskOutcome> {
+/**
+ * Runs a task and reports any error as data (a stack overflow included: it is
+ * caught here, in the worker). `markStarted` is called when the parsing begins.
+ */
+export async function settleExtractionTask (task: ExtractionTask, markStarted: () => void = () => {}): Promise<TaskOutcome> {
   try {
-    return { ok: true, value: await runExtractionTask(task) }
+    const work = await prepare(task)
+    markStarted()
+    return { ok: true, value: await work() }
   } catch (err) {
     const error = err instanceof Error ? err : new Error(String(err))
     return { ok: false, name: error.name, message: error.message.slice(0, 500) }

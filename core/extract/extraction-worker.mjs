@@ -16,11 +16,10 @@ if (tasksModule.endsWith('.ts')) {
 const { settleExtractionTask } = await import(tasksModule)
 
 /**
- * `started` is shared with the pool: the task's start time goes there, so its time
- * limit counts from here, not from the worker's boot (loading the DOM and phone
- * libraries takes seconds on a busy machine).
+ * `started` is shared with the pool: the time the parsing starts goes there, so a
+ * task's time limit counts from then, not from the worker's boot or the loading of
+ * the task's modules (the DOM and phone libraries take seconds on a busy machine).
  */
 export default function extractionWorker ({ task, started }) {
-  new Float64Array(started)[0] = Date.now()
-  return settleExtractionTask(task)
+  return settleExtractionTask(task, () => { new Float64Array(started)[0] = Date.now() })
 }

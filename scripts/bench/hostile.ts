@@ -1,0 +1,191 @@
+// Hostile pages vs the API's responsiveness (issue 11): the event-loop delay of
+// the API process (perf_hooks.monitorEventLoopDelay) and the latency of
+// GET /api/health over HTTP, at idle and while four hostile jobs run at once:
+//   1. webemail on a 1 MiB page of "1 1 1 …" (the phone-scanner flood),
+//   2. websearch scraping a 5 MiB readable page (Readability),
+//   3. websearch scraping a page of 20,000 nested <div>s,
+//   4. webemail on a 2 MiB page of e-mail-like text.
+// The health client runs in a worker thread, so its own timing does not wait on
+// the event loop it measures. Goal: loop delay p99 < 50 ms and health p99 < 100 ms
+// during the attack. A last table compares a small page scanned inline with the
+// same scan through the pool (the round trip), which decided that nothing runs inline.
+//
+// Run: node --import tsx scripts/bench/hostile.ts
+//      BENCH_IDLE_SECONDS=5 BENCH_HEALTH_INTERVAL_MS=20 EXTRACT_WORKERS=2 BENCH_JOBS=1,2,3,4
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { Worker } from 'node:worker_threads'
+import { goal, jobResults, jobStatus, median, percentile, printTable, proAccount, runMain, startBenchApp, startJob } from './harness.ts'
+
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 5)
+const HEALTH_INTERVAL_MS = Number(process.env.BENCH_HEALTH_INTERVAL_MS ?? 20)
+const WORKERS = process.env.EXTRACT_WORKERS ?? '2'
+
+// ---------------------------------------------------------------- hostile site
+
+function hostilePages (): Record<string, string> {
+  const paragraph = `<p>${'The committee met on Tuesday to review the budget and the plans for the coming year. '.repeat(12)}</p>\n`
+  const emailish = Array.from({ length: 2 * 1024 * 1024 / 24 }, (_, i) => `u${i}.x@d${i % 97}.co `).join('')
+  return {
+    '/small/': '<html><body><p>Call +1 212 555 0123 or write to office@example.com.</p></body></html>',
+    '/flood/': `<html><head><title>Flood</title></head><body><p>${'1 '.repeat(512 * 1024)}</p></body></html>`,
+    // Just under the scraper's 5 MiB read limit.
+    '/big': `<html><head><title>Big</title></head><body><article><h1>Big</h1>${paragraph.repeat(Math.floor((5 * 1024 * 1024 - 200) / paragraph.length))}</article></body></html>`,
+    '/nested': `<html><head><title>Nested</title></head><body>${'<div>'.repeat(20_000)}deep${'</div>'.repeat(20_000)}</body></html>`,
+    '/emails/': `<html><head><title>Addresses</title></head><body><p>${emailish}</p></body></html>`,
+  }
+}
+
+async function serveHostileSite (): Promise<{ base: string, close (): Promise<void> }> {
+  const pages = hostilePages()
+  const server = createServer((req, res) => {
+    const body = pages[req.url ?? '']
+    if (body === undefined) { res.writeHead(404).end(); return }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body)
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>(resolve => { server.closeAllConnections(); server.close(() => resolve()) }),
+  }
+}
+
+// ---------------------------------------------------------------- measuring
+
+/** GET /api/health every `intervalMs` from a worker thread; latencies in ms. */
+function startHealthProbe (url: string, intervalMs: number): { stop (): Promise<number[]> } {
+  const worker = new Worker(`
+    const { workerData, parentPort } = require('node:worker_threads')
+    const latencies = []
+    let stopped = false
+    parentPort.on('message', () => { stopped = true })
+    const tick = async () => {
+      while (!stopped) {
+        const t0 = performance.now()
+        try { const res = await fetch(workerData.url); await res.arrayBuffer(); latencies.push(performance.now() - t0) } catch { latencies.push(-1) }
+        await new Promise(r => setTimeout(r, workerData.intervalMs))
+      }
+      parentPort.postMessage(latencies)
+    }
+    tick()
+  `, { eval: true, workerData: { url, intervalMs } })
+  return {
+    stop: () => new Promise<number[]>((resolve) => {
+      worker.once('message', (latencies: number[]) => { void worker.terminate(); resolve(latencies) })
+      worker.postMessage('stop')
+    }),
+  }
+}
+
+interface Window { loopP50: number, loopP99: number, loopMax: number, healthP50: number, healthP99: number, healthMax: number, healthFailed: number, samples: number, seconds: number }
+
+async function measure (healthUrl: string, during: () => Promise<void>): Promise<Window> {
+  const loop = monitorEventLoopDelay({ resolution: 10 })
+  const probe = startHealthProbe(healthUrl, HEALTH_INTERVAL_MS)
+  loop.enable()
+  const t0 = performance.now()
+  await during()
+  const seconds = (performance.now() - t0) / 1000
+  loop.disable()
+  const latencies = await probe.stop()
+  const ok = latencies.filter(l => l >= 0).sort((a, b) => a - b)
+  return {
+    loopP50: loop.percentile(50) / 1e6,
+    loopP99: loop.percentile(99) / 1e6,
+    loopMax: loop.max / 1e6,
+    healthP50: percentile(ok, 50),
+    healthP99: percentile(ok, 99),
+    healthMax: ok[ok.length - 1] ?? NaN,
+    healthFailed: latencies.length - ok.length,
+    samples: latencies.length,
+    seconds,
+  }
+}
+
+const ms = (x: number) => Number.isFinite(x) ? x.toFixed(1) : 'n/a'
+
+// ---------------------------------------------------------------- main
+
+async function main (): Promise<void> {
+  const site = await serveHostileSite()
+  const bench = await startBenchApp([
+    { key: 'webemail', plugin: 'webemail', enabled: true, settings: { max_concurrency: 4, page_timeout_secs: 60, default_phone_country: 'US' } },
+    { key: 'websearch', plugin: 'websearch', enabled: true, settings: { scrape_concurrency: 2, max_text_chars: 100_000 } },
+  ], { EXTRACT_WORKERS: WORKERS, LOG_LEVEL: 'error' })
+  const { app } = bench
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const healthUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/health`
+  const apiKey = await proAccount(app)
+
+  // Warm-up outside the measured windows: crawlee loads on the first crawl (a synchronous
+  // require of ≈ 100 MB of modules), the pool's workers start and load their modules.
+  for (const [tool, params] of [['webemail', { website: `${site.base}/small/`, max_pages: 1 }], ['websearch', { urls: [`${site.base}/small/`] }]] as const) {
+    await bench.finished(await startJob(app, apiKey, tool, params))
+  }
+  const pool = app.services.extraction
+  await Promise.all([
+    pool.run({ kind: 'contacts', html: '<p>a@b.co +1 212 555 0123</p>', url: 'http://x/', options: { phones: true, socials: true } }),
+    pool.run({ kind: 'page', html: '<article><p>warm</p></article>', url: 'http://x/' }),
+  ])
+
+  const idle = await measure(healthUrl, () => new Promise(resolve => setTimeout(resolve, IDLE_SECONDS * 1000)))
+
+  const jobs = [
+    { name: 'webemail, 1 MiB phone flood', tool: 'webemail', params: { website: `${site.base}/flood/`, max_pages: 2 } },
+    { name: 'websearch scrape, 5 MiB page', tool: 'websearch', params: { urls: [`${site.base}/big`] } },
+    { name: 'websearch scrape, 20k nested divs', tool: 'websearch', params: { urls: [`${site.base}/nested`] } },
+    { name: 'webemail, 2 MiB of e-mail-like text', tool: 'webemail', params: { website: `${site.base}/emails/`, max_pages: 2 } },
+  ]
+  // BENCH_JOBS=1,3 runs only those (1-based), to see which page costs what.
+  const only = process.env.BENCH_JOBS?.split(',').map(Number)
+  if (only) jobs.splice(0, jobs.length, ...jobs.filter((_, i) => only.includes(i + 1)))
+  const outcomes: Array<{ name: string, jobId: string, seconds: number }> = []
+  const attack = await measure(healthUrl, async () => {
+    const t0 = performance.now()
+    await Promise.all(jobs.map(async (job) => {
+      const jobId = await startJob(app, apiKey, job.tool, job.params)
+      const t1 = await bench.finished(jobId)
+      outcomes.push({ name: job.name, jobId, seconds: (t1 - t0) / 1000 })
+    }))
+  })
+
+  printTable(`Event loop and GET /api/health (EXTRACT_WORKERS=${WORKERS}, health every ${HEALTH_INTERVAL_MS} ms from a worker thread)`, [
+    ['window', 's', 'loop p50 ms', 'loop p99 ms', 'loop max ms', 'health n', 'health p50 ms', 'health p99 ms', 'health max ms', 'failed'],
+    ...([['idle', idle], ['four hostile jobs', attack]] as const).map(([name, w]) => [
+      name, w.seconds.toFixed(1), ms(w.loopP50), ms(w.loopP99), ms(w.loopMax), w.samples, ms(w.healthP50), ms(w.healthP99), ms(w.healthMax), w.healthFailed,
+    ]),
+  ])
+
+  const rows: Array<Array<string | number>> = [['job', 'status', 's', 'rows', 'row error / warning']]
+  for (const outcome of outcomes) {
+    const status = await jobStatus(app, apiKey, outcome.jobId)
+    const results = await jobResults(app, apiKey, outcome.jobId)
+    const note = results.map(r => r.error).find(Boolean) ?? status.warning ?? status.error ?? ''
+    rows.push([outcome.name, status.status, outcome.seconds.toFixed(1), results.length, String(note).slice(0, 90)])
+  }
+  printTable('Hostile jobs', rows)
+
+  // Inline vs pooled for an ordinary page (≈ 9 KB), to decide whether small inputs should skip the pool.
+  const { pageContacts } = await import('../../core/extract/extraction-tasks.ts')
+  const small = `<html><body><article>${'<p>Opening hours, directions and the team. Call +1 212 555 0123 or write to office@example.com.</p>'.repeat(80)}</article><a href="https://twitter.com/acme">x</a></body></html>`
+  const options = { phones: true, socials: true, defaultCountry: 'US' }
+  const inline: number[] = []
+  const pooled: number[] = []
+  for (let i = 0; i < 100; i++) {
+    let t = performance.now(); await pageContacts(small, 'http://x/', options); inline.push(performance.now() - t)
+    t = performance.now(); await pool.run({ kind: 'contacts', html: small, url: 'http://x/', options }); pooled.push(performance.now() - t)
+  }
+  printTable(`A ${(small.length / 1024).toFixed(0)} KB page's contact scan, 100 times`, [
+    ['where', 'median ms', 'p90 ms', 'event loop blocked'],
+    ['inline (API thread)', ms(median(inline)), ms(percentile([...inline].sort((a, b) => a - b), 90)), 'the whole scan'],
+    ['pool round trip', ms(median(pooled)), ms(percentile([...pooled].sort((a, b) => a - b), 90)), 'copying the page'],
+  ])
+
+  goal('loop delay p99 < 50 ms during the attack', attack.loopP99 < 50)
+  goal('GET /api/health p99 < 100 ms during the attack', attack.healthP99 < 100 && attack.healthFailed === 0)
+  await bench.close()
+  await site.close()
+}
+
+runMain(main)

@@ -71,6 +71,8 @@ export async function build (t: Teardown, options: BuildTestOptions = {}): Promi
     RATE_LIMIT_PER_MINUTE: '100000',
     RATE_LIMIT_PRO_PER_MINUTE: '100000',
     TOOLS_CONFIG: resolve('tools.config.json'),
+    // One extraction worker per test app: each app's pool boots its own worker (loading the DOM and phone libraries).
+    EXTRACT_WORKERS: '1',
     ...options.env,
   }
   const lines = options.logLines

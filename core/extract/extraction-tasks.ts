@@ -16,6 +16,8 @@ export type ExtractionTask =
   | { kind: 'socials', html: string, url: string }
   /** A plugin's parser: `module` is a file: URL, `name` one of its exports. */
   | { kind: 'call', module: string, name: string, args: unknown[] }
+  /** Loads the page readers and scanners, parses nothing: a worker made ready before a timed crawl. */
+  | { kind: 'warm' }
 
 /** What a worker hands back: errors travel as data, so their kind survives the thread boundary. */
 export type TaskOutcome =
@@ -47,6 +49,10 @@ async function prepare (task: ExtractionTask): Promise<Prepared> {
     case 'contacts': {
       await Promise.all([import('./emails.ts'), import('./phones.ts'), import('./socials.ts'), import('./page.ts')])
       return () => pageContacts(task.html, task.url, task.options)
+    }
+    case 'warm': {
+      await Promise.all([import('./emails.ts'), import('./phones.ts'), import('./socials.ts'), import('./page.ts')])
+      return () => null
     }
     case 'emails': {
       const { findEmails } = await import('./emails.ts')

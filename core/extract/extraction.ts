@@ -13,5 +13,6 @@ export function createExtraction (pool: ExtractionPool, signal: AbortSignal): Ex
     phones: (html, options = {}) => run({ kind: 'phones', html, defaultCountry: options.defaultCountry }),
     socials: (html, url) => run({ kind: 'socials', html, url }),
     call: <T>(module: URL, name: string, args: unknown[]) => run<T>({ kind: 'call', module: module.href, name, args }),
+    ready: () => pool.warm(signal),
   }
 }

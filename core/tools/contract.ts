@@ -138,6 +138,12 @@ export interface Extraction {
    * structured-cloneable arguments; the result must be cloneable too.
    */
   call<T = unknown> (module: URL, name: string, args: unknown[]): Promise<T>
+  /**
+   * Starts the pool's workers and loads the page readers and scanners in them.
+   * Await it before a crawl whose request handler has its own time limit, so no
+   * page spends that limit waiting for a worker to boot (seconds on a busy host).
+   */
+  ready (): Promise<void>
 }
 
 // ---------------------------------------------------------------- context

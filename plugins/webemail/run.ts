@@ -106,6 +106,8 @@ export async function crawlSite (ctx: ToolContext<WebemailInput>, website: strin
 
   // Contact-like sitemap pages go with the start page; the rest wait behind the links found on it.
   const fromSitemap = await sitemapPages(ctx, start, Math.max(0, maxPages - 1))
+  // The scanners' workers start now, not inside the first pages' handler time limit.
+  await ctx.extract.ready()
   const later = fromSitemap.filter(u => !isPriorityPage(u))
   await crawler.addRequests([start.toString(), ...fromSitemap.filter(isPriorityPage)])
   if (later.length) await crawler.addRequests(later)

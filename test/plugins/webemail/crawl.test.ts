@@ -52,6 +52,8 @@ t.test('POST /api/website-email/find answers with the result, or 408 with the jo
   const site = await startCompanySite({ slowMs: 100 })
   t.teardown(() => site.close())
   const app = await buildWithCounter(t, { env: { ...PRIVATE_OK.env, SYNC_WAIT_SECONDS: '2' } })
+  // The 2 s window is about the crawl: the app's extraction worker is started (seconds on a busy host) beforehand.
+  await app.services.extraction.warm()
   const user = await signup(app)
   const host = site.base.replace('http://', '')
   const ok = await app.inject({ method: 'POST', url: '/api/website-email/find', headers: { 'x-api-key': user.apiKey }, payload: { website: `http://${host}`, max_pages: 6, include_socials: false } })

@@ -4,7 +4,8 @@
 // tool inside this job. A source that fails before any row falls through to
 // the next; the last failure ends the job (blocked when it refused).
 import { InputError, MissingCredentialError } from '../../core/tools/contract.ts'
-import * as extract from '../../core/extract/index.ts'
+// Only the tel: normaliser (cheap, inline); page scanning for deep_scan happens in webemail through ctx.extract.
+import * as extract from '../../core/extract/phones.ts'
 import type { MapsListing, SourceName } from './extract.ts'
 import { splitPrompt } from './prompt.ts'
 import type { MapsRow } from './schema.ts'

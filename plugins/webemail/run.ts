@@ -68,7 +68,9 @@ export async function crawlSite (ctx: ToolContext<WebemailInput>, website: strin
     maxConcurrency: settings.max_concurrency ?? 8,
     maxRequestRetries: 1,
     navigationTimeoutSecs: settings.page_timeout_secs ?? 15,
-    requestHandlerTimeoutSecs: (settings.page_timeout_secs ?? 15) * 2,
+    // The handler waits for the page's scan in the worker pool, which has its own limit
+    // (EXTRACT_TASK_TIMEOUT_MS) and may queue behind other pages' scans: room for both.
+    requestHandlerTimeoutSecs: (settings.page_timeout_secs ?? 15) * 2 + 60,
     async requestHandler ({ request, body }) {
       const loaded = request.loadedUrl ?? request.url
       // A redirect that left the site: nothing of that page is ours.

@@ -20,9 +20,10 @@ t.test('webemail on a 1 MiB phone flood: the API answers while the page is scann
   const start = await startJob(app, user.apiKey, { website: `${host}/`, max_pages: 5 }, 'webemail')
   t.equal(start.statusCode, 202, start.body)
   const jobId = start.json().job_id
-  // Wait (without a clock) until a scan is running in the pool, then ask for health and status.
+  // Wait (without a clock) until a page scan is running in the pool (after webemail's warm-up
+  // task has completed), then ask for health and status.
   const pool = app.services.extraction
-  while (pool.stats().running === 0) await new Promise(r => setImmediate(r))
+  while (pool.stats().completed === 0 || pool.stats().running === 0) await new Promise(r => setImmediate(r))
   const health = await app.inject({ method: 'GET', url: '/api/health' })
   t.equal(health.statusCode, 200)
   const during = await app.inject({ method: 'GET', url: `/api/tool-run/${jobId}/status`, headers: { 'x-api-key': user.apiKey } })

@@ -102,7 +102,8 @@ t.test('HTTP 429 and a captcha page end the job blocked and refunded', async t =
 t.test('input errors: nothing to look up, an unknown region', async t => {
   const h = await jobHarness(t, [gadsTool('http://127.0.0.1:1')])
   const a = await h.run('gads', {})
-  t.match(a.status, { status: 'error', refunded: false, error: /advertiser name or a domain/ })
+  t.equal(a.started, 400, 'nothing to look up: refused before any charge')
+  t.match(a.status.detail, /params\.advertiser or params\.domain is required/)
   const b = await h.run('gads', { domain: 'acme.com', regions: ['XX'] })
   t.match(b.status, { status: 'error', refunded: false, error: /Unknown region/ })
 })

@@ -135,8 +135,12 @@ export async function runGads (ctx: Ctx): Promise<void> {
   const domains = given === undefined ? [] : batchOf(ctx, typeof given === 'string' ? [given] : given, 'domains')
   if (domains.length <= 1) return lookup(ctx, name, domains[0] ?? null)
   let looked = 0
-  for (const domain of domains) {
-    if (ctx.signal.aborted || ctx.remaining() <= 0) break
+  for (const [index, domain] of domains.entries()) {
+    if (ctx.signal.aborted) break
+    if (ctx.remaining() <= 0) {
+      ctx.warn(`Only ${index} of ${domains.length} domains were looked up: the per-run row limit was reached.`)
+      break
+    }
     try {
       await lookup(ctx, name, domain)
       looked++

@@ -107,7 +107,11 @@ export async function runMaps (ctx: MapsContext): Promise<void> {
   let lastError: unknown = null
   let answered = 0
   for (const [index, text] of searches.entries()) {
-    if (ctx.signal.aborted || ctx.remaining() <= 0) break
+    if (ctx.signal.aborted) break
+    if (ctx.remaining() <= 0) {
+      ctx.warn(`Only ${index} of ${searches.length} searches ran: the per-run row limit was reached.`)
+      break
+    }
     const given = (text.query ?? text.prompt)!
     ctx.stage(`search ${index + 1} of ${searches.length}: "${given}"`)
     // Each search's summary (source, sources tried…) is kept apart, under `searches`.

@@ -267,7 +267,11 @@ export async function runProducts (ctx: ToolContext<ProductsInput, ProductRow>):
   let lastError: unknown = null
   let answered = 0
   for (const [index, store] of stores.entries()) {
-    if (ctx.signal.aborted || ctx.remaining() <= 0) break
+    if (ctx.signal.aborted) break
+    if (ctx.remaining() <= 0) {
+      ctx.warn(`Only ${index} of ${stores.length} stores were read: the per-run row limit was reached.`)
+      break
+    }
     const summary: Record<string, unknown> = { store_url: store }
     const storeCtx: Ctx = {
       ...ctx,

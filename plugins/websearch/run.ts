@@ -136,7 +136,11 @@ async function search (ctx: WebsearchContext, deps: RunDeps, query: string): Pro
 async function searchAll (ctx: WebsearchContext, deps: RunDeps, queries: string[]): Promise<void> {
   const searches: Array<Record<string, unknown>> = []
   for (const [index, query] of queries.entries()) {
-    if (ctx.signal.aborted || ctx.remaining() <= 0) break
+    if (ctx.signal.aborted) break
+    if (ctx.remaining() <= 0) {
+      ctx.warn(`Only ${index} of ${queries.length} queries were searched: the per-run row limit was reached.`)
+      break
+    }
     if (queries.length > 1) ctx.stage(`query ${index + 1} of ${queries.length}: "${query}"`)
     try {
       const summary = await search(ctx, deps, query)

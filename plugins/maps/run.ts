@@ -17,7 +17,7 @@ const KEYED: Partial<Record<SourceName, string>> = { serper: 'serper', serpapi: 
 export type SearchText = { query: string, prompt?: undefined } | { prompt: string, query?: undefined }
 
 /** What, where and the one-line search text from one query / prompt and the call's location. */
-export function planOf (input: Omit<MapsContext['input'], 'query' | 'prompt'> & Partial<SearchText>, wanted: number): SearchPlan {
+export function planOf (input: Omit<MapsContext['input'], 'query' | 'prompt'> & { query?: string, prompt?: string }, wanted: number): SearchPlan {
   const text = (input.prompt ?? input.query ?? '').trim()
   const split = splitPrompt(text)
   const location = input.location?.trim()
@@ -60,11 +60,14 @@ function listingPhones (phone: string | null, country: string): string[] {
 }
 
 /** deep_scan: each website through webemail (bounded concurrency); one failing site only marks its own row. */
-async function deepScan (ctx: MapsContext, listings: MapsListing[], country: string, failures: string[]): Promise<MapsRow[]> {
+/** A row before it is told which search found it. */
+type ListingRow = Omit<MapsRow, 'query'>
+
+async function deepScan (ctx: MapsContext, listings: MapsListing[], country: string, failures: string[]): Promise<ListingRow[]> {
   const settings = settingsOf(ctx)
   const maxPages = Math.max(1, settings.deep_scan_max_pages ?? 10)
-  return mapPool(listings, Math.max(1, settings.deep_scan_concurrency ?? 3), async (listing): Promise<MapsRow> => {
-    const row: MapsRow = { ...listing, emails: [], phones: listingPhones(listing.phone, country), socials: [] }
+  return mapPool(listings, Math.max(1, settings.deep_scan_concurrency ?? 3), async (listing): Promise<ListingRow> => {
+    const row: ListingRow = { ...listing, emails: [], phones: listingPhones(listing.phone, country), socials: [] }
     const website = listing.website?.trim()
     if (!website || (/^[a-z][a-z0-9+.-]*:/i.test(website) && !/^https?:\/\//i.test(website))) return row
     try {
@@ -134,7 +137,7 @@ export async function runMaps (ctx: MapsContext): Promise<void> {
 
 async function searchOne (ctx: MapsContext, text: SearchText): Promise<void> {
   const wanted = Math.min(ctx.input.max_results ?? 20, ctx.remaining())
-  const plan = planOf({ ...ctx.input, ...text }, wanted)
+  const plan = planOf({ ...ctx.input, query: text.query, prompt: text.prompt }, wanted)
   const given = (text.query ?? text.prompt)!
   if (!plan.search) throw new InputError('Send either query or prompt.')
   const phoneCountry = (ctx.input.country ?? settingsOf(ctx).default_phone_country ?? 'US').toUpperCase()
@@ -163,7 +166,7 @@ async function searchOne (ctx: MapsContext, text: SearchText): Promise<void> {
         if (fresh.length === 0) break
         const take = fresh.slice(0, Math.min(wanted - pushed, ctx.remaining()))
         if (take.length === 0) break
-        const rows: MapsRow[] = ctx.input.deep_scan ? await deepScan(ctx, take, phoneCountry, failures) : take
+        const rows: ListingRow[] = ctx.input.deep_scan ? await deepScan(ctx, take, phoneCountry, failures) : take
         pushed += await ctx.push(rows.map(row => ({ query: given, ...row })))
         ctx.stage(`${source}: ${pushed} of ${wanted} listings`)
         if (pushed >= wanted || ctx.remaining() <= 0) break

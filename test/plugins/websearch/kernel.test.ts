@@ -201,7 +201,7 @@ t.test('tool-run websearch: rows, summary with related searches and the answer b
   t.match(csv.headers['content-type'], /text\/csv/)
   t.equal(csv.headers['content-disposition'], `attachment; filename="websearch-${id}.csv"`)
   const parsed = parse(csv.rawPayload, { bom: true, columns: true }) as Array<Record<string, string>>
-  const columns = ['position', 'title', 'url', 'domain', 'snippet', 'engine']
+  const columns = ['query', 'position', 'title', 'url', 'domain', 'snippet', 'engine']
   t.same(Object.keys(parsed[0]!), columns)
   t.same(parsed, rows.map(r => Object.fromEntries(columns.map(c => [c, cellText(r[c])]))))
   const selected = parse((await app.inject({ url: `/api/tool-run/${id}/results.csv?fields=url,position`, headers: headersFor(user.apiKey) })).rawPayload, { bom: true, columns: true }) as Array<Record<string, string>>

@@ -5,10 +5,20 @@ import { createReadStream } from 'node:fs'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { requireAccount } from '../auth/guards.ts'
-import { badRequest, notFound, timedOut } from '../errors.ts'
+import { badRequest, timedOut } from '../errors.ts'
 import { CONTENT_TYPES, EXPORT_FORMATS, exportStream, type ExportFormat } from '../exports/exporters.ts'
 import type { WebhookSpec } from './webhooks.ts'
 import { ArtifactParams, ExportParams, ExportQuery, JobParams, ListQuery, ResultsQuery, ScrapeBody, ToolRunBody, WebsiteEmailBody } from './schemas.ts'
+
+/** The host of a website as given (a bare host or a URL), without www.; '' when it is not an address. */
+function siteDomainOf (website: string): string {
+  const trimmed = website.trim()
+  try {
+    return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`).hostname.replace(/^www\./, '')
+  } catch {
+    return ''
+  }
+}
 
 const idempotencyKey = (headers: Record<string, unknown>) => {
   const v = headers['idempotency-key']
@@ -90,6 +100,8 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
   })
 
   // Synchronous front of the `webemail` tool: waits for the job, else 408 with its id.
+  // Done or failed, the answer is the Website e-mail result shape plus the job's
+  // outcome fields, so a client reads one shape; a failed crawl's lists are empty.
   app.post('/api/website-email/find', { schema: { body: WebsiteEmailBody } }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: true })
     const started = await jobs.start({ caller, tool: 'webemail', params: req.body, idempotencyKey: idempotencyKey(req.headers) })
@@ -98,12 +110,11 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
     if (!final) {
       throw timedOut(`The crawl did not finish within ${windowMs / 1000} s; it goes on as job ${started.job_id}: poll GET ${started.status_url}.`, { job_id: started.job_id, status_url: started.status_url, results_url: started.results_url })
     }
-    if (final.status === 'error') {
-      return { job_id: started.job_id, status: 'error', error: final.error, blocked: final.blocked, refunded: final.refunded }
-    }
-    const page = await jobs.results(caller, started.job_id, 0, 1)
-    const row = page.results[0]
-    if (!row) throw notFound('The crawl returned no result.')
-    return { ...row, job_id: started.job_id }
+    const outcome = { job_id: started.job_id, status: final.status, error: final.error, blocked: final.blocked, refunded: final.refunded }
+    const page = final.has_results ? await jobs.results(caller, started.job_id, 0, 1) : null
+    const row = page?.results[0]
+    if (row) return { ...row, ...outcome }
+    const website = req.body.website
+    return { website, domain: siteDomainOf(website), pages_scanned: 0, emails: [], phones: [], socials: [], results: [], count: 0, ...outcome }
   })
 }

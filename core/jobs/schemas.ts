@@ -13,9 +13,12 @@ export const ToolRunBody = Type.Object({
   webhook: Type.Optional(WebhookSchema),
 })
 
+// query and prompt: one text or a list of them; the maps schema sets the limits.
+const ScrapeText = Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })]))
+
 export const ScrapeBody = Type.Object({
-  query: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-  prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  query: ScrapeText,
+  prompt: ScrapeText,
   max_results: Type.Optional(Type.Integer({ minimum: 1 })),
   deep_scan: Type.Optional(Type.Boolean()),
   webhook: Type.Optional(WebhookSchema),

@@ -42,17 +42,56 @@ export interface AgentTool {
   keywords: string[]
 }
 
-type JsonObjectSchema = TSchema & { type?: string, properties?: Record<string, TSchema>, required?: string[] }
+type RequiredSet = { required?: string[] }
+type JsonObjectSchema = TSchema & { type?: string, properties?: Record<string, TSchema & { maximum?: number }>, required?: string[], anyOf?: RequiredSet[], oneOf?: RequiredSet[] }
 
 /** The REST schema with agent names (renames are agent → REST, so they are applied backwards). */
 function renameSchema (schema: TSchema, renames: Record<string, string>): TSchema {
   const s = schema as JsonObjectSchema
   if (!s.properties || Object.keys(renames).length === 0) return schema
   const restToAgent = Object.fromEntries(Object.entries(renames).map(([agent, rest]) => [rest, agent]))
+  const rename = (names: string[]) => names.map(k => restToAgent[k] ?? k)
   const properties = Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [restToAgent[k] ?? k, v]))
-  const required = s.required?.map(k => restToAgent[k] ?? k)
-  return { ...s, properties, ...(required ? { required } : {}) } as TSchema
+  const required = s.required && rename(s.required)
+  // The alternatives (anyOf/oneOf of required sets) name properties too.
+  const sets = (list: RequiredSet[] | undefined) => list?.map(set => (set.required ? { ...set, required: rename(set.required) } : set))
+  return {
+    ...s, properties,
+    ...(required ? { required } : {}),
+    ...(s.anyOf ? { anyOf: sets(s.anyOf) } : {}),
+    ...(s.oneOf ? { oneOf: sets(s.oneOf) } : {}),
+  } as TSchema
 }
+
+/**
+ * The alternatives an input schema declares at its root: `anyOf` (at least
+ * one set given) or `oneOf` (exactly one) whose branches are only `required`
+ * lists, e.g. anyOf [{required:[query]}, {required:[urls]}]. Other anyOf/oneOf
+ * shapes are left to the validator.
+ */
+function alternativesOf (schema: TSchema): { sets: string[][], exclusive: boolean } | null {
+  const s = schema as JsonObjectSchema
+  for (const [list, exclusive] of [[s.oneOf, true], [s.anyOf, false]] as const) {
+    if (!list?.length) continue
+    if (!list.every(b => Array.isArray(b.required) && b.required.length > 0 && Object.keys(b).length === 1)) continue
+    return { sets: list.map(b => b.required!), exclusive }
+  }
+  return null
+}
+
+/** A value counts as given when it holds something: not blank text, not an empty or all-blank list. */
+function isGiven (value: unknown): boolean {
+  if (value === undefined || value === null) return false
+  if (typeof value === 'string') return value.trim() !== ''
+  if (Array.isArray(value)) return value.some(isGiven)
+  return true
+}
+
+/** "params.query", "params.niche with params.city" */
+const describeSet = (set: string[]) => set.map(name => `params.${name}`).join(' with ')
+const describeSets = (sets: string[][]) => sets.length === 2
+  ? `${describeSet(sets[0]!)} or ${describeSet(sets[1]!)}`
+  : `one of ${sets.map(describeSet).join(', ')}`
 
 function compile (schema: TSchema, what: string): Validator {
   try {
@@ -144,18 +183,30 @@ export class ToolRegistry {
   }
 
   /**
-   * Validates params against the tool's input schema (defaults applied) and
-   * clamps the per-run fields to the tier's ceiling: clamping is never an error.
+   * Validates params against the tool's input schema (defaults applied),
+   * before anything is charged. Per-run fields above the tier's ceiling or the
+   * field's own schema maximum are clamped to the lower of the two first:
+   * clamping is never an error. Declared alternatives (anyOf/oneOf of required
+   * sets) are checked with a detail that names them, and blank text or an
+   * empty list does not count as given.
    */
   prepareInput (tool: LoadedTool, params: unknown, maxRecords: number): Record<string, unknown> {
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw badRequest('params must be an object.')
-    const input = Value.Default(tool.declaration.input, structuredClone(params)) as Record<string, unknown>
-    if (!tool.inputCheck.Check(input)) {
-      throw badRequest(describeValidation('params', [...tool.inputCheck.Errors(input)] as never).replace(/^body/, 'params'))
-    }
+    const schema = tool.declaration.input as JsonObjectSchema
+    const input = Value.Default(schema, structuredClone(params)) as Record<string, unknown>
     for (const field of tool.perRunFields) {
       const v = input[field]
-      if (typeof v === 'number' && v > maxRecords) input[field] = maxRecords
+      const ceiling = Math.min(maxRecords, schema.properties?.[field]?.maximum ?? Infinity)
+      if (typeof v === 'number' && v > ceiling) input[field] = ceiling
+    }
+    const alternatives = alternativesOf(schema)
+    if (alternatives) {
+      const satisfied = alternatives.sets.filter(set => set.every(name => isGiven(input[name])))
+      if (satisfied.length === 0) throw badRequest(`${describeSets(alternatives.sets)} is required.`)
+      if (alternatives.exclusive && satisfied.length > 1) throw badRequest(`Give ${describeSets(alternatives.sets)}, not both.`)
+    }
+    if (!tool.inputCheck.Check(input)) {
+      throw badRequest(describeValidation('params', [...tool.inputCheck.Errors(input)] as never).replace(/^body/, 'params'))
     }
     return input
   }

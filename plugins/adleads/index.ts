@@ -43,7 +43,11 @@ export default defineTool({
     check_meta: Type.Boolean({ default: true }),
     check_google: Type.Boolean({ default: true }),
     meta_active_only: Type.Boolean({ default: true, description: 'Count only Meta ads running now (else every ad in the library).' }),
-  }, { additionalProperties: false }),
+  }, {
+    additionalProperties: false,
+    // query, or niche with city: the kernel refuses a call with neither (400, uncharged).
+    anyOf: [{ required: ['query'] }, { required: ['niche', 'city'] }],
+  }),
   row: adleadsRow,
   renames: { limit: 'max_results' },
   examples: [

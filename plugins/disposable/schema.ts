@@ -5,7 +5,7 @@ const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null
 
 export const MAX_ITEMS = 5000
 
-const Items = (description: string) => Type.Optional(Type.Array(Type.String({ maxLength: 1024 }), { maxItems: MAX_ITEMS, description }))
+const Items = (description: string) => Type.Optional(Type.Array(Type.String({ maxLength: 1024 }), { minItems: 1, maxItems: MAX_ITEMS, description }))
 
 export const DisposableInput = Type.Object({
   items: Items('Addresses or bare domains, mixed, e.g. ["jane@mailinator.com", "acme.com"].'),
@@ -15,6 +15,9 @@ export const DisposableInput = Type.Object({
     default: true,
     description: 'For domains on no list, look up their MX hosts and flag those served by a known disposable provider.',
   })),
+}, {
+  // At least one of the three lists: the kernel refuses a call with none (400, uncharged).
+  anyOf: [{ required: ['items'] }, { required: ['emails'] }, { required: ['domains'] }],
 })
 export type DisposableInput = Static<typeof DisposableInput>
 

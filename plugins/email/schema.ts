@@ -8,6 +8,7 @@ export const MAX_ADDRESSES = 1000
 
 export const EmailInput = Type.Object({
   emails: Type.Optional(Type.Array(Type.String({ maxLength: 1024 }), {
+    minItems: 1,
     maxItems: MAX_ADDRESSES,
     description: 'Addresses to verify, e.g. ["jane@acme.com", "info@acme.com"].',
   })),
@@ -16,6 +17,9 @@ export const EmailInput = Type.Object({
     default: true,
     description: 'Ask the mail server (RCPT TO, never sending a message). false: syntax and DNS only, which is faster but leaves most results unknown.',
   })),
+}, {
+  // emails or email: the kernel refuses a call with neither (400, uncharged).
+  anyOf: [{ required: ['emails'] }, { required: ['email'] }],
 })
 export type EmailInput = Static<typeof EmailInput>
 

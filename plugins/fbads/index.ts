@@ -46,7 +46,11 @@ export default defineTool({
     ad_delivery_date_min: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
     ad_delivery_date_max: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
     max_results: Type.Integer({ minimum: 1, default: 50, description: 'Ads returned at most; clamped to the plan\'s per-run ceiling.' }),
-  }, { additionalProperties: false }),
+  }, {
+    additionalProperties: false,
+    // Terms or page ids: the kernel refuses a call with neither (400, uncharged).
+    anyOf: [{ required: ['search_terms'] }, { required: ['search_page_ids'] }],
+  }),
   row: adRow,
   renames: { limit: 'max_results', query: 'search_terms' },
   examples: [

@@ -28,18 +28,28 @@ export const gadsRow = Type.Object({
   transparency_url: Nullable(Type.String()),
 })
 
+/** Domains per call: each is one lookup; the per-run row ceiling spans them all. */
+export const MAX_DOMAINS = 50
+
 export default defineTool({
   key: 'gads',
   agentName: 'ads_transparency',
   title: 'Google Ads Transparency lookup',
-  description: 'Looks an advertiser up in the public Google Ads Transparency Center, by website domain (most precise) or by name: whether it is running Google ads now, how many ads it has, when an ad was last and first shown, text/image/video counts, the regions (of those asked) where its ads show, its advertiser id and Transparency Center link, and a few sample creatives. One row per matching advertiser; a row with found=false when there is none. Example: {"domain": "acme.com", "regions": ["US"]} or {"advertiser": "Acme Coffee Roasters"}.',
+  description: 'Looks an advertiser up in the public Google Ads Transparency Center, by website domain (most precise) or by name: whether it is running Google ads now, how many ads it has, when an ad was last and first shown, text/image/video counts, the regions (of those asked) where its ads show, its advertiser id and Transparency Center link, and a few sample creatives. One row per matching advertiser; a row with found=false when there is none. Example: {"domain": "acme.com", "regions": ["US"]}, {"domain": ["acme.com", "globex.com"]} or {"advertiser": "Acme Coffee Roasters"}.',
   input: Type.Object({
     advertiser: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Advertiser or business name.' })),
-    domain: Type.Optional(Type.String({ minLength: 3, maxLength: 500, description: 'The advertiser\'s website (acme.com or a URL).' })),
+    domain: Type.Optional(Type.Union([
+      Type.String({ minLength: 3, maxLength: 500 }),
+      Type.Array(Type.String({ minLength: 3, maxLength: 500 }), { minItems: 1, maxItems: MAX_DOMAINS }),
+    ], { description: 'The advertiser\'s website (acme.com or a URL), or a list of websites: each is looked up in turn and each row names its domain in query.' })),
     regions: Type.Array(Type.String({ pattern: '^[A-Za-z]{2}$' }), { maxItems: 10, default: [], description: 'ISO country codes to check one by one; empty: anywhere.' }),
-    max_results: Type.Integer({ minimum: 1, maximum: 20, default: 3, description: 'Advertisers reported at most (a name can match several).' }),
+    max_results: Type.Integer({ minimum: 1, maximum: 20, default: 3, description: 'Advertisers reported at most per lookup (a name can match several); a larger value is clamped to 20 and to the plan\'s per-run ceiling.' }),
     max_creatives: Type.Integer({ minimum: 1, maximum: 500, default: 40, description: 'Creatives read per advertiser and region.' }),
-  }, { additionalProperties: false }),
+  }, {
+    additionalProperties: false,
+    // A name or a domain: the kernel refuses a call with neither (400, uncharged).
+    anyOf: [{ required: ['advertiser'] }, { required: ['domain'] }],
+  }),
   row: gadsRow,
   renames: { limit: 'max_results', query: 'advertiser' },
   perRunFields: ['max_results'],

@@ -2,7 +2,7 @@
 // (SearchCreatives filtered on the domain) or by name (SearchSuggestions, then
 // SearchCreatives per matching advertiser id), per region when regions are
 // given. Creatives' last-shown dates say whether it is running now.
-import { InputError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, InputError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
 import {
   bareDomain, creativesRequest, formBody, looksBlocked, namesMatch, parseCreatives, parseRpcBody, parseSuggestions,
   regionCode, suggestionsRequest, type AdvertiserSuggestion, type Creative,
@@ -10,7 +10,7 @@ import {
 
 export interface GadsInput {
   advertiser?: string
-  domain?: string
+  domain?: string | string[]
   regions: string[]
   max_results: number
   max_creatives: number
@@ -123,11 +123,39 @@ const notFound = (query: string, source: 'domain' | 'name', domain: string | nul
   formats: { text: 0, image: 0, video: 0 }, sample_creatives: [], transparency_url: null,
 })
 
+/**
+ * One lookup per domain of the list (or one by name alone); every row names
+ * what it looked up in `query`. The per-run ceiling spans the list. In a list,
+ * an entry that is not a domain is skipped with a warning; a refusal ends the
+ * job blocked, as it would end every later lookup too.
+ */
 export async function runGads (ctx: Ctx): Promise<void> {
+  const name = ctx.input.advertiser?.trim() || null
+  const given = ctx.input.domain
+  const domains = given === undefined ? [] : batchOf(ctx, typeof given === 'string' ? [given] : given, 'domains')
+  if (domains.length <= 1) return lookup(ctx, name, domains[0] ?? null)
+  let looked = 0
+  for (const [index, domain] of domains.entries()) {
+    if (ctx.signal.aborted) break
+    if (ctx.remaining() <= 0) {
+      ctx.warn(`Only ${index} of ${domains.length} domains were looked up: the per-run row limit was reached.`)
+      break
+    }
+    try {
+      await lookup(ctx, name, domain)
+      looked++
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err
+      ctx.warn(`Skipped ${err.message}.`)
+    }
+  }
+  ctx.summary({ domains_looked_up: looked })
+}
+
+async function lookup (ctx: Ctx, name: string | null, givenDomain: string | null): Promise<void> {
   const input = ctx.input
-  const name = input.advertiser?.trim() || null
-  const domain = input.domain ? bareDomain(input.domain) : null
-  if (input.domain && !domain) throw new InputError(`'${input.domain}' is not a domain`)
+  const domain = givenDomain ? bareDomain(givenDomain) : null
+  if (givenDomain && !domain) throw new InputError(`'${givenDomain}' is not a domain`)
   if (!name && !domain) throw new InputError('Give an advertiser name or a domain.')
   const regionsChecked = input.regions.map(r => r.toUpperCase())
   const codes = regionsChecked.map(r => {

@@ -181,7 +181,46 @@ export function parseNominatim (body: unknown): GeocodedPlace | null {
   return { name: first(hit.display_name, hit.name) ?? `${lat},${lon}`, lat, lon, bbox }
 }
 
-const CATEGORY_KEYS = ['amenity', 'shop', 'craft', 'office', 'healthcare', 'tourism', 'leisure', 'club', 'emergency']
+/**
+ * What makes an OSM element a business listing, after OSM's own conventions
+ * (wiki "Map features"): a `shop`, `office`, `craft`, `healthcare` or `club`
+ * tag of any value; an `amenity` that is a place someone runs (not street
+ * furniture, parking or infrastructure); a `tourism` or `leisure` value that is
+ * an establishment (a hotel, a museum, a gym, a marina), not a viewpoint, a
+ * park or a pitch. Roads, waterways, docks, landuse and buildings carry none
+ * of these, so a name alone never makes a listing.
+ */
+export const BUSINESS_KEYS = ['shop', 'office', 'craft', 'healthcare', 'club', 'amenity', 'tourism', 'leisure'] as const
+
+const NOT_A_BUSINESS_AMENITY = new Set([
+  'parking', 'parking_space', 'parking_entrance', 'bicycle_parking', 'motorcycle_parking', 'bench', 'waste_basket',
+  'waste_disposal', 'recycling', 'toilets', 'drinking_water', 'shelter', 'telephone', 'post_box', 'vending_machine',
+  'atm', 'bicycle_repair_station', 'charging_station', 'fountain', 'clock', 'grit_bin', 'hunting_stand', 'loading_dock',
+  'water_point', 'watering_place', 'bbq', 'dog_toilet', 'give_box', 'letter_box', 'lounger', 'parcel_locker',
+  'ticket_validator', 'grave_yard', 'taxi', 'bus_station', 'ferry_terminal', 'compressed_air', 'vacuum_cleaner',
+  'street_lamp', 'public_bookcase', 'smoking_area', 'table', 'trolley_bay', 'feeding_place', 'weighbridge',
+])
+
+const BUSINESS_TOURISM = new Set([
+  'hotel', 'motel', 'hostel', 'guest_house', 'apartment', 'chalet', 'camp_site', 'caravan_site', 'alpine_hut',
+  'wilderness_hut', 'museum', 'gallery', 'zoo', 'aquarium', 'theme_park', 'attraction',
+])
+
+const BUSINESS_LEISURE = new Set([
+  'fitness_centre', 'sports_centre', 'sports_hall', 'bowling_alley', 'dance', 'escape_game', 'water_park',
+  'amusement_arcade', 'adult_gaming_centre', 'golf_course', 'miniature_golf', 'horse_riding', 'ice_rink', 'marina',
+  'sauna', 'tanning_salon', 'trampoline_park', 'hackerspace', 'bathing_place', 'resort', 'beach_resort', 'stadium',
+])
+
+/** True when the tags say the element is a business (see BUSINESS_KEYS). */
+export function isBusiness (tags: Readonly<Record<string, string>>): boolean {
+  if (['shop', 'office', 'craft', 'healthcare', 'club'].some(k => tags[k] && tags[k] !== 'no')) return true
+  if (tags.amenity && tags.amenity !== 'no' && !NOT_A_BUSINESS_AMENITY.has(tags.amenity)) return true
+  if (tags.tourism && BUSINESS_TOURISM.has(tags.tourism)) return true
+  return Boolean(tags.leisure && BUSINESS_LEISURE.has(tags.leisure))
+}
+
+const CATEGORY_KEYS = ['amenity', 'shop', 'craft', 'office', 'healthcare', 'tourism', 'leisure', 'club']
 
 function osmAddress (tags: Record<string, string>): string | null {
   if (tags['addr:full']) return tags['addr:full']
@@ -191,14 +230,64 @@ function osmAddress (tags: Record<string, string>): string | null {
   return parts.length ? parts.join(', ') : null
 }
 
-/** Overpass `[out:json]` elements (nodes, and ways/relations with `out center`) → listings; unnamed features are skipped. */
+interface Position { lat: number, lon: number }
+
+const mean = (points: Position[]): Position | null => points.length
+  ? { lat: Number((points.reduce((a, p) => a + p.lat, 0) / points.length).toFixed(7)), lon: Number((points.reduce((a, p) => a + p.lon, 0) / points.length).toFixed(7)) }
+  : null
+
+/**
+ * Where each element of an Overpass answer is: a node's own lat/lon; a way's
+ * or relation's `center` (`out center`), else the middle of its `bounds` or
+ * `geometry` (`out bb` / `out geom`), else the mean of its nodes (a way's
+ * `nodes`, a relation's node and way members) found in the same answer.
+ */
+function positionsOf (elements: Json[]): (el: Json) => Position | null {
+  const known = new Map<string, Position | null>()
+  const byKey = new Map(elements.map(el => [`${String(el.type)}/${String(el.id)}`, el]))
+  const point = (lat: unknown, lon: unknown): Position | null => {
+    const la = num(lat)
+    const lo = num(lon)
+    return la !== null && lo !== null ? { lat: la, lon: lo } : null
+  }
+  const resolve = (el: Json, depth: number): Position | null => {
+    const key = `${String(el.type)}/${String(el.id)}`
+    if (known.has(key)) return known.get(key)!
+    known.set(key, null) // a relation that contains itself resolves to nothing, not forever
+    const centre = obj(el.center)
+    const bounds = obj(el.bounds)
+    const bbox = point(bounds.minlat, bounds.minlon) && point(bounds.maxlat, bounds.maxlon)
+      ? mean([point(bounds.minlat, bounds.minlon)!, point(bounds.maxlat, bounds.maxlon)!])
+      : null
+    const position = point(el.lat, el.lon) ?? point(centre.lat, centre.lon) ?? bbox ??
+      mean(arr(el.geometry).map(obj).map(g => point(g.lat, g.lon)).filter((p): p is Position => p !== null)) ??
+      mean(arr(el.nodes).map(id => byKey.get(`node/${String(id)}`)).filter((n): n is Json => n !== undefined)
+        .map(n => point(n.lat, n.lon)).filter((p): p is Position => p !== null)) ??
+      (depth < 3
+        ? mean(arr(el.members).map(obj).map(m => byKey.get(`${String(m.type)}/${String(m.ref)}`))
+          .filter((m): m is Json => m !== undefined).map(m => resolve(m, depth + 1)).filter((p): p is Position => p !== null))
+        : null)
+    known.set(key, position)
+    return position
+  }
+  return el => resolve(el, 0)
+}
+
+/**
+ * Overpass `[out:json]` elements → listings. Only named elements with a
+ * business tag (isBusiness) are listings, and only those with a position;
+ * the answer's untagged nodes serve to place ways and relations.
+ */
 export function parseOverpass (body: unknown): MapsListing[] {
   const out: MapsListing[] = []
-  for (const el of arr(obj(body).elements).map(obj)) {
+  const elements = arr(obj(body).elements).map(obj)
+  const positionOf = positionsOf(elements)
+  for (const el of elements) {
     const tags = Object.fromEntries(Object.entries(obj(el.tags)).filter(([, v]) => typeof v === 'string')) as Record<string, string>
     const name = str(tags.name)
-    if (!name) continue
-    const centre = obj(el.center)
+    if (!name || !isBusiness(tags)) continue
+    const position = positionOf(el)
+    if (!position) continue
     const key = CATEGORY_KEYS.find(k => tags[k] && tags[k] !== 'yes')
     const cuisine = tags.cuisine ? ` (${tags.cuisine.split(';').map(c => c.replace(/_/g, ' ')).join(', ')})` : ''
     out.push({
@@ -209,8 +298,8 @@ export function parseOverpass (body: unknown): MapsListing[] {
       website: first(tags.website, tags['contact:website'], tags.url),
       rating: null,
       review_count: null,
-      latitude: num(el.lat) ?? num(centre.lat),
-      longitude: num(el.lon) ?? num(centre.lon),
+      latitude: position.lat,
+      longitude: position.lon,
       source_id: el.type && el.id !== undefined ? `${String(el.type)}/${String(el.id)}` : null,
       source: 'osm',
     })

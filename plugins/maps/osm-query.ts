@@ -2,7 +2,7 @@
 // Overpass QL that finds those features inside a bounding box. The first
 // matching rule wins, so specific rules (pizza, car repair) come before
 // general ones (restaurant, car).
-import type { BoundingBox } from './extract.ts'
+import { BUSINESS_KEYS, type BoundingBox } from './extract.ts'
 
 interface TagRule { match: RegExp, filters: string[] }
 
@@ -79,16 +79,24 @@ const escapeRegex = (s: string) => s.replace(/[\\.*+?^${}()|[\]"]/g, m => (m ===
 
 const round = (n: number) => Number(n.toFixed(6))
 
-/** [out:json] QL: every named node, way and relation matching one of the filters inside the box, `limit` at most. */
+/**
+ * [out:json] QL: every named node, way and relation matching one of the
+ * filters inside the box, `limit` at most; `out center` gives ways and
+ * relations a position.
+ */
 export function overpassQuery (filters: string[], bbox: BoundingBox, limit: number, timeoutSeconds = 25): string {
   const box = [bbox.south, bbox.west, bbox.north, bbox.east].map(round).join(',')
   const parts = filters.map(f => `  nwr${f}["name"];`).join('\n')
   return `[out:json][timeout:${timeoutSeconds}][bbox:${box}];\n(\n${parts}\n);\nout center tags ${Math.max(1, Math.floor(limit))};`
 }
 
-/** The fallback: names containing the keyword, case-insensitive. */
-export function nameFilter (keyword: string): string {
-  return `["name"~"${escapeRegex(keyword)}",i]`
+/**
+ * The fallback: names containing the keyword, case-insensitive, on elements
+ * with a business key (a road or a dock named "Dentist Lane" is not a listing;
+ * parseOverpass applies the finer rule, extract.ts isBusiness).
+ */
+export function nameFilters (keyword: string): string[] {
+  return BUSINESS_KEYS.map(key => `["${key}"]["name"~"${escapeRegex(keyword)}",i]`)
 }
 
 /** A box no larger than maxDegrees on either side, around its centre: a country-sized box would time Overpass out. */

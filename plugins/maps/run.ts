@@ -3,7 +3,7 @@
 // listings; with deep_scan each listing's website goes through the webemail
 // tool inside this job. A source that fails before any row falls through to
 // the next; the last failure ends the job (blocked when it refused).
-import { InputError, MissingCredentialError } from '../../core/tools/contract.ts'
+import { batchOf, InputError, MissingCredentialError } from '../../core/tools/contract.ts'
 // Only the tel: normaliser (cheap, inline); page scanning for deep_scan happens in webemail through ctx.extract.
 import * as extract from '../../core/extract/phones.ts'
 import type { MapsListing, SourceName } from './extract.ts'
@@ -14,8 +14,11 @@ import { DEFAULT_SOURCES, SOURCE_PAGES, mapPool, settingsOf, type MapsContext, t
 const KNOWN_SOURCES = new Set<string>(DEFAULT_SOURCES)
 const KEYED: Partial<Record<SourceName, string>> = { serper: 'serper', serpapi: 'serpapi', google_places: 'google_places' }
 
-/** What, where and the one-line search text from query / prompt / location. */
-export function planOf (input: MapsContext['input'], wanted: number): SearchPlan {
+/** One search of a call: a query or a prompt (a list gives several). */
+export type SearchText = { query: string, prompt?: undefined } | { prompt: string, query?: undefined }
+
+/** What, where and the one-line search text from one query / prompt and the call's location. */
+export function planOf (input: Omit<MapsContext['input'], 'query' | 'prompt'> & { query?: string, prompt?: string }, wanted: number): SearchPlan {
   const text = (input.prompt ?? input.query ?? '').trim()
   const split = splitPrompt(text)
   const location = input.location?.trim()
@@ -58,11 +61,14 @@ function listingPhones (phone: string | null, country: string): string[] {
 }
 
 /** deep_scan: each website through webemail (bounded concurrency); one failing site only marks its own row. */
-async function deepScan (ctx: MapsContext, listings: MapsListing[], country: string, failures: string[]): Promise<MapsRow[]> {
+/** A row before it is told which search found it. */
+type ListingRow = Omit<MapsRow, 'query'>
+
+async function deepScan (ctx: MapsContext, listings: MapsListing[], country: string, failures: string[]): Promise<ListingRow[]> {
   const settings = settingsOf(ctx)
   const maxPages = Math.max(1, settings.deep_scan_max_pages ?? 10)
-  return mapPool(listings, Math.max(1, settings.deep_scan_concurrency ?? 3), async (listing): Promise<MapsRow> => {
-    const row: MapsRow = { ...listing, emails: [], phones: listingPhones(listing.phone, country), socials: [] }
+  return mapPool(listings, Math.max(1, settings.deep_scan_concurrency ?? 3), async (listing): Promise<ListingRow> => {
+    const row: ListingRow = { ...listing, emails: [], phones: listingPhones(listing.phone, country), socials: [] }
     const website = listing.website?.trim()
     if (!website || (/^[a-z][a-z0-9+.-]*:/i.test(website) && !/^https?:\/\//i.test(website))) return row
     try {
@@ -83,9 +89,57 @@ async function deepScan (ctx: MapsContext, listings: MapsListing[], country: str
 
 const dedupeKey = (l: MapsListing) => l.source_id ?? `${l.name.toLowerCase()}|${(l.address ?? '').toLowerCase()}`
 
+/** The call's searches: its query or prompt, each a string or a list (the kernel refused a call with neither). */
+function searchesOf (ctx: MapsContext): SearchText[] {
+  const listOf = (v: string | string[] | undefined) => (v === undefined ? [] : typeof v === 'string' ? [v] : v)
+  const queries = listOf(ctx.input.query)
+  if (queries.length) return batchOf(ctx, queries, 'queries').map(query => ({ query }))
+  return batchOf(ctx, listOf(ctx.input.prompt), 'prompts').map(prompt => ({ prompt }))
+}
+
+/**
+ * Each search of the list in turn, rows naming theirs. One search that fails
+ * does not sink the others: it is warned about and its error kept in the
+ * summary; when every search fails, the last failure is the job's (blocked
+ * when the source refused, and so refunded).
+ */
 export async function runMaps (ctx: MapsContext): Promise<void> {
+  const searches = searchesOf(ctx)
+  if (searches.length === 0) throw new InputError('Send either query or prompt.')
+  if (searches.length === 1) return searchOne(ctx, searches[0]!)
+  const summaries: Array<Record<string, unknown>> = []
+  let lastError: unknown = null
+  let answered = 0
+  for (const [index, text] of searches.entries()) {
+    if (ctx.signal.aborted) break
+    if (ctx.remaining() <= 0) {
+      ctx.warn(`Only ${index} of ${searches.length} searches ran: the per-run row limit was reached.`)
+      break
+    }
+    const given = (text.query ?? text.prompt)!
+    ctx.stage(`search ${index + 1} of ${searches.length}: "${given}"`)
+    // Each search's summary (source, sources tried…) is kept apart, under `searches`.
+    const summary: Record<string, unknown> = { query: given }
+    try {
+      await searchOne({ ...ctx, summary: data => Object.assign(summary, data) }, text)
+      answered++
+    } catch (err) {
+      if (ctx.signal.aborted) throw err
+      lastError = err
+      summary.error = (err as Error).message
+      ctx.warn(`"${given}" failed: ${(err as Error).message}`)
+    }
+    summaries.push(summary)
+  }
+  ctx.summary({ searches: summaries })
+  // Every search failed: the last failure is the job's (blocked when the source refused).
+  if (answered === 0 && lastError) throw lastError
+}
+
+async function searchOne (ctx: MapsContext, text: SearchText): Promise<void> {
   const wanted = Math.min(ctx.input.max_results ?? 20, ctx.remaining())
-  const plan = planOf(ctx.input, wanted)
+  const plan = planOf({ ...ctx.input, query: text.query, prompt: text.prompt }, wanted)
+  const given = (text.query ?? text.prompt)!
   if (!plan.search) throw new InputError('Send either query or prompt.')
   const phoneCountry = (ctx.input.country ?? settingsOf(ctx).default_phone_country ?? 'US').toUpperCase()
   const { use, skipped } = sourcesFor(ctx, plan)
@@ -113,8 +167,8 @@ export async function runMaps (ctx: MapsContext): Promise<void> {
         if (fresh.length === 0) break
         const take = fresh.slice(0, Math.min(wanted - pushed, ctx.remaining()))
         if (take.length === 0) break
-        const rows: MapsRow[] = ctx.input.deep_scan ? await deepScan(ctx, take, phoneCountry, failures) : take
-        pushed += await ctx.push(rows)
+        const rows: ListingRow[] = ctx.input.deep_scan ? await deepScan(ctx, take, phoneCountry, failures) : take
+        pushed += await ctx.push(rows.map(row => ({ query: given, ...row })))
         ctx.stage(`${source}: ${pushed} of ${wanted} listings`)
         if (pushed >= wanted || ctx.remaining() <= 0) break
       }

@@ -4,10 +4,19 @@ import { Type, type Static } from '../../core/tools/contract.ts'
 
 export const SOURCE_CHOICES = ['auto', 'serper', 'serpapi', 'google_places', 'osm'] as const
 
+/** Searches per call: each is one map search; the per-run row ceiling spans them all. */
+export const MAX_SEARCHES = 50
+
+/** One search text, or a list of them (each searched in turn, rows naming theirs). */
+const searchText = (description: string) => Type.Optional(Type.Union([
+  Type.String({ minLength: 1, maxLength: 500 }),
+  Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { minItems: 1, maxItems: MAX_SEARCHES }),
+], { description }))
+
 export const mapsInput = Type.Object({
-  query: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'A map search as you would type it into Google Maps, e.g. "dentists in Austin TX". Give this or prompt.' })),
-  prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'A plain-English request, e.g. "find coffee shops near Brooklyn, NY"; it is split into what and where. Give this or query.' })),
-  max_results: Type.Optional(Type.Integer({ minimum: 1, default: 20, description: 'How many listings to return (default 20); clamped to the plan\'s per-run ceiling.' })),
+  query: searchText('A map search as you would type it into Google Maps, e.g. "dentists in Austin TX", or a list of them. Give this or prompt.'),
+  prompt: searchText('A plain-English request, e.g. "find coffee shops near Brooklyn, NY", split into what and where; or a list of them. Give this or query.'),
+  max_results: Type.Optional(Type.Integer({ minimum: 1, default: 20, description: 'How many listings to return per search (default 20); clamped to the plan\'s per-run ceiling, which spans every search of a list.' })),
   deep_scan: Type.Optional(Type.Boolean({ default: false, description: 'Also crawl each listing\'s website for e-mails, phones and social links (slower).' })),
   location: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Where to search when the query or prompt does not say, e.g. "Austin, TX" or "90210".' })),
   country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter country code to bias results, e.g. us, gb, de.' })),
@@ -26,6 +35,7 @@ const nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof T
 export const socialSchema = Type.Object({ platform: Type.String(), url: Type.String(), host: Type.String() })
 
 export const mapsRow = Type.Object({
+  query: Type.String({ description: 'The query or prompt (as given) whose search found this listing.' }),
   name: Type.String({ description: 'Business name.' }),
   category: nullable(Type.String(), 'Business category as the source names it (e.g. Dentist, Cafe (pizza)).'),
   address: nullable(Type.String(), 'Postal address as one line.'),

@@ -5,7 +5,7 @@
 import { setTimeout as wait } from 'node:timers/promises'
 import { BlockedTargetError, InputError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
 import { parseNominatim, parseOverpass, parsePlaceDetailsLegacy, parsePlacesLegacy, parsePlacesNew, parseSerpApi, parseSerper, overpassRemark, type MapsListing, type SourceName } from './extract.ts'
-import { limitBox, nameFilter, nameKeyword, osmFilters, overpassQuery } from './osm-query.ts'
+import { limitBox, nameFilters, nameKeyword, osmFilters, overpassQuery } from './osm-query.ts'
 import type { MapsInput, MapsRow } from './schema.ts'
 import type { MapsState } from './state.ts'
 
@@ -291,11 +291,11 @@ export async function * osmPages (ctx: MapsContext, plan: SearchPlan): AsyncGene
   if (shrunk) ctx.warn(`"${place.name}" is large; OpenStreetMap was searched within about ${settingsOf(ctx).osm_max_bbox_degrees ?? 1}° around its centre.`)
   const timeout = settingsOf(ctx).overpass_timeout_s ?? 25
   const filters = osmFilters(plan.what)
-  const byName = nameFilter(nameKeyword(plan.what))
-  const first = await overpass(ctx, overpassQuery(filters.length ? filters : [byName], bbox, plan.wanted, timeout))
+  const byName = nameFilters(nameKeyword(plan.what))
+  const first = await overpass(ctx, overpassQuery(filters.length ? filters : byName, bbox, plan.wanted, timeout))
   if (first.length) yield first
   if (filters.length && first.length < plan.wanted && nameKeyword(plan.what).length >= 3) {
-    const more = await overpass(ctx, overpassQuery([byName], bbox, plan.wanted, timeout))
+    const more = await overpass(ctx, overpassQuery(byName, bbox, plan.wanted, timeout))
     if (more.length) yield more
   }
 }

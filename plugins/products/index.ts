@@ -18,7 +18,11 @@ const Variant = Type.Object({
   url: Nullable(Type.String()),
 })
 
+/** Stores per call: each is one catalogue; the per-run row ceiling spans them all. */
+export const MAX_STORES = 50
+
 export const productRow = Type.Object({
+  store_url: Type.Optional(Type.String({ description: 'The store address as given (the one of the list this product came from).' })),
   platform: Type.Union([Type.Literal('shopify'), Type.Literal('woocommerce'), Type.Literal('schemaorg')]),
   id: Nullable(Type.String()),
   title: Type.String(),
@@ -57,11 +61,14 @@ export default defineTool({
   key: 'products',
   agentName: 'product_scrape',
   title: 'Store product catalogue',
-  description: 'Returns the product catalogue of an online store, one row per product: title, URL, price (lowest, in major units) and currency, regular price when on sale, stock status, images, brand, categories, options (Size, Color…), variants with their own price/SKU/availability, add-ons, rating, and `platform` telling where the data came from. Reads Shopify\'s /products.json, the WooCommerce Store API, or — for any other store — the sitemap\'s product pages\' schema.org Product markup. Use it to price-check or list what a shop sells. Example: {"url": "shop.example.com", "max_results": 100}.',
+  description: 'Returns the product catalogue of an online store, one row per product: title, URL, price (lowest, in major units) and currency, regular price when on sale, stock status, images, brand, categories, options (Size, Color…), variants with their own price/SKU/availability, add-ons, rating, and `platform` telling where the data came from. Reads Shopify\'s /products.json, the WooCommerce Store API, or — for any other store — the sitemap\'s product pages\' schema.org Product markup. Use it to price-check or list what a shop sells. Example: {"url": "shop.example.com", "max_results": 100}; a list of stores, {"url": ["shop-a.example", "shop-b.example"]}, reads each in turn.',
   input: Type.Object({
-    url: Type.String({ minLength: 3, maxLength: 2000, description: 'The store\'s address (https://shop.example.com or a bare host).' }),
+    url: Type.Union([
+      Type.String({ minLength: 3, maxLength: 2000 }),
+      Type.Array(Type.String({ minLength: 3, maxLength: 2000 }), { minItems: 1, maxItems: MAX_STORES }),
+    ], { description: 'The store\'s address (https://shop.example.com or a bare host), or a list of stores: each is read in turn, up to max_results products apiece, and each row names its store in store_url.' }),
     platform: Type.Union([Type.Literal('auto'), Type.Literal('shopify'), Type.Literal('woocommerce'), Type.Literal('schemaorg')], { default: 'auto', description: 'auto tries Shopify, then WooCommerce, then a schema.org crawl.' }),
-    max_results: Type.Integer({ minimum: 1, default: 100, description: 'Products returned at most; clamped to the plan\'s per-run ceiling.' }),
+    max_results: Type.Integer({ minimum: 1, default: 100, description: 'Products returned at most per store; clamped to the plan\'s per-run ceiling, which spans every store of a list.' }),
     max_pages: Type.Integer({ minimum: 1, default: 50, description: 'Pages read by the schema.org crawl.' }),
   }, { additionalProperties: false }),
   row: productRow,

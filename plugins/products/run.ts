@@ -1,7 +1,7 @@
 // Fetches a store's catalogue: Shopify /products.json pages, the WooCommerce
 // Store API pages, or (neither answering) a sitemap-led crawl of product pages
 // read for schema.org JSON-LD. Parsing lives in extract.ts.
-import { ExtractionError, InputError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
 import {
   isSitemapIndex, looksLikeProductUrl, parseShopifyProduct, parseWooProduct, robotsSitemaps, shopifyProductsOf, sitemapLocations,
   type Platform, type ProductRow, type readProductPage,
@@ -11,7 +11,7 @@ import {
 const EXTRACT_MODULE = new URL('./extract.ts', import.meta.url)
 
 export interface ProductsInput {
-  url: string
+  url: string | string[]
   platform: 'auto' | Platform
   max_results: number
   max_pages: number
@@ -19,7 +19,8 @@ export interface ProductsInput {
 
 interface Settings { shopify_page_size?: number, woo_page_size?: number, crawl_concurrency?: number, page_timeout_secs?: number, max_sitemaps?: number }
 
-type Ctx = ToolContext<ProductsInput, ProductRow>
+/** The context of one store's read: its input names that store alone. */
+type Ctx = ToolContext<ProductsInput & { url: string }, ProductRow>
 
 const SKIP_EXTENSIONS = /\.(?:pdf|jpe?g|png|gif|webp|svg|ico|css|js|json|zip|gz|mp[34]|mov|webm|woff2?|ttf|docx?|xlsx?|csv|txt)(?:$|\?)/i
 
@@ -267,7 +268,48 @@ async function probeWoo (ctx: Ctx, origin: string): Promise<ProbeResult> {
   } catch { return { kind: 'no', why: 'the Store API answer is not JSON' } }
 }
 
-export async function runProducts (ctx: Ctx): Promise<void> {
+/**
+ * One store or a list of them, read in turn; every row names its store
+ * (store_url). One store that fails does not sink the others: it is warned
+ * about; when every store fails, the last failure is the job's.
+ */
+export async function runProducts (ctx: ToolContext<ProductsInput, ProductRow>): Promise<void> {
+  const stores = batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'stores')
+  const summaries: Array<Record<string, unknown>> = []
+  let lastError: unknown = null
+  let answered = 0
+  for (const [index, store] of stores.entries()) {
+    if (ctx.signal.aborted) break
+    if (ctx.remaining() <= 0) {
+      ctx.warn(`Only ${index} of ${stores.length} stores were read: the per-run row limit was reached.`)
+      break
+    }
+    const summary: Record<string, unknown> = { store_url: store }
+    const storeCtx: Ctx = {
+      ...ctx,
+      input: { ...ctx.input, url: store },
+      push: rows => ctx.push(rows.map(row => ({ store_url: store, ...row }))),
+      stage: text => ctx.stage(stores.length > 1 ? `store ${index + 1} of ${stores.length} (${store}): ${text}` : text),
+      summary: data => Object.assign(summary, data),
+    }
+    try {
+      await readStore(storeCtx)
+      answered++
+    } catch (err) {
+      // One store alone: its failure is the job's, as before lists existed.
+      if (ctx.signal.aborted || stores.length === 1) throw err
+      lastError = err
+      summary.error = (err as Error).message
+      ctx.warn(`${store} failed: ${(err as Error).message}`)
+    }
+    summaries.push(summary)
+  }
+  if (stores.length === 1) ctx.summary(Object.fromEntries(Object.entries(summaries[0] ?? {}).filter(([k]) => k !== 'store_url')))
+  else ctx.summary({ stores: summaries })
+  if (answered === 0 && lastError) throw lastError
+}
+
+async function readStore (ctx: Ctx): Promise<void> {
   const start = storeBaseOf(ctx.input.url)
   const origin = start.origin
   const wanted = ctx.input.platform

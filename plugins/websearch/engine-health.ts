@@ -7,7 +7,7 @@
 // hands the object to every run as `ctx.state` (see README.md). Nothing here
 // is module-level, so independent test apps never share observations.
 import {
-  AUTO_ORDER, ENGINE_CHOICES, ENGINE_IDS, PROVIDER_CREDENTIALS, choiceFor, isConfigured, missingCredentials,
+  AUTO_ORDER, ENGINE_CHOICES, PROVIDER_CREDENTIALS, backendsFor, choiceFor, isConfigured, missingCredentials,
   type CredentialLookup, type EngineChoice, type EngineId,
 } from './engine-catalog.ts'
 
@@ -37,7 +37,15 @@ export interface SearchStatusConfig {
   proxyConfigured: boolean
 }
 
-export interface EngineHealthEntry { ok: boolean, kind: HealthKind, reason: string, age_s: number, cooldown_remaining_s?: number }
+export interface EngineHealthEntry {
+  ok: boolean
+  kind: HealthKind
+  reason: string
+  age_s: number
+  cooldown_remaining_s?: number
+  /** For an engine with several backends (duckduckgo): the backend id this entry describes. */
+  backend?: EngineId
+}
 
 /** The Search status record (GET /api/search/status), every field of the spec. */
 export interface SearchStatusRecord {
@@ -143,29 +151,42 @@ export class EngineHealth {
     return Math.max(0, Math.floor((this.clock().getTime() - since.getTime()) / 1000))
   }
 
+  /**
+   * One engine as callers name it (`engine` values): a name with several
+   * backends (duckduckgo: html and lite) reads as working when any backend last
+   * answered, else as the latest failure, with the backend it describes.
+   */
+  private entryFor (choice: Exclude<EngineChoice, 'auto'>, names: Readonly<Record<string, string>>, credential: CredentialLookup): EngineHealthEntry | null {
+    const backends = backendsFor(choice)
+    const missing = missingCredentials(backends[0]!, credential, names)
+    if (missing.length) return { ok: false, kind: 'unconfigured', reason: `${missing.join(' and ')} not set`, age_s: this.ageSeconds(this.startedAt) }
+    const seen = backends
+      .flatMap(engine => { const o = this.observations.get(engine); return o ? [{ engine, o }] : [] })
+      .sort((a, b) => b.o.at.getTime() - a.o.at.getTime())
+    const pick = seen.find(s => s.o.kind === 'ok') ?? seen[0]
+    if (!pick) return null
+    const entry: EngineHealthEntry = { ok: pick.o.kind === 'ok', kind: pick.o.kind, reason: pick.o.reason, age_s: this.ageSeconds(pick.o.at) }
+    if (pick.o.kind === 'blocked') entry.cooldown_remaining_s = Math.min(...seen.filter(s => s.o.kind === 'blocked').map(s => this.cooldownRemainingSeconds(s.engine)))
+    if (backends.length > 1) entry.backend = pick.engine
+    return entry
+  }
+
   statusRecord (config: SearchStatusConfig): SearchStatusRecord {
     const names = config.credentialNames ?? {}
+    // Every field names engines the way `engines` and the `engine` parameter do.
     const engineHealth: Record<string, EngineHealthEntry> = {}
-    const working: EngineId[] = []
-    const blocked: EngineId[] = []
-    const unconfigured: EngineId[] = []
+    const working: string[] = []
+    const blocked: string[] = []
+    const unconfigured: string[] = []
 
-    for (const engine of ENGINE_IDS) {
-      const missing = missingCredentials(engine, config.credential, names)
-      if (missing.length) {
-        unconfigured.push(engine)
-        engineHealth[engine] = { ok: false, kind: 'unconfigured', reason: `${missing.join(' and ')} not set`, age_s: this.ageSeconds(this.startedAt) }
-        continue
-      }
-      const seen = this.observations.get(engine)
-      if (!seen) continue
-      const entry: EngineHealthEntry = { ok: seen.kind === 'ok', kind: seen.kind, reason: seen.reason, age_s: this.ageSeconds(seen.at) }
-      if (seen.kind === 'ok') working.push(engine)
-      if (seen.kind === 'blocked') {
-        blocked.push(engine)
-        entry.cooldown_remaining_s = this.cooldownRemainingSeconds(engine)
-      }
-      engineHealth[engine] = entry
+    for (const choice of ENGINE_CHOICES) {
+      if (choice === 'auto') continue
+      const entry = this.entryFor(choice, names, config.credential)
+      if (!entry) continue
+      engineHealth[choice] = entry
+      if (entry.kind === 'unconfigured') unconfigured.push(choice)
+      if (entry.kind === 'ok') working.push(choice)
+      if (entry.kind === 'blocked') blocked.push(choice)
     }
 
     const googleCooldown = this.inCooldown('google')
@@ -179,11 +200,11 @@ export class EngineHealth {
 
     const notes: string[] = []
     if (!this.observed) notes.push('No search has run since the server started, so engine health is not measured yet (an empty engines_working means unmeasured, not broken).')
-    if (pick) notes.push(`engine "auto" would use ${pick} now.`)
+    if (pick) notes.push(`engine "auto" would use ${choiceFor(pick)} now.`)
     else notes.push('Every configured engine is cooling down after a block; searches will be refused until a cooldown ends or a provider key is set.')
     for (const engine of blocked) {
-      const remaining = this.cooldownRemainingSeconds(engine)
-      notes.push(remaining > 0 ? `${engine} refused (${this.observations.get(engine)!.reason}); skipped for ${remaining} s more.` : `${engine} refused earlier (${this.observations.get(engine)!.reason}); its cooldown is over and it will be tried again.`)
+      const { reason, cooldown_remaining_s: remaining = 0 } = engineHealth[engine]!
+      notes.push(remaining > 0 ? `${engine} refused (${reason}); skipped for ${remaining} s more.` : `${engine} refused earlier (${reason}); its cooldown is over and it will be tried again.`)
     }
     if (!providers.serper && !providers.serpapi && !providers.google_cse) {
       const variables = Object.values(PROVIDER_CREDENTIALS).map(list => list.map(c => names[c.name] ?? c.variable).join(' + '))

@@ -5,9 +5,12 @@
 import { Type, defineTool } from '../../core/tools/contract.ts'
 import { ENGINE_CHOICES } from './engine-catalog.ts'
 import { EngineHealth, createEngineHealth } from './engine-health.ts'
-import { MAX_URLS, websearchInput, websearchRow } from './schema.ts'
+import { MAX_QUERIES, MAX_URLS, websearchInput, websearchRow } from './schema.ts'
 
-const agentQuery = Type.String({ minLength: 1, maxLength: 2048, description: 'The search query, as you would type it into a search engine. Quotes and site: work.' })
+const agentQuery = Type.Union([
+  Type.String({ minLength: 1, maxLength: 2048 }),
+  Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { minItems: 1, maxItems: MAX_QUERIES }),
+], { description: 'The search query, as you would type it into a search engine (quotes and site: work), or a list of queries: each is searched, up to limit results apiece, and every row names its query.' })
 const agentLimit = Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'How many results to return (default 10).' }))
 const agentEngine = Type.Optional(Type.Enum(ENGINE_CHOICES, { type: 'string', default: 'auto', description: 'Leave as auto unless asked: it picks a working engine and falls back when one refuses.' }))
 const agentCountry = Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter country for local results, e.g. us, gb, de.' }))
@@ -37,7 +40,8 @@ const declaration = defineTool({
       name: 'web_search',
       title: 'Web search',
       description: [
-        'Search the web and get ranked results: one row per result with position, title, url, domain and snippet, plus the engine that answered.',
+        'Search the web and get ranked results: one row per result with query, position, title, url, domain and snippet, plus the engine that answered.',
+        'query may be a list of queries, searched one after the other in one call.',
         'Related searches and the answer box (featured snippet or knowledge panel) come in the job summary.',
         'Use it to find pages, sources, companies or facts on the open web when you do not yet know the URL.',
         'If you also need what the pages say, use web_search_scrape instead; if you already have the URLs, use scrape_web_pages.',

@@ -1,7 +1,7 @@
 // run(ctx) for the websearch key: search, search + scrape, or scrape known URLs.
 // The engine-health object comes from the kernel as ctx.state (one per app);
 // see README.md for the seam and the fallback while the kernel lacks it.
-import { InputError, ToolBlockedError, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, InputError, ToolBlockedError, type ToolContext } from '../../core/tools/contract.ts'
 import { choiceFor, type EngineChoice } from './engine-catalog.ts'
 import { EngineHealth, createEngineHealth } from './engine-health.ts'
 import { domainOf, type SerpPage } from './extract/serp-page.ts'
@@ -83,69 +83,103 @@ async function scrapeKnownUrls (ctx: WebsearchContext, deps: RunDeps, urls: stri
   if (limit > 0 && readable === 0) ctx.warn('None of the pages could be read as HTML; each row says why (HTTP status, content type or fetch error).')
 }
 
-async function search (ctx: WebsearchContext, deps: RunDeps, query: string): Promise<void> {
+/** One query: up to max_results rows (each naming the query), and the search's summary. Throws ToolBlockedError when every engine refused. */
+async function search (ctx: WebsearchContext, deps: RunDeps, query: string): Promise<Record<string, unknown> | null> {
   const input = ctx.input
   const wanted = Math.min(input.max_results ?? DEFAULT_MAX_RESULTS, ctx.remaining())
   if (wanted <= 0) {
     ctx.warn('The per-run row ceiling was already reached; nothing was searched.')
-    return
+    return null
   }
   const choice = (input.engine ?? 'auto') as EngineChoice
-  let outcome
-  try {
-    outcome = await searchWeb(
-      {
-        http: ctx.http, upstream: ctx.upstream, health: healthFrom(ctx), stage: text => ctx.stage(text), signal: ctx.signal,
-        // A context without the pool (a script or test driving run directly) parses on its own thread.
-        parse: ctx.extract ? (engine, body, url) => ctx.extract.call<SerpPage>(ENGINES_MODULE, 'parseEngineAnswer', [engine, body, url]) : undefined,
-      },
-      { query, country: input.country?.toLowerCase(), language: input.language?.split(/[-_]/)[0]!.toLowerCase(), wanted },
-      choice,
-    )
-  } catch (error) {
-    if (error instanceof ToolBlockedError) ctx.blocked(error.message)
-    throw error
-  }
+  const outcome = await searchWeb(
+    {
+      http: ctx.http, upstream: ctx.upstream, health: healthFrom(ctx), stage: text => ctx.stage(text), signal: ctx.signal,
+      // A context without the pool (a script or test driving run directly) parses on its own thread.
+      parse: ctx.extract ? (engine, body, url) => ctx.extract.call<SerpPage>(ENGINES_MODULE, 'parseEngineAnswer', [engine, body, url]) : undefined,
+    },
+    { query, country: input.country?.toLowerCase(), language: input.language?.split(/[-_]/)[0]!.toLowerCase(), wanted },
+    choice,
+  )
 
-  ctx.summary({
+  const summary = {
     engine: choiceFor(outcome.engine),
     engine_backend: outcome.engine,
     related_searches: outcome.related_searches,
     answer_box: outcome.answer_box,
     pages_fetched: outcome.pages,
     engines_tried: outcome.attempts,
-  })
+  }
   if (!outcome.results.length) {
     ctx.warn(`${outcome.engine} found no results for "${query}".`)
-    return
+    return summary
   }
   if (outcome.stopped_early && outcome.results.length < wanted) {
-    ctx.warn(`Only ${outcome.results.length} of ${wanted} results: ${outcome.stopped_early}.`)
+    ctx.warn(`Only ${outcome.results.length} of ${wanted} results for "${query}": ${outcome.stopped_early}.`)
   }
 
   if (!input.scrape_results) {
-    await ctx.push(outcome.results.map(r => ({ position: r.position, title: r.title, url: r.url, domain: r.domain, snippet: r.snippet, engine: r.engine })))
-    return
+    await ctx.push(outcome.results.map(r => ({ query, position: r.position, title: r.title, url: r.url, domain: r.domain, snippet: r.snippet, engine: r.engine })))
+    return summary
   }
   ctx.stage(`scraping ${outcome.results.length} result pages`)
   await scrapePages(outcome.results.map(r => r.url), scrapeOptions(ctx, deps), async (page, index) => {
     const result = outcome.results[index]!
     ctx.stage(`scraped ${index + 1} of ${outcome.results.length} result pages`)
     const kept = await ctx.push([{
-      position: result.position, title: result.title, url: result.url, domain: result.domain, snippet: result.snippet, engine: result.engine,
+      query, position: result.position, title: result.title, url: result.url, domain: result.domain, snippet: result.snippet, engine: result.engine,
       page_title: page.title, ...pageFields(page),
     }])
     return kept > 0 && ctx.remaining() > 0
   })
+  return summary
+}
+
+/**
+ * One query or a list of them, one after the other. A list's summary keeps
+ * each search's extras under `searches`. A query that fails after earlier ones
+ * gave rows stops the list with a warning (the rows stay); before any row, its
+ * failure is the job's (blocked when every engine refused).
+ */
+async function searchAll (ctx: WebsearchContext, deps: RunDeps, queries: string[]): Promise<void> {
+  const searches: Array<Record<string, unknown>> = []
+  for (const [index, query] of queries.entries()) {
+    if (ctx.signal.aborted) break
+    if (ctx.remaining() <= 0) {
+      ctx.warn(`Only ${index} of ${queries.length} queries were searched: the per-run row limit was reached.`)
+      break
+    }
+    if (queries.length > 1) ctx.stage(`query ${index + 1} of ${queries.length}: "${query}"`)
+    try {
+      const summary = await search(ctx, deps, query)
+      if (summary) searches.push({ query, ...summary })
+    } catch (error) {
+      if (ctx.signal.aborted) throw error
+      if (index > 0 && !(error instanceof InputError)) {
+        ctx.warn(`Stopped after ${index} of ${queries.length} queries: "${query}" failed (${(error as Error).message}).`)
+        break
+      }
+      if (error instanceof ToolBlockedError) ctx.blocked(error.message)
+      throw error
+    }
+  }
+  if (queries.length === 1) {
+    const { query: _query, ...only } = searches[0] ?? {}
+    if (searches.length) ctx.summary(only)
+  } else {
+    ctx.summary({ engine: searches.at(-1)?.engine ?? null, searches })
+  }
 }
 
 export function createWebsearchRun (deps: RunDeps) {
   return async function run (ctx: WebsearchContext): Promise<void> {
-    const query = ctx.input.query?.trim()
+    // The kernel has already refused a call with neither or both (the schema's oneOf).
+    const given = ctx.input.query
+    const queries = given === undefined ? [] : batchOf(ctx, typeof given === 'string' ? [given] : given, 'queries')
     const urls = ctx.input.urls?.filter(u => u.trim()) ?? []
-    if (query && urls.length) throw new InputError('Give either query (to search the web) or urls (to scrape known pages), not both.')
+    if (queries.length && urls.length) throw new InputError('Give either query (to search the web) or urls (to scrape known pages), not both.')
     if (urls.length) return scrapeKnownUrls(ctx, deps, urls)
-    if (!query) throw new InputError('Give a query to search for, or urls to scrape.')
-    return search(ctx, deps, query)
+    if (!queries.length) throw new InputError('Give a query to search for, or urls to scrape.')
+    return searchAll(ctx, deps, queries)
   }
 }

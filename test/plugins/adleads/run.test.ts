@@ -121,9 +121,11 @@ t.test('a nested tool that is not enabled: maps ends the job, fbads only empties
   t.equal(u.tc.requests.length, 0)
 })
 
-t.test('neither niche + city nor query is the caller\'s error', async t => {
+t.test('neither niche + city nor query is a 400 naming both, before any charge', async t => {
   const u = await upstreams(t)
   const h = await jobHarness(t, u.tools(), { SERPER_API_KEY: SERPER_KEY })
-  const { status } = await h.run('adleads', { niche: 'dentists' })
-  t.match(status, { status: 'error', refunded: false, error: /niche and city/ })
+  const { status, started } = await h.run('adleads', { niche: 'dentists' })
+  t.equal(started, 400)
+  t.match(status.detail, /params\.query or params\.niche with params\.city is required/)
+  t.equal((await h.usage()).calls_today, 0)
 })

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { parse } from 'csv-parse/sync'
 import { build, signup, tempDir } from '../../helpers/build.ts'
-import { startJob, waitForEnd } from '../../helpers/jobs.ts'
+import { startJob, usageOf, waitForEnd } from '../../helpers/jobs.ts'
 import { startDnsServer, type Zone } from '../email/fixtures/dns-server.ts'
 
 type Teardown = Parameters<typeof tempDir>[0]
@@ -107,7 +107,10 @@ t.test('check_mx false, a failed MX lookup, and the per-run ceiling', async t =>
   t.equal(capped.rows.length, 200)
   t.ok(capped.rows.every(r => r.reason === 'listed_parent'))
 
-  const empty = await runCheck(app, user.apiKey, { items: [' '] })
-  t.match(empty.status, { status: 'error', refunded: false })
-  t.match(empty.status.error, /at least one address or domain/)
+  // Only blanks: refused before the job starts (the schema's alternatives), so nothing is charged.
+  const callsBefore = (await usageOf(app, user.apiKey)).calls_today
+  const empty = await startJob(app, user.apiKey, { items: [' '] }, 'disposable')
+  t.equal(empty.statusCode, 400)
+  t.match(empty.json().detail, /params\.items, params\.emails, params\.domains is required/)
+  t.equal((await usageOf(app, user.apiKey)).calls_today, callsBefore, 'not charged')
 })

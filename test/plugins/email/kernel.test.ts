@@ -164,13 +164,14 @@ t.test('a registered account (200 rows per run) sending 230 addresses gets 200 r
   t.equal((await usageOf(app, user.apiKey)).records_today, 200)
 })
 
-t.test('input the plugin refuses: no address is the caller\'s error (not refunded); a bad setting names itself', async t => {
+t.test('input refused: no address is a 400 before any charge; a bad setting names itself', async t => {
   const dns = await startDnsServer(t, mxZone('acme.test'))
   const app = await buildEmail(t, testSettings(dns.address, 2525))
   const user = await signup(app)
-  const empty = await runEmail(app, user.apiKey, { emails: ['  '] })
-  t.match(empty.status, { status: 'error', refunded: false, blocked: false })
-  t.match(empty.status.error, /at least one address/)
+  const empty = await startJob(app, user.apiKey, { emails: ['  '] }, 'email')
+  t.equal(empty.statusCode, 400, 'only blanks: neither emails nor email is given')
+  t.match(empty.json().detail, /params\.emails or params\.email is required/)
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 0, 'not charged')
 
   const schema = await startJob(app, user.apiKey, { emails: 'jane@acme.test' }, 'email')
   t.equal(schema.statusCode, 400, 'a string where the schema wants an array is a 400 before any charge')

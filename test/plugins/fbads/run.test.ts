@@ -104,9 +104,10 @@ t.test('an unreachable Graph host: the error text does not carry the token', asy
   t.notOk(status.error.includes(TOKEN), status.error)
 })
 
-t.test('neither search_terms nor search_page_ids is the caller\'s error', async t => {
+t.test('neither search_terms nor search_page_ids is a 400 naming both, before any charge', async t => {
   const h = await jobHarness(t, [fbadsTool('http://127.0.0.1:1')], { META_ACCESS_TOKEN: TOKEN })
-  const { status } = await h.run('fbads', { ad_reached_countries: ['US'] })
-  t.match(status, { status: 'error', refunded: false })
-  t.match(status.error, /search_terms/)
+  const { status, started } = await h.run('fbads', { ad_reached_countries: ['US'] })
+  t.equal(started, 400)
+  t.match(status.detail, /params\.search_terms or params\.search_page_ids is required/)
+  t.equal((await h.usage()).calls_today, 0)
 })

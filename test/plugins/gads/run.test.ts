@@ -4,6 +4,7 @@
 import t from 'tap'
 import type { ServerResponse } from 'node:http'
 import { jobHarness, PLUGINS, send, startServer, type RecordedRequest, type ToolEntry } from '../products/_harness.ts'
+import { waitForEnd } from '../../helpers/jobs.ts'
 import { creative, suggestionAdvertiser, suggestionDomain } from './fixtures.ts'
 
 const gadsTool = (base: string, settings: Record<string, unknown> = {}): ToolEntry => ({ key: 'gads', plugin: `${PLUGINS}/gads`, enabled: true, upstream: { transparency: base }, settings })
@@ -102,7 +103,23 @@ t.test('HTTP 429 and a captcha page end the job blocked and refunded', async t =
 t.test('input errors: nothing to look up, an unknown region', async t => {
   const h = await jobHarness(t, [gadsTool('http://127.0.0.1:1')])
   const a = await h.run('gads', {})
-  t.match(a.status, { status: 'error', refunded: false, error: /advertiser name or a domain/ })
+  t.equal(a.started, 400, 'nothing to look up: refused before any charge')
+  t.match(a.status.detail, /params\.advertiser or params\.domain is required/)
   const b = await h.run('gads', { domain: 'acme.com', regions: ['XX'] })
   t.match(b.status, { status: 'error', refunded: false, error: /Unknown region/ })
+})
+
+t.test('a list of domains: a lookup each, rows name their domain, max_results above 20 clamped, one charge', async t => {
+  const tc = await startServer(t, transparencyCenter())
+  const h = await jobHarness(t, [gadsTool(tc.base)])
+  const res = await h.app.inject({ method: 'POST', url: '/api/tool-run', headers: { 'x-api-key': h.user.apiKey }, payload: { tool: 'gads', params: { domain: ['acmecoffee.test', 'https://www.oldbrand.test/', 'not a domain'], max_results: 50 } } })
+  t.equal(res.statusCode, 202, res.body)
+  const id = res.json().job_id
+  const job = await h.app.services.db.job.findUniqueOrThrow({ where: { id } })
+  t.equal(JSON.parse(job.input).max_results, 20, 'clamped to the tool\'s own maximum, not refused')
+  const status = await waitForEnd(h.app, h.user.apiKey, id, 30_000)
+  t.match(status, { status: 'done', records: 2, warning: /not a domain/ })
+  const rows = (await h.app.inject({ url: `/api/tool-run/${id}/results`, headers: { 'x-api-key': h.user.apiKey } })).json().results
+  t.same(rows.map((r: any) => [r.query, r.found, r.advertiser_id, r.running_now]), [['acmecoffee.test', true, 'AR111', true], ['oldbrand.test', true, 'AR999', false]])
+  t.equal((await h.usage()).calls_today, 1)
 })

@@ -1,7 +1,7 @@
 // The pure parsers on real captured answers, plus the Overpass query builder.
 import t from 'tap'
-import { parseNominatim, parseOverpass, parsePlaceDetailsLegacy, parsePlacesLegacy, parsePlacesNew, parseSerpApi, parseSerper, overpassRemark } from '../../../plugins/maps/extract.ts'
-import { limitBox, nameFilter, nameKeyword, osmFilters, overpassQuery } from '../../../plugins/maps/osm-query.ts'
+import { isBusiness, parseNominatim, parseOverpass, parsePlaceDetailsLegacy, parsePlacesLegacy, parsePlacesNew, parseSerpApi, parseSerper, overpassRemark } from '../../../plugins/maps/extract.ts'
+import { limitBox, nameFilters, nameKeyword, osmFilters, overpassQuery } from '../../../plugins/maps/osm-query.ts'
 import { captureAvailable, missing, readCapture } from '../../fixtures/maps/captures.ts'
 
 const withCapture = (name: string, title: string, fn: (body: unknown, t: any) => void | Promise<void>) =>
@@ -84,6 +84,40 @@ t.test('Overpass ways with centres, addresses and runtime remarks', async t => {
   t.match(overpassRemark({ elements: [], remark: 'runtime error: Query timed out in "query" at line 3 after 26 seconds.' }), /timed out/)
 })
 
+t.test('OSM: only named elements with a business tag are listings, and every listing has a position', async t => {
+  const rows = parseOverpass({ elements: [
+    // Named, but a road, a dock, a parking lot and a park: not businesses.
+    { type: 'way', id: 1, center: { lat: 30.2, lon: -97.7 }, tags: { name: 'Dentist Lane', highway: 'residential' } },
+    { type: 'way', id: 2, center: { lat: 30.2, lon: -97.7 }, tags: { name: 'Dentist Dock', waterway: 'dock' } },
+    { type: 'node', id: 3, lat: 30.2, lon: -97.7, tags: { name: 'Dental Parking', amenity: 'parking' } },
+    { type: 'way', id: 4, center: { lat: 30.2, lon: -97.7 }, tags: { name: 'Dentist Park', leisure: 'park' } },
+    // A way without `center`: placed at the mean of its nodes, given in the same answer.
+    { type: 'way', id: 10, nodes: [100, 101, 102, 103], tags: { name: 'Smile Studio', healthcare: 'dentist' } },
+    { type: 'node', id: 100, lat: 30.0, lon: -97.0 },
+    { type: 'node', id: 101, lat: 30.0, lon: -97.2 },
+    { type: 'node', id: 102, lat: 30.2, lon: -97.2 },
+    { type: 'node', id: 103, lat: 30.2, lon: -97.0 },
+    // A relation without `center`: through its way member's nodes.
+    { type: 'relation', id: 20, members: [{ type: 'way', ref: 10, role: 'outer' }], tags: { name: 'Dental Campus', amenity: 'dentist' } },
+    // Bounds (out bb) and geometry (out geom) serve as well.
+    { type: 'way', id: 30, bounds: { minlat: 1, minlon: 2, maxlat: 3, maxlon: 4 }, tags: { name: 'Bound Shop', shop: 'books' } },
+    { type: 'way', id: 40, geometry: [{ lat: 5, lon: 6 }, { lat: 7, lon: 8 }], tags: { name: 'Geom Office', office: 'lawyer' } },
+    // No position anywhere: not a listing.
+    { type: 'way', id: 50, nodes: [999], tags: { name: 'Nowhere Dental', amenity: 'dentist' } },
+    { type: 'node', id: 60, lat: 9, lon: 9, tags: { name: 'Grand Hotel', tourism: 'hotel' } },
+    { type: 'node', id: 61, lat: 9, lon: 9, tags: { name: 'Viewpoint', tourism: 'viewpoint' } },
+    { type: 'node', id: 62, lat: 9, lon: 9, tags: { name: 'Harbour Marina', leisure: 'marina' } },
+  ] })
+  t.same(rows.map(r => r.source_id), ['way/10', 'relation/20', 'way/30', 'way/40', 'node/60', 'node/62'])
+  t.match(rows[0], { name: 'Smile Studio', category: 'Dentist', latitude: 30.1, longitude: -97.1 })
+  t.match(rows[1], { name: 'Dental Campus', latitude: 30.1, longitude: -97.1 })
+  t.match(rows[2], { latitude: 2, longitude: 3 })
+  t.match(rows[3], { latitude: 6, longitude: 7 })
+  t.ok(rows.every(r => typeof r.latitude === 'number' && typeof r.longitude === 'number'))
+  t.ok(isBusiness({ shop: 'yes' }) && isBusiness({ craft: 'plumber' }) && isBusiness({ amenity: 'cafe' }))
+  t.notOk(isBusiness({ amenity: 'bench' }) || isBusiness({ highway: 'primary' }) || isBusiness({ building: 'yes' }) || isBusiness({ leisure: 'pitch' }))
+})
+
 t.test('what → OSM tags, name fallback and the QL', async t => {
   t.same(osmFilters('dentists'), ['["amenity"="dentist"]', '["healthcare"="dentist"]'])
   t.same(osmFilters('coffee shops'), ['["amenity"="cafe"]'])
@@ -99,7 +133,8 @@ t.test('what → OSM tags, name fallback and the QL', async t => {
   t.same(osmFilters('escape rooms'), [])
   t.equal(nameKeyword('escape rooms'), 'room')
   t.equal(nameKeyword('dentists'), 'dentist')
-  t.equal(nameFilter('a.b"c'), '["name"~"a\\\\.b\\"c",i]')
+  t.equal(nameFilters('a.b"c')[0], '["shop"]["name"~"a\\\\.b\\"c",i]')
+  t.ok(nameFilters('dentist').every(f => /^\["(shop|office|craft|healthcare|club|amenity|tourism|leisure)"\]\["name"~"dentist",i\]$/.test(f)), 'the name fallback asks only for business-tagged features')
   const ql = overpassQuery(['["amenity"="dentist"]'], { south: 30.1, west: -97.9, north: 30.5, east: -97.5 }, 20)
   t.equal(ql, '[out:json][timeout:25][bbox:30.1,-97.9,30.5,-97.5];\n(\n  nwr["amenity"="dentist"]["name"];\n);\nout center tags 20;')
   t.same(limitBox({ south: 0, west: 0, north: 10, east: 0.5 }, 1), { bbox: { south: 4.5, north: 5.5, west: 0, east: 0.5 }, shrunk: true })

@@ -17,7 +17,7 @@ t.test('Serper first: POST /places with X-API-KEY, paged by `page` up to max_res
   t.equal(JSON.parse(up.serper.hits[0]!.body).q, 'dentists in Austin TX')
   t.equal(up.serpapi.hits.length + up.places.hits.length + up.nominatim.hits.length + up.overpass.hits.length, 0, 'later sources untouched')
   t.same(rows[0], {
-    name: 'Austin Dental 1', category: 'Dentist', address: '1 Congress Ave, Austin, TX 78701', phone: '(512) 555-0101', website: 'https://biz-1.example',
+    query: 'Find me dentists in Austin TX', name: 'Austin Dental 1', category: 'Dentist', address: '1 Congress Ave, Austin, TX 78701', phone: '(512) 555-0101', website: 'https://biz-1.example',
     rating: 4.1, review_count: 10, latitude: business(1, {}).lat, longitude: business(1, {}).lng, source_id: 'cid-1', source: 'serper',
   })
   t.same(rows.map(r => r.name), Array.from({ length: 25 }, (_, i) => `Austin Dental ${i + 1}`))

@@ -148,3 +148,23 @@ t.test('a bad store address is the caller\'s error, not refunded', async t => {
   t.match(status, { status: 'error', refunded: false })
   t.match(status.error, /not a store address/)
 })
+
+t.test('a list of stores: each read in turn, rows name their store, one charge; a failing store does not sink the others', async t => {
+  const shopA = await startServer(t, (req, res) => {
+    if (req.url.pathname === '/products.json') return sendJson(res, 200, { products: Number(req.url.searchParams.get('page')) === 1 ? [shopifyProduct(1), shopifyProduct(2)] : [] })
+    send(res, 404, 'not found')
+  })
+  const shopB = await startServer(t, (req, res) => {
+    if (req.url.pathname === '/products.json') return sendJson(res, 200, { products: Number(req.url.searchParams.get('page')) === 1 ? [shopifyProduct(7)] : [] })
+    send(res, 404, 'not found')
+  })
+  const h = await jobHarness(t, [productsTool({ shopify_page_size: 2 })])
+  const { status, rows } = await h.run('products', { url: [shopA.base, 'http://127.0.0.1:1', shopB.base], platform: 'shopify' })
+  t.match(status, { status: 'done', records: 3, warning: /http:\/\/127\.0\.0\.1:1 failed/ })
+  t.same(rows.map(r => [r.store_url, r.title]), [[shopA.base, 'Chair 1'], [shopA.base, 'Chair 2'], [shopB.base, 'Chair 7']])
+  t.same(status.summary.stores.map((s: any) => [s.store_url, s.platform ?? null, typeof s.error]), [[shopA.base, 'shopify', 'undefined'], ['http://127.0.0.1:1', null, 'string'], [shopB.base, 'shopify', 'undefined']])
+  t.equal((await h.usage()).calls_today, 1)
+
+  const allFail = await h.run('products', { url: ['http://127.0.0.1:1', 'http://127.0.0.1:2'], platform: 'shopify' })
+  t.match(allFail.status, { status: 'error', refunded: true }, 'every store failed: the last failure is the job\'s')
+})

@@ -108,3 +108,17 @@ t.test('max_pages is clamped to the plan ceiling, and a batch of sites gives a r
   t.match(rows[2], { website: 'http://127.0.0.1:1', pages_scanned: 0, count: 0 })
   t.type(rows[2].error, 'string')
 })
+
+t.test('POST /api/website-email/find on a crawl that fails: 200 with the Website e-mail result shape and the job\'s outcome', async t => {
+  const app = await buildWithCounter(t, PRIVATE_OK)
+  const user = await signup(app)
+  const res = await app.inject({ method: 'POST', url: '/api/website-email/find', headers: { 'x-api-key': user.apiKey }, payload: { website: 'http://127.0.0.1:1/' } })
+  t.equal(res.statusCode, 200, res.body)
+  const body = res.json()
+  t.same(Object.keys(body).sort(), ['blocked', 'count', 'domain', 'emails', 'error', 'job_id', 'pages_scanned', 'phones', 'refunded', 'results', 'socials', 'status', 'website'].sort(), 'every field of the Website e-mail result, plus the outcome')
+  t.match(body, { website: 'http://127.0.0.1:1/', domain: '127.0.0.1', pages_scanned: 0, emails: [], phones: [], socials: [], results: [], count: 0, status: 'error', blocked: false, refunded: true })
+  t.match(body.error, /could not be loaded|upstream/i)
+  const status = await app.inject({ url: `/api/tool-run/${body.job_id}/status`, headers: { 'x-api-key': user.apiKey } })
+  t.match(status.json(), { status: 'error', error: body.error, refunded: true }, 'the same outcome as the status record')
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 0, 'refunded')
+})

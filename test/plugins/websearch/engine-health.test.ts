@@ -122,7 +122,7 @@ t.test('the status record has every field of the spec, with the spec\'s types', 
   t.type(status.google_cooldown_active, 'boolean')
   t.equal(status.last_google_block_reason, '')
   t.ok(['auto', 'google', 'bing', 'duckduckgo', 'brave', 'mojeek', 'yahoo'].every(e => status.engines.includes(e)), 'engines lists the spec names')
-  t.same(status.engines_working, ['duckduckgo_html'])
+  t.same(status.engines_working, ['duckduckgo'])
   t.same(status.engines_unconfigured, ['serpapi', 'google_cse'])
   t.same(status.engine_health.serpapi, { ok: false, kind: 'unconfigured', reason: 'SERPAPI_API_KEY not set', age_s: 0 })
   t.match(status.engine_health.google_cse, { kind: 'unconfigured', reason: 'GOOGLE_CSE_API_KEY and GOOGLE_CSE_ID not set' })
@@ -134,6 +134,29 @@ t.test('the status record has every field of the spec, with the spec\'s types', 
   }
   t.equal(status.recommended_engine, 'serper')
   t.type(status.note, 'string')
+})
+
+t.test('every field names engines as `engines` does: duckduckgo, never its backend ids', async t => {
+  const clock = movableClock()
+  const health = createEngineHealth({ clock, cooldownSeconds: 600 })
+  health.recordBlocked('duckduckgo_html', 'anomaly page')
+  clock.advance(10)
+  let status = health.statusRecord({ credential: noKeys, proxyConfigured: false })
+  t.same(status.engines_blocked, ['duckduckgo'])
+  t.same(status.engine_health.duckduckgo, { ok: false, kind: 'blocked', reason: 'anomaly page', age_s: 10, cooldown_remaining_s: 590, backend: 'duckduckgo_html' })
+  t.equal(status.recommended_engine, 'duckduckgo', 'auto would use the lite backend, which is still duckduckgo')
+  t.match(status.note, /would use duckduckgo now/)
+
+  health.recordOk('duckduckgo_lite', '8 results')
+  status = health.statusRecord({ credential: noKeys, proxyConfigured: false })
+  t.same(status.engines_working, ['duckduckgo'], 'one backend answering makes the engine work')
+  t.same(status.engines_blocked, [])
+  t.match(status.engine_health.duckduckgo, { ok: true, kind: 'ok', backend: 'duckduckgo_lite' })
+
+  const named = new Set<string>(status.engines)
+  const listed = [...status.engines_working, ...status.engines_blocked, ...status.engines_unconfigured, ...Object.keys(status.engine_health), status.recommended_engine]
+  t.ok(listed.every(name => named.has(name)), `every name is one of engines: ${listed.join(', ')}`)
+  t.notMatch(status.note, /duckduckgo_(html|lite)/)
 })
 
 t.test('two instances never share observations (no module state)', async t => {

@@ -162,10 +162,10 @@ t.test('tool-run websearch: rows, summary with related searches and the answer b
   t.match(status, { status: 'done', records: 5, error: null, blocked: false, refunded: false, warning: null })
   t.equal(rows.length, 5)
   t.same(rows.map(r => r.position), [1, 2, 3, 4, 5])
-  t.same(rows[0], { position: 1, title: 'Widgets, "gadgets" & more', url: 'https://www.acme.example/widgets', domain: 'acme.example', snippet: 'Every widget, sorted by size; line one. Line two.', engine: 'duckduckgo_html' })
+  t.same(rows[0], { query: 'widgets', position: 1, title: 'Widgets, "gadgets" & more', url: 'https://www.acme.example/widgets', domain: 'acme.example', snippet: 'Every widget, sorted by size; line one. Line two.', engine: 'duckduckgo_html' })
   t.match(rows[1], { position: 2, title: 'Widget shop', domain: 'shop.example.org', engine: 'duckduckgo_html' })
   t.same(rows.slice(2).map(r => r.url), numbered(3, 3).map(r => r.url))
-  for (const row of rows) t.same(Object.keys(row).sort(), ['domain', 'engine', 'position', 'snippet', 'title', 'url'], `row ${row.position} has exactly the search fields`)
+  for (const row of rows) t.same(Object.keys(row).sort(), ['domain', 'engine', 'position', 'query', 'snippet', 'title', 'url'], `row ${row.position} has exactly the search fields`)
 
   t.match(status.summary, {
     engine: 'duckduckgo',
@@ -189,9 +189,10 @@ t.test('tool-run websearch: rows, summary with related searches and the answer b
 
   // The status endpoint now reports what this app's runs observed.
   const health = (await searchStatus(app, user.apiKey)).json()
-  t.match(health, { engine_health_observed: true, engines_working: ['duckduckgo_html'], engines_blocked: [], recommended_engine: 'duckduckgo', google_cooldown_active: false })
-  t.same(health.engine_health.duckduckgo_html, { ok: true, kind: 'ok', reason: '5 results', age_s: 0 })
-  t.notOk('duckduckgo_lite' in health.engine_health, 'an engine never queried is absent')
+  t.match(health, { engine_health_observed: true, engines_working: ['duckduckgo'], engines_blocked: [], recommended_engine: 'duckduckgo', google_cooldown_active: false })
+  t.same(health.engine_health.duckduckgo, { ok: true, kind: 'ok', reason: '5 results', age_s: 0, backend: 'duckduckgo_html' }, 'named as callers name it; the backend that answered says which')
+  t.notOk('brave' in health.engine_health, 'an engine never queried is absent')
+  t.notOk('duckduckgo_html' in health.engine_health, 'never a backend id')
   t.notMatch(health.note, /not measured yet/)
 
   // CSV export parses back to the JSON rows.
@@ -200,7 +201,7 @@ t.test('tool-run websearch: rows, summary with related searches and the answer b
   t.match(csv.headers['content-type'], /text\/csv/)
   t.equal(csv.headers['content-disposition'], `attachment; filename="websearch-${id}.csv"`)
   const parsed = parse(csv.rawPayload, { bom: true, columns: true }) as Array<Record<string, string>>
-  const columns = ['position', 'title', 'url', 'domain', 'snippet', 'engine']
+  const columns = ['query', 'position', 'title', 'url', 'domain', 'snippet', 'engine']
   t.same(Object.keys(parsed[0]!), columns)
   t.same(parsed, rows.map(r => Object.fromEntries(columns.map(c => [c, cellText(r[c])]))))
   const selected = parse((await app.inject({ url: `/api/tool-run/${id}/results.csv?fields=url,position`, headers: headersFor(user.apiKey) })).rawPayload, { bom: true, columns: true }) as Array<Record<string, string>>
@@ -234,13 +235,13 @@ t.test('auto falls back past 202 anomaly, 429 and a captcha; engine health outli
   ])
 
   const health = (await searchStatus(app, user.apiKey)).json()
-  t.same(health.engines_blocked, ['duckduckgo_html', 'duckduckgo_lite', 'brave'])
+  t.same(health.engines_blocked, ['duckduckgo', 'brave'])
   t.same(health.engines_working, ['mojeek'])
   t.equal(health.recommended_engine, 'mojeek')
   t.match(health.engine_health.brave, { ok: false, kind: 'blocked', reason: /Brave captcha/, age_s: 0 })
   t.ok(health.engine_health.brave.cooldown_remaining_s > 590 && health.engine_health.brave.cooldown_remaining_s <= 600, 'cooldown_s from the config (600)')
-  t.match(health.engine_health.duckduckgo_lite, { ok: false, kind: 'blocked', reason: 'HTTP 429' })
-  t.match(health.note, /duckduckgo_html refused/)
+  t.match(health.engine_health.duckduckgo, { ok: false, kind: 'blocked', reason: 'HTTP 429', backend: 'duckduckgo_lite' }, 'the latest refusal of its two backends')
+  t.match(health.note, /duckduckgo refused/)
 
   // A second job in the same app goes straight to Mojeek: the cooling engines get no request.
   const before = server.requests.length
@@ -287,7 +288,7 @@ t.test('every engine refuses: error, blocked, refunded; the next search is refus
   const health = (await searchStatus(app, user.apiKey)).json()
   t.equal(health.engine_health_observed, true)
   t.same(health.engines_working, [])
-  t.same(health.engines_blocked, ['duckduckgo_html', 'duckduckgo_lite', 'brave', 'mojeek', 'bing', 'yahoo', 'google'])
+  t.same(health.engines_blocked, ['duckduckgo', 'bing', 'brave', 'mojeek', 'yahoo', 'google'])
   t.match(health, { google_ready: false, google_cooldown_active: true, last_google_block_reason: 'HTTP 429', recommended_engine: 'auto' })
   for (const engine of health.engines_blocked) t.match(health.engine_health[engine], { ok: false, kind: 'blocked', reason: 'HTTP 429' })
   t.ok(health.engine_health.google.cooldown_remaining_s > 1790, 'google_cooldown_s from the config (1800)')
@@ -357,7 +358,7 @@ t.test('scrape_results: every result row carries its page', async t => {
   t.equal(parsed[1]!.text, '', 'null is an empty cell')
 })
 
-t.test('urls mode: one row per URL in input order; query and urls together are the caller\'s error (not refunded)', async t => {
+t.test('urls mode: one row per URL in input order; query and urls together are a 400, not charged', async t => {
   const pages = await startServer(t, site)
   const app = await buildWebsearch(t, {})
   const user = await signup(app)
@@ -370,10 +371,10 @@ t.test('urls mode: one row per URL in input order; query and urls together are t
   t.match(rows[1], { content_type: 'application/pdf', error: /not an HTML page/ })
   t.match(rows[3], { status: null, error: 'not an http(s) URL' })
 
-  const both = await runSearch(app, user.apiKey, { query: 'x', urls })
-  t.match(both.status, { status: 'error', blocked: false, refunded: false })
-  t.match(both.status.error, /either query .* or urls/)
-  t.equal((await usageOf(app, user.apiKey)).calls_today, 2, 'the input error is charged; the scrape too')
+  const both = await startJob(app, user.apiKey, { query: 'x', urls }, 'websearch')
+  t.equal(both.statusCode, 400, 'query and urls together: refused before the job starts')
+  t.match(both.json().detail, /params\.query or params\.urls, not both/)
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 1, 'only the scrape was charged')
 })
 
 t.test('urls mode without ALLOW_PRIVATE_TARGETS: the guard refuses loopback on each row', async t => {

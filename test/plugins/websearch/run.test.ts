@@ -83,7 +83,7 @@ t.test('auto: DuckDuckGo html answers with its anomaly page, lite with 429, Brav
   t.match(braveServer.requests[0]!.headers.cookie, /country=at/)
 
   const status = health.statusRecord({ credential: () => undefined, proxyConfigured: false })
-  t.same(status.engines_blocked, ['duckduckgo_html', 'duckduckgo_lite'])
+  t.same(status.engines_blocked, ['duckduckgo'], 'both DuckDuckGo backends refused: one engine, named as callers name it')
   t.same(status.engines_working, ['brave'])
   t.equal(status.recommended_engine, 'brave', 'the blocked DuckDuckGo endpoints cool down, so brave is next')
 })
@@ -118,7 +118,7 @@ t.test('every engine refuses: the job ends blocked, and a second run does not kn
   const requestsAfterFirst = refusing.requests.length
   t.equal(requestsAfterFirst, 7, 'one request per scraped engine, providers without keys skipped')
   const status = health.statusRecord({ credential: () => undefined, proxyConfigured: false })
-  t.equal(status.engines_blocked.length, 7)
+  t.equal(status.engines_blocked.length, 6, 'six engines (DuckDuckGo counts once for its two backends)')
   t.equal(status.google_cooldown_active, true)
   t.equal(status.last_google_block_reason, 'HTTP 429')
 
@@ -163,7 +163,7 @@ t.test('a later page refused: the rows so far are kept, the engine is marked blo
   const ctx = fakeContext({ query: 'widgets', max_results: 20, engine: 'duckduckgo' }, { urls: { duckduckgo_html: server.base }, state: health })
   await run(ctx)
   t.equal(ctx.rows.length, 10)
-  t.match(ctx.warnings, [/Only 10 of 20 results: duckduckgo_html page 2: DuckDuckGo anomaly/])
+  t.match(ctx.warnings, [/Only 10 of 20 results for "widgets": duckduckgo_html page 2: DuckDuckGo anomaly/])
   t.equal(health.observation('duckduckgo_html')?.kind, 'blocked')
 })
 

@@ -1,0 +1,71 @@
+// What the kernel does with a tool's params before any charge: declared
+// alternatives (anyOf/oneOf of required sets in the input schema) refused with
+// a 400 naming them, blank text and empty lists not counting as given, and
+// per-run fields above a ceiling clamped (tier ceiling and the schema's own
+// maximum), never refused. Every refusal here leaves the usage counters at 0.
+import t from 'tap'
+import { dirname, resolve } from 'node:path'
+import { build, signup } from '../helpers/build.ts'
+import { startJob, usageOf } from '../helpers/jobs.ts'
+import { loadToolsFile } from '../../core/config.ts'
+import { ToolRegistry } from '../../core/tools/registry.ts'
+
+// Every call a job would fail on for want of one of two (or three) parameters, with what the detail must name.
+const NEITHER: Array<{ tool: string, params: Record<string, unknown>, names: RegExp }> = [
+  { tool: 'websearch', params: { max_results: 5 }, names: /params\.query or params\.urls is required/ },
+  { tool: 'websearch', params: { query: '   ' }, names: /params\.query or params\.urls/ },
+  { tool: 'websearch', params: { query: ['', ' '] }, names: /params\.query or params\.urls/ },
+  { tool: 'email', params: { smtp_check: false }, names: /params\.emails or params\.email is required/ },
+  { tool: 'email', params: { emails: [] }, names: /params\.emails or params\.email/ },
+  { tool: 'disposable', params: {}, names: /one of params\.items, params\.emails, params\.domains is required/ },
+  { tool: 'fbads', params: { ad_reached_countries: ['US'] }, names: /params\.search_terms or params\.search_page_ids is required/ },
+  { tool: 'gads', params: { regions: ['US'] }, names: /params\.advertiser or params\.domain is required/ },
+  { tool: 'adleads', params: { niche: 'dentists' }, names: /params\.query or params\.niche with params\.city is required/ },
+  { tool: 'maps', params: { max_results: 5 }, names: /params\.query or params\.prompt is required/ },
+]
+
+t.test('a call with none of the alternatives: 400 naming them, nothing charged', async t => {
+  const app = await build(t)
+  const user = await signup(app)
+  for (const { tool, params, names } of NEITHER) {
+    const res = await startJob(app, user.apiKey, params, tool)
+    t.equal(res.statusCode, 400, `${tool} ${JSON.stringify(params)}: ${res.body}`)
+    t.match(res.json().detail, names, `${tool}: the detail names the alternatives`)
+  }
+  const both = await startJob(app, user.apiKey, { query: 'widgets', urls: ['https://example.com/'] }, 'websearch')
+  t.equal(both.statusCode, 400)
+  t.match(both.json().detail, /params\.query or params\.urls, not both/)
+  const usage = await usageOf(app, user.apiKey)
+  t.equal(usage.calls_today, 0, 'no refused call was charged')
+  t.equal(usage.jobs_running, 0)
+  t.equal(await app.services.db.job.count(), 0, 'no job was created')
+})
+
+t.test('the agent sees the alternatives in its own argument names', async t => {
+  const app = await build(t)
+  const user = await signup(app)
+  const call = await app.inject({
+    method: 'POST', url: '/mcp',
+    headers: { authorization: `Bearer ${user.apiKey}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'socialA_ads_scrape', arguments: { ad_reached_countries: ['US'] } } },
+  })
+  const text = call.body
+  t.match(text, /arguments\.query or arguments\.search_page_ids is required/, 'fbads renames search_terms to query for agents')
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 0)
+  const tools = (await app.inject({ url: '/mcp/manifest.json' })).json().tools as Array<{ name: string, inputSchema: Record<string, any> }>
+  t.same(tools.find(x => x.name === 'socialA_ads_scrape')!.inputSchema.anyOf, [{ required: ['query'] }, { required: ['search_page_ids'] }])
+  t.same(tools.find(x => x.name === 'ad_library_lead_finder')!.inputSchema.anyOf, [{ required: ['query'] }, { required: ['niche', 'city'] }])
+})
+
+t.test('per-run fields above a ceiling are clamped to the tier ceiling and to the schema maximum, never refused', async t => {
+  const configPath = resolve('tools.config.json')
+  const registry = await ToolRegistry.load(loadToolsFile(configPath), dirname(configPath))
+  const gads = registry.get('gads')!
+  const websearch = registry.get('websearch')!
+  t.equal(registry.prepareInput(gads, { domain: 'acme.com', max_results: 50 }, 200).max_results, 20, 'gads: its own maximum (20) under the tier ceiling')
+  t.equal(registry.prepareInput(gads, { domain: 'acme.com', max_results: 50 }, 5).max_results, 5, 'gads: the tier ceiling under its maximum')
+  t.equal(registry.prepareInput(websearch, { query: 'x', max_results: 5000 }, 1000).max_results, 1000, 'websearch: 1000 (its maximum and the Pro ceiling)')
+  t.equal(registry.prepareInput(websearch, { query: 'x', max_results: 5000 }, 200).max_results, 200, 'websearch: the Registered ceiling')
+  t.equal(registry.prepareInput(websearch, { query: 'x', max_results: 7 }, 200).max_results, 7, 'below both: as given')
+  t.throws(() => registry.prepareInput(websearch, { query: 'x', max_results: 0 }, 200), /max_results/, 'below the minimum is still a bad parameter')
+})

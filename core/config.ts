@@ -72,11 +72,30 @@ export interface AppConfig {
   proxyUrl: string | null
   userAgent: string
   redisUrl: string | null
-  llm: { baseUrl: string | null, apiKey: string | null, model: string | null }
+  llm: LlmConfig
+  // Job lifecycle timings (JOB_TIMEOUT_SECONDS … WEBHOOK_RETRY_BASE_MS): read here, like every
+  // other setting, so a bad value stops the boot instead of, say, timing every job out at once.
+  jobTimeoutSeconds: number
+  jobHeartbeatMs: number
+  jobSweepIntervalMs: number
+  syncWaitSeconds: number
+  webhookRetryBaseMs: number
   toolsConfigPath: string
   tools: ToolsFileConfig
   /** Every variable the process was started with (plugins read their credentials from it). */
   env: Readonly<Record<string, string | undefined>>
+}
+
+/** The OpenAI-compatible model server behind POST /api/blog/generate. */
+export interface LlmConfig {
+  baseUrl: string | null
+  apiKey: string | null
+  /** Chat-completions model that writes the article. */
+  model: string | null
+  /** Image model for the featured image (POST {baseUrl}/images/generations); null: no image. */
+  imageModel: string | null
+  /** How long the article model may take to answer. */
+  timeoutMs: number
 }
 
 type Env = Record<string, string | undefined>
@@ -96,6 +115,20 @@ function int (env: Env, name: string, fallback: number, min: number, max: number
   const n = Number(raw)
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`)
   return n
+}
+/** A value sent on the wire in a header (User-Agent, Authorization, a model name): no control characters. */
+function headerSafe (env: Env, name: string): string | null {
+  const v = optional(env, name)
+  if (v !== null && /[\x00-\x1f\x7f]/.test(v)) throw new ConfigError(`${name} must not contain control characters (a newline, a tab …)`)
+  return v
+}
+function urlSetting (env: Env, name: string, schemes: string[]): string | null {
+  const v = optional(env, name)
+  if (v === null) return null
+  let parsed: URL
+  try { parsed = new URL(v) } catch { throw new ConfigError(`${name} is not a valid URL`) }
+  if (!schemes.includes(parsed.protocol.slice(0, -1))) throw new ConfigError(`${name} must be a ${schemes.map(s => `${s}://`).join(' or ')} URL, got "${parsed.protocol}//…"`)
+  return v
 }
 function bool (env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name]
@@ -208,6 +241,17 @@ function secureDataDir (dataDir: string): void {
   }
 }
 
+/** Makes sure `path` is a directory we can use, or stops the boot naming the variable that chose it. */
+function directory (path: string, name: string, mode?: number): string {
+  try {
+    mkdirSync(path, { recursive: true, mode })
+    if (!statSync(path).isDirectory()) throw new Error('not a directory')
+  } catch (err) {
+    throw new ConfigError(`${name}: ${path} cannot be used as a directory (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
+  }
+  return path
+}
+
 /** A secret generated on first start and kept in DATA_DIR, readable by the owner only. */
 function secretKeyFrom (env: Env, dataDir: string): string {
   const given = optional(env, 'SECRET_KEY')
@@ -230,19 +274,17 @@ function secretKeyFrom (env: Env, dataDir: string): string {
 }
 
 export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppConfig {
-  const dataDir = resolve(cwd, str(env, 'DATA_DIR', './data'))
+  const dataDir = directory(resolve(cwd, str(env, 'DATA_DIR', './data')), 'DATA_DIR', 0o700)
   secureDataDir(dataDir)
   const db = databaseFrom(env, dataDir, cwd)
-  if (db.sqlitePath) mkdirSync(dirname(db.sqlitePath), { recursive: true, mode: 0o700 })
+  if (db.sqlitePath) directory(dirname(db.sqlitePath), 'DATABASE_URL', 0o700)
   const toolsConfigPath = resolve(cwd, str(env, 'TOOLS_CONFIG', 'tools.config.json'))
   const publicTokens = (optional(env, 'PUBLIC_TOKENS') ?? '').split(',').map(t => t.trim()).filter(Boolean)
   for (const t of publicTokens) {
     if (!t.startsWith('pub-')) throw new ConfigError('PUBLIC_TOKENS must be a comma-separated list of tokens that start with "pub-"')
   }
-  const proxyUrl = optional(env, 'PROXY_URL')
-  if (proxyUrl) { try { new URL(proxyUrl) } catch { throw new ConfigError('PROXY_URL is not a valid URL') } }
-  const llmBaseUrl = optional(env, 'LLM_BASE_URL')
-  if (llmBaseUrl) { try { new URL(llmBaseUrl) } catch { throw new ConfigError('LLM_BASE_URL is not a valid URL') } }
+  const proxyUrl = urlSetting(env, 'PROXY_URL', ['http', 'https', 'socks', 'socks4', 'socks5'])
+  const llmBaseUrl = urlSetting(env, 'LLM_BASE_URL', ['http', 'https'])
   const logLevel = str(env, 'LOG_LEVEL', 'info')
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`)
   const requestTimeoutMs = int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000)
@@ -251,14 +293,20 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`)
   const adminApiKey = optional(env, 'ADMIN_API_KEY')
   if (adminApiKey && adminApiKey.length < 16) throw new ConfigError('ADMIN_API_KEY must be at least 16 characters')
+  const blogApiKey = optional(env, 'BLOG_API_KEY')
+  if (blogApiKey && blogApiKey.length < 16) throw new ConfigError('BLOG_API_KEY must be at least 16 characters')
+  const host = str(env, 'HOST', '127.0.0.1')
+  if (!/^[A-Za-z0-9.:_%[\]-]+$/.test(host)) throw new ConfigError(`HOST must be a host name or an IP address, got "${host}"`)
+  const userAgent = headerSafe(env, 'USER_AGENT') ?? 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+  const redisUrl = urlSetting(env, 'REDIS_URL', ['redis', 'rediss'])
 
   return {
-    host: str(env, 'HOST', '127.0.0.1'),
+    host,
     port: int(env, 'PORT', 3000, 0, 65535),
     ...db,
     dataDir,
     adminApiKey,
-    blogApiKey: optional(env, 'BLOG_API_KEY'),
+    blogApiKey,
     publicTokens,
     secretKey: secretKeyFrom(env, dataDir),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
@@ -284,9 +332,20 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
       workerMemoryMb: int(env, 'EXTRACT_WORKER_MEMORY_MB', 512, 32, 16_384),
     },
     proxyUrl,
-    userAgent: str(env, 'USER_AGENT', 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'),
-    redisUrl: optional(env, 'REDIS_URL'),
-    llm: { baseUrl: llmBaseUrl, apiKey: optional(env, 'LLM_API_KEY'), model: optional(env, 'LLM_MODEL') },
+    userAgent,
+    redisUrl,
+    llm: {
+      baseUrl: llmBaseUrl,
+      apiKey: headerSafe(env, 'LLM_API_KEY'),
+      model: headerSafe(env, 'LLM_MODEL'),
+      imageModel: headerSafe(env, 'LLM_IMAGE_MODEL'),
+      timeoutMs: int(env, 'LLM_TIMEOUT_MS', 60_000, 1, 600_000),
+    },
+    jobTimeoutSeconds: int(env, 'JOB_TIMEOUT_SECONDS', 900, 1, 7 * 24 * 3600),
+    jobHeartbeatMs: int(env, 'JOB_HEARTBEAT_MS', 5000, 10, 600_000),
+    jobSweepIntervalMs: int(env, 'JOB_SWEEP_INTERVAL_MS', 60_000, 10, 24 * 3600_000),
+    syncWaitSeconds: int(env, 'SYNC_WAIT_SECONDS', 90, 1, 3600),
+    webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 1000, 1, 3600_000),
     toolsConfigPath,
     tools: loadToolsFile(toolsConfigPath),
     env: { ...env },

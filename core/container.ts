@@ -72,7 +72,7 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
     // No worker starts before the first task; close() terminates whatever started.
     extraction: asFunction(({ config }: Services) => new ExtractionPool(config.extraction)).singleton().disposer(pool => pool.close()),
     webhooks: asFunction(({ net, logger, config, secrets }: Services) => new WebhookSender(net, logger, secrets, {
-      attempts: 5, baseDelayMs: Number(config.env.WEBHOOK_RETRY_BASE_MS ?? 1000),
+      attempts: 5, baseDelayMs: config.webhookRetryBaseMs,
     })).singleton(),
     runner: asFunction((s: Services) => new JobRunner({
       db: s.db, registry: s.registry, quotas: s.quotas, clock: s.clock, config: s.config, logger: s.logger, secrets: s.secrets, events: s.events, net: s.net, webhooks: s.webhooks,
@@ -83,7 +83,7 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
     jobs: asFunction((s: Services) => new JobService({ db: s.db, clock: s.clock, quotas: s.quotas, registry: s.registry, runner: s.runner, events: s.events, queue: () => container.cradle.queue })).singleton(),
     maintenance: asFunction((s: Services) => new JobMaintenance({
       db: s.db, clock: s.clock, quotas: s.quotas, runner: s.runner, queue: () => container.cradle.queue, logger: s.logger,
-      dataDir: s.config.dataDir, heartbeatMs: Number(s.config.env.JOB_HEARTBEAT_MS ?? 5000), intervalMs: Number(s.config.env.JOB_SWEEP_INTERVAL_MS ?? 60_000),
+      dataDir: s.config.dataDir, heartbeatMs: s.config.jobHeartbeatMs, intervalMs: s.config.jobSweepIntervalMs,
     })).singleton(),
     blog: asFunction(({ db, clock, quotas, logger, config }: Services) => new BlogService(db, clock, quotas, logger, config)).singleton(),
   })

@@ -3,16 +3,18 @@
 // every reader may safely get.
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../clock.ts'
-import { ConfigError, type AppConfig } from '../config.ts'
+import type { AppConfig } from '../config.ts'
 import type { Db } from '../db/database.ts'
 import { AppError, badRequest, conflict, notFound, unavailable } from '../errors.ts'
 import type { Logger } from '../logger.ts'
 import type { AccountCaller } from '../auth/guards.ts'
 import type { QuotaService } from '../quotas/quota-service.ts'
-import { ArticleWriter, DEFAULT_LLM_TIMEOUT_MS, ModelUnavailable, type GeneratedArticle } from './article-writer.ts'
+import { ArticleWriter, ModelUnavailable, type GeneratedArticle } from './article-writer.ts'
+import { ImageMaker, ImageUnavailable, imagePrompt } from './image-maker.ts'
+import { BlogImageStore, isStoredImagePath } from './image-store.ts'
 import { plainText, sanitizeArticle, sanitizeInline } from './sanitize.ts'
 import { baseSlug, firstFreeSlug, RESERVED_SLUGS, SLUG_MAX } from './slug.ts'
-import { LIST_LIMIT_DEFAULT, type EditInput, type PublishInput } from './schemas.ts'
+import type { EditInput, PublishInput } from './schemas.ts'
 
 export const DEFAULT_CATEGORY = 'Lead Generation'
 export type PostStatus = 'draft' | 'published'
@@ -56,9 +58,10 @@ interface PostRow {
   publishedAt: Date | null
 }
 
-export interface BlogOptions {
-  /** How long the model may take to answer (default 60 s, or LLM_TIMEOUT_MS). */
-  llmTimeoutMs?: number
+/** What became of a generated post's featured image (the post is stored either way). */
+export interface FeaturedImageOutcome {
+  status: 'generated' | 'failed' | 'not_configured'
+  detail: string | null
 }
 
 const MAX_KEYWORDS = 50
@@ -94,7 +97,7 @@ function parseStoredKeywords (stored: string): string[] {
   }
 }
 
-/** featured_image and its alias image_url: one absolute http(s) URL, or null to clear. */
+/** featured_image and its alias image_url: one absolute http(s) URL (or an image this server stored), or null to clear. */
 function resolveImage (input: { featured_image?: string | null, image_url?: string | null }): string | null | undefined {
   const norm = (v: string | null | undefined) => (v === undefined ? undefined : v === null || v.trim() === '' ? null : v.trim())
   const a = norm(input.featured_image)
@@ -102,6 +105,7 @@ function resolveImage (input: { featured_image?: string | null, image_url?: stri
   if (a !== undefined && b !== undefined && a !== b) throw badRequest('featured_image and image_url are the same field; send one, or the same value in both.')
   const url = a !== undefined ? a : b
   if (url === undefined || url === null) return url
+  if (isStoredImagePath(url)) return url
   let parsed: URL
   try {
     parsed = new URL(url)
@@ -124,26 +128,21 @@ function cleanContent (raw: string): string {
   return content
 }
 
-function timeoutFrom (env: Readonly<Record<string, string | undefined>>): number | undefined {
-  const raw = env.LLM_TIMEOUT_MS?.trim()
-  if (!raw) return undefined
-  const n = Number(raw)
-  if (!/^\d+$/.test(raw) || n < 1 || n > 600_000) throw new ConfigError(`LLM_TIMEOUT_MS must be a whole number of milliseconds between 1 and 600000, got "${raw}"`)
-  return n
-}
-
 export class BlogService {
   readonly writer: ArticleWriter
+  readonly imageMaker: ImageMaker
+  readonly images: BlogImageStore
 
   constructor (
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly quotas: QuotaService,
     private readonly logger: Logger,
-    config: Pick<AppConfig, 'llm' | 'env'>,
-    options: BlogOptions = {},
+    config: Pick<AppConfig, 'llm' | 'dataDir'>,
   ) {
-    this.writer = new ArticleWriter(config.llm, options.llmTimeoutMs ?? timeoutFrom(config.env) ?? DEFAULT_LLM_TIMEOUT_MS)
+    this.writer = new ArticleWriter(config.llm, config.llm.timeoutMs)
+    this.imageMaker = new ImageMaker(config.llm, config.llm.timeoutMs)
+    this.images = new BlogImageStore(config.dataDir)
   }
 
   view (row: PostRow & { content: string }): PostView {
@@ -282,7 +281,11 @@ export class BlogService {
     return this.view(row)
   }
 
-  /** Newest first (by created_at); list items leave out `content`. */
+  /**
+   * Every post (the spec's "all blog posts"), featured ones pinned first, then
+   * newest first (by created_at); `limit`/`offset` page when given. List items
+   * leave out `content`.
+   */
   async list (options: { limit?: number, offset?: number, includeDrafts: boolean }): Promise<{ total: number, posts: PostListItem[] }> {
     const where = options.includeDrafts ? {} : { status: 'published' }
     const [total, rows] = await Promise.all([
@@ -290,8 +293,8 @@ export class BlogService {
       this.db.blogPost.findMany({
         where,
         omit: { content: true },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-        take: options.limit ?? LIST_LIMIT_DEFAULT,
+        orderBy: [{ isFeatured: 'desc' }, { createdAt: 'desc' }, { id: 'desc' }],
+        ...(options.limit !== undefined ? { take: options.limit } : {}),
         skip: options.offset ?? 0,
       }),
     ])
@@ -299,15 +302,23 @@ export class BlogService {
   }
 
   /**
-   * POST /api/blog/generate: charged as one call, refunded on any failure.
-   * The article is stored as a draft with source `generated`.
+   * POST /api/blog/generate: charged as one call, refunded when no article is
+   * stored. The article is stored as a draft with source `generated`; with an
+   * image model configured it gets a featured image, and an image that fails
+   * leaves the post without one (the outcome says why) rather than failing it.
    */
-  async generate (caller: AccountCaller, topic: string): Promise<PostView> {
+  async generate (caller: AccountCaller, topic: string): Promise<{ post: PostView, image: FeaturedImageOutcome }> {
     if (!this.writer.configured) throw unavailable('Article generation is not available: no language model is configured on this server (LLM_BASE_URL, LLM_MODEL).')
     const charge = await this.quotas.charge(caller.account.id, caller.tier)
     try {
       const article = await this.writer.write(topic)
-      return await this.create(this.asDraft(article), 'generated')
+      const draft = this.asDraft(article)
+      // Clean before the slow image call: an article that cleans to nothing fails here, with no image made.
+      cleanTitle(draft.title)
+      cleanContent(draft.content)
+      const image = await this.featuredImage(draft)
+      const post = await this.create({ ...draft, featured_image: image.path }, 'generated')
+      return { post, image: image.outcome }
     } catch (err) {
       try {
         await this.quotas.refund(charge)
@@ -324,6 +335,19 @@ export class BlogService {
         throw unavailable("The model's answer could not be used as an article. Nothing was charged; retry later.")
       }
       throw err
+    }
+  }
+
+  /** The featured image of a generated article, stored; never throws: a failure is an outcome. */
+  private async featuredImage (draft: PublishInput): Promise<{ path: string | null, outcome: FeaturedImageOutcome }> {
+    if (!this.imageMaker.configured) return { path: null, outcome: { status: 'not_configured', detail: 'No image model is configured on this server (LLM_IMAGE_MODEL); the post has no featured image.' } }
+    try {
+      const image = await this.imageMaker.make(imagePrompt(plainText(draft.title), plainText(draft.excerpt ?? '')))
+      return { path: await this.images.save(image), outcome: { status: 'generated', detail: null } }
+    } catch (err) {
+      const why = err instanceof ImageUnavailable ? err.message : 'the image could not be stored'
+      this.logger.warn({ err, reason: why }, 'blog generate: featured image failed')
+      return { path: null, outcome: { status: 'failed', detail: `The featured image could not be generated (${why}); the article was stored without one. Set one with PUT /api/blog/post/<slug>.` } }
     }
   }
 

@@ -1,13 +1,15 @@
 // /api/blog/*: publish and edit (admin key, or the older X-Blog-Key), read and
-// list (no key; drafts for the admin key), generate (a personal key, charged).
+// list (no key; drafts for the admin key), generate (any user key, charged),
+// and the generated featured images.
+import { createReadStream } from 'node:fs'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { requireAccount, requireAdmin } from '../auth/guards.ts'
 import type { Principal } from '../auth/principal.ts'
 import type { AppConfig } from '../config.ts'
 import { safeEqual } from '../crypto.ts'
-import { unauthorized } from '../errors.ts'
-import { EditBody, GenerateBody, LIST_LIMIT_DEFAULT, ListQuery, PublishBody, SlugParams } from './schemas.ts'
+import { notFound, unauthorized } from '../errors.ts'
+import { EditBody, GenerateBody, ImageParams, ListQuery, PublishBody, SlugParams } from './schemas.ts'
 
 /**
  * The write endpoints take the admin master key in x-api-key, or the older blog
@@ -39,7 +41,8 @@ export default async function blogRoutes (fastify: FastifyInstance): Promise<voi
   // Keys are checked in onRequest, before the body is read or validated: a caller
   // without the right key learns nothing about the body's shape.
   const writer = async (req: FastifyRequest) => { requireBlogWriter(req, config) }
-  const account = async (req: FastifyRequest) => { requireAccount(req.principal, { scoped: false }) }
+  // The spec: "any valid user key" generates, a scoped token included (guest and admin keys belong to no account).
+  const account = async (req: FastifyRequest) => { requireAccount(req.principal, { scoped: true }) }
   const reader = async (req: FastifyRequest) => { readerSeesDrafts(req.principal) }
 
   app.post('/api/blog/post', { schema: { body: PublishBody }, onRequest: writer }, async (req, reply) => {
@@ -55,10 +58,17 @@ export default async function blogRoutes (fastify: FastifyInstance): Promise<voi
 
   app.get('/api/blog/list', { schema: { querystring: ListQuery }, onRequest: reader }, async (req) => {
     const includeDrafts = readerSeesDrafts(req.principal)
-    const limit = req.query.limit ?? LIST_LIMIT_DEFAULT
     const offset = req.query.offset ?? 0
-    const { total, posts } = await blog.list({ limit, offset, includeDrafts })
-    return { count: posts.length, total, limit, offset, posts }
+    const { total, posts } = await blog.list({ limit: req.query.limit, offset, includeDrafts })
+    return { count: posts.length, total, limit: req.query.limit ?? null, offset, posts }
+  })
+
+  // Registered before /api/blog/:slug reads it as a slug; names are random UUIDs the store gave out.
+  app.get('/api/blog/images/:name', { schema: { params: ImageParams }, onRequest: reader }, async (req, reply) => {
+    const image = blog.images.find(req.params.name)
+    if (!image) throw notFound(`No blog image named '${req.params.name}'.`)
+    reply.header('content-type', image.contentType).header('cache-control', 'public, max-age=31536000, immutable')
+    return reply.send(createReadStream(image.path))
   })
 
   app.get('/api/blog/:slug', { schema: { params: SlugParams }, onRequest: reader }, async (req) => {
@@ -67,10 +77,9 @@ export default async function blogRoutes (fastify: FastifyInstance): Promise<voi
   })
 
   app.post('/api/blog/generate', { schema: { body: GenerateBody }, onRequest: account }, async (req, reply) => {
-    // Scoped tokens are minted for a list of tools; writing to the blog is not one of them.
-    const caller = requireAccount(req.principal, { scoped: false })
-    const post = await blog.generate(caller, req.body.topic)
+    const caller = requireAccount(req.principal, { scoped: true })
+    const { post, image } = await blog.generate(caller, req.body.topic)
     reply.code(201)
-    return { status: 'success', id: post.id, post }
+    return { status: 'success', id: post.id, post, image }
   })
 }

@@ -35,13 +35,16 @@ export const GenerateBody = Type.Object({
   topic: Type.String({ minLength: 1, maxLength: 500 }),
 })
 
-export const LIST_LIMIT_DEFAULT = 20
-export const LIST_LIMIT_MAX = 100
+/** The list answers every post unless the caller pages; a page holds at most this many. */
+export const LIST_LIMIT_MAX = 1000
 
 export const ListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX })),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
 })
+
+/** Any string: a name the image store never gave out is simply not found. */
+export const ImageParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) })
 
 /** Any string: a slug that cannot exist is simply not found. */
 export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) })

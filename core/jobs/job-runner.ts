@@ -149,9 +149,9 @@ export class JobRunner {
   private async runTool (job: JobRow & { input: string, maxRecords: number, columns: string | null }, tool: LoadedTool, live: LiveJob, depth = 0): Promise<Outcome> {
     const { db, quotas, clock, config, logger, events, net, secrets } = this.deps
     const log = logger.child({ jobId: job.id, tool: job.tool })
-    const timeoutSeconds = tool.declaration.timeoutSeconds ?? Number(config.env.JOB_TIMEOUT_SECONDS ?? 900)
+    const timeoutSeconds = tool.declaration.timeoutSeconds ?? config.jobTimeoutSeconds
     const timer = setTimeout(() => this.stop(job.id, 'timeout'), timeoutSeconds * 1000)
-    const heartbeatMs = Number(config.env.JOB_HEARTBEAT_MS ?? 5000)
+    const heartbeatMs = config.jobHeartbeatMs
     let warning: string | null = null
     let summary: Record<string, unknown> = {}
     const columns: string[] = job.columns ? JSON.parse(job.columns) : []

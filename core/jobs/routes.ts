@@ -105,7 +105,7 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
   app.post('/api/website-email/find', { schema: { body: WebsiteEmailBody } }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: true })
     const started = await jobs.start({ caller, tool: 'webemail', params: req.body, idempotencyKey: idempotencyKey(req.headers) })
-    const windowMs = Number(config.env.SYNC_WAIT_SECONDS ?? 90) * 1000
+    const windowMs = config.syncWaitSeconds * 1000
     const final = await jobs.waitFor(caller, started.job_id, windowMs)
     if (!final) {
       throw timedOut(`The crawl did not finish within ${windowMs / 1000} s; it goes on as job ${started.job_id}: poll GET ${started.status_url}.`, { job_id: started.job_id, status_url: started.status_url, results_url: started.results_url })

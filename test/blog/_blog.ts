@@ -48,7 +48,7 @@ export async function callsToday (app: FastifyInstance, key: string): Promise<nu
   return res.json().usage.calls_today as number
 }
 
-export interface LlmRequest { headers: IncomingMessage['headers'], body: { model?: string, messages?: Array<{ role: string, content: string }> } }
+export interface LlmRequest { url: string, headers: IncomingMessage['headers'], body: { model?: string, prompt?: string, messages?: Array<{ role: string, content: string }> } }
 export type LlmReply = (req: LlmRequest, res: ServerResponse) => void
 
 /** A chat-completions answer whose message content is `content`. */
@@ -64,14 +64,34 @@ export const ARTICLE = {
   seo_keywords: ['lead generation', 'maps', 'b2b'],
 }
 
-/** An OpenAI-compatible server on 127.0.0.1, port 0; `reply` decides each answer. */
-export async function llmServer (t: Teardown, reply: LlmReply): Promise<{ baseUrl: string, requests: LlmRequest[] }> {
+/** A 1×1 PNG: what the fake image model draws. */
+export const PNG_1PX = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
+
+/**
+ * An OpenAI-compatible server on 127.0.0.1, port 0; `reply` decides each chat
+ * answer, `imageReply` each POST /v1/images/generations (404 without one), and
+ * GET /files/<name> serves `files` (image answers given as a url).
+ * `requests` records the model calls (chat and images), `imageRequests` the image calls only.
+ */
+export async function llmServer (t: Teardown, reply: LlmReply, imageReply?: LlmReply, files: Record<string, Buffer> = {}): Promise<{ baseUrl: string, origin: string, requests: LlmRequest[], imageRequests: LlmRequest[] }> {
   const requests: LlmRequest[] = []
+  const imageRequests: LlmRequest[] = []
   const server = createServer((req, res) => {
     let raw = ''
     req.on('data', (c: Buffer) => { raw += c.toString() })
     req.on('end', () => {
-      const entry: LlmRequest = { headers: req.headers, body: raw ? JSON.parse(raw) : {} }
+      if (req.method === 'GET' && req.url?.startsWith('/files/')) {
+        const file = files[req.url.slice('/files/'.length)]
+        if (file) res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(file)
+        else res.writeHead(404).end()
+        return
+      }
+      const entry: LlmRequest = { url: req.url ?? '', headers: req.headers, body: raw ? JSON.parse(raw) : {} }
+      if (req.method === 'POST' && req.url === '/v1/images/generations' && imageReply) {
+        imageRequests.push(entry)
+        imageReply(entry, res)
+        return
+      }
       requests.push(entry)
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
         res.writeHead(404).end('{}')
@@ -83,7 +103,7 @@ export async function llmServer (t: Teardown, reply: LlmReply): Promise<{ baseUr
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise<void>(resolve => { server.closeAllConnections(); server.close(() => resolve()) }))
   const { port } = server.address() as AddressInfo
-  return { baseUrl: `http://127.0.0.1:${port}/v1`, requests }
+  return { baseUrl: `http://127.0.0.1:${port}/v1`, origin: `http://127.0.0.1:${port}`, requests, imageRequests }
 }
 
 export const json = (res: ServerResponse, status: number, body: unknown) => {

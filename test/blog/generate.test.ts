@@ -30,6 +30,7 @@ t.test('a generated article is stored as a draft with source generated, and char
     published_at: null,
     featured_image: null,
   })
+  t.match(body.image, { status: 'not_configured' }, 'the answer says why there is no image')
   t.equal(await callsToday(app, user.apiKey), 1, 'one call charged')
 
   // What the model was asked.

@@ -32,8 +32,14 @@ const endpoints: Array<{ name: string, expect: Expect, request: (n: number) => {
     request: () => ({ method: 'GET', url: '/api/blog/hidden' }),
   },
   {
+    name: 'GET /api/blog/images/<name> (never stored)',
+    expect: { admin: 404, blog: 404, personal: 404, scoped: 404, guest: 404, bad: 401, none: 404 },
+    request: () => ({ method: 'GET', url: '/api/blog/images/00000000-0000-4000-8000-000000000000.png' }),
+  },
+  {
     name: 'POST /api/blog/generate',
-    expect: { admin: 403, blog: 401, personal: 201, scoped: 403, guest: 403, bad: 401, none: 401 },
+    // The spec: "any valid user key"; a scoped token is one (guest and admin keys belong to no account).
+    expect: { admin: 403, blog: 401, personal: 201, scoped: 201, guest: 403, bad: 401, none: 401 },
     request: () => ({ method: 'POST', url: '/api/blog/generate', payload: { topic: 'maps leads' } }),
   },
 ]

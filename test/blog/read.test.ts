@@ -15,7 +15,7 @@ t.test('list: newest first, published only, without content', async t => {
   const res = await app.inject({ method: 'GET', url: '/api/blog/list' })
   t.equal(res.statusCode, 200)
   const body = res.json()
-  t.match(body, { count: 3, total: 3, limit: 20, offset: 0 })
+  t.match(body, { count: 3, total: 3, limit: null, offset: 0 })
   t.same(body.posts.map((p: { slug: string }) => p.slug), ['newest', 'middle', 'oldest'])
   t.notOk('content' in body.posts[0], 'list items leave content out')
   t.match(body.posts[0], { title: 'Newest', status: 'published', seo_keywords: [], image_url: null })
@@ -50,16 +50,46 @@ t.test('list: limit and offset page through; out-of-range values are 400', async
   body = await page('offset=10')
   t.match(body, { count: 0, total: 5, posts: [] })
   t.equal((await page('limit=100')).count, 5)
-  for (const q of ['limit=0', 'limit=101', 'limit=abc', 'offset=-1']) {
+  for (const q of ['limit=0', 'limit=1001', 'limit=abc', 'offset=-1']) {
     const res = await app.inject({ method: 'GET', url: `/api/blog/list?${q}` })
     t.equal(res.statusCode, 400, q)
     t.type(res.json().detail, 'string')
   }
 })
 
+t.test('list: without paging params every published post comes back, not a first page', async t => {
+  const clock = manualClock('2025-03-01T10:00:00Z')
+  const app = await build(t, { clock })
+  for (let i = 1; i <= 25; i++) {
+    await published(app, { title: `Post ${i}`, content: 'x' })
+    clock.advance(1000)
+  }
+  const body = (await app.inject({ method: 'GET', url: '/api/blog/list' })).json()
+  t.match(body, { count: 25, total: 25, limit: null, offset: 0 })
+  t.equal(body.posts[0].slug, 'post-25')
+  t.equal(body.posts[24].slug, 'post-1')
+})
+
+t.test('list: featured posts are pinned first (newest first among them), then the rest newest first', async t => {
+  const clock = manualClock('2025-03-01T10:00:00Z')
+  const app = await build(t, { clock })
+  for (const [title, featured] of [['Old featured', true], ['Plain A', false], ['New featured', true], ['Plain B', false]] as const) {
+    await published(app, { title, content: 'x', is_featured: featured })
+    clock.advance(60_000)
+  }
+  await published(app, { title: 'Featured draft', content: 'x', is_featured: true, status: 'draft' })
+  const slugs = async (q = '', headers = {}) => (await app.inject({ method: 'GET', url: `/api/blog/list${q}`, headers })).json().posts.map((p: { slug: string }) => p.slug)
+  t.same(await slugs(), ['new-featured', 'old-featured', 'plain-b', 'plain-a'])
+  t.same(await slugs('?limit=2&offset=1'), ['old-featured', 'plain-b'], 'paging keeps the pinned order')
+  t.same(await slugs('', admin), ['featured-draft', 'new-featured', 'old-featured', 'plain-b', 'plain-a'])
+  // Unpinning moves the post back into date order.
+  await app.inject({ method: 'PUT', url: '/api/blog/post/new-featured', headers: admin, payload: { is_featured: false } })
+  t.same(await slugs(), ['old-featured', 'plain-b', 'new-featured', 'plain-a'])
+})
+
 t.test('list: an empty blog is an empty list', async t => {
   const app = await build(t)
-  t.same((await app.inject({ method: 'GET', url: '/api/blog/list' })).json(), { count: 0, total: 0, limit: 20, offset: 0, posts: [] })
+  t.same((await app.inject({ method: 'GET', url: '/api/blog/list' })).json(), { count: 0, total: 0, limit: null, offset: 0, posts: [] })
 })
 
 t.test('one post: published to anyone, a draft only to the admin key, unknown 404', async t => {

@@ -5,4 +5,8 @@ import type { Principal } from './auth/principal.ts'
 declare module 'fastify' {
   interface FastifyInstance { services: Services }
   interface FastifyRequest { principal: Principal }
+  interface FastifyContextConfig {
+    /** The route answers without looking the key up (health: the lookup needs the database it reports on). */
+    keyless?: boolean
+  }
 }

@@ -25,6 +25,16 @@ const idempotencyKey = (headers: Record<string, unknown>) => {
   return typeof v === 'string' ? v : undefined
 }
 
+/**
+ * Every job start that honours Idempotency-Key says when it answered from an
+ * earlier start: `Idempotent-Replayed: true` (and 200 instead of 202 where a
+ * start is 202), so a client can tell a replay from a new job everywhere.
+ */
+function markReplay (reply: FastifyReply, replayed: boolean, freshStatus?: number): void {
+  if (freshStatus !== undefined) reply.code(replayed ? 200 : freshStatus)
+  if (replayed) reply.header('idempotent-replayed', 'true')
+}
+
 export default async function jobRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { jobs, config } = app.services
@@ -32,8 +42,7 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
   app.post('/api/tool-run', { schema: { body: ToolRunBody } }, async (req, reply) => {
     const caller = requireAccount(req.principal, { scoped: true })
     const { replayed, ...started } = await jobs.start({ caller, tool: req.body.tool, params: req.body.params ?? {}, idempotencyKey: idempotencyKey(req.headers), webhook: req.body.webhook as WebhookSpec | undefined })
-    reply.code(replayed ? 200 : 202)
-    if (replayed) reply.header('idempotent-replayed', 'true')
+    markReplay(reply, replayed, 202)
     return started
   })
 
@@ -43,7 +52,7 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
     const { webhook, ...params } = req.body
     if (!params.query && !params.prompt) throw badRequest('Send either query or prompt.')
     const { replayed, ...started } = await jobs.start({ caller, tool: 'maps', params, idempotencyKey: idempotencyKey(req.headers), webhook: webhook as WebhookSpec | undefined, resultsPath: 'jobs' })
-    reply.code(replayed ? 200 : 202)
+    markReplay(reply, replayed, 202)
     return started
   })
 
@@ -102,9 +111,10 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
   // Synchronous front of the `webemail` tool: waits for the job, else 408 with its id.
   // Done or failed, the answer is the Website e-mail result shape plus the job's
   // outcome fields, so a client reads one shape; a failed crawl's lists are empty.
-  app.post('/api/website-email/find', { schema: { body: WebsiteEmailBody } }, async (req) => {
+  app.post('/api/website-email/find', { schema: { body: WebsiteEmailBody } }, async (req, reply) => {
     const caller = requireAccount(req.principal, { scoped: true })
     const started = await jobs.start({ caller, tool: 'webemail', params: req.body, idempotencyKey: idempotencyKey(req.headers) })
+    markReplay(reply, started.replayed)
     const windowMs = config.syncWaitSeconds * 1000
     const final = await jobs.waitFor(caller, started.job_id, windowMs)
     if (!final) {

@@ -1,9 +1,22 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
-import { statSync, writeFileSync, readFileSync } from 'node:fs'
+import { readdirSync, statSync, writeFileSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { ConfigError, loadConfig } from '../../core/config.ts'
 import { build, tempDir } from '../helpers/build.ts'
+
+/** Every variable of the README's Configuration table (a row may name several: `A` / `B`). */
+function readmeVariables (): string[] {
+  const readme = readFileSync(resolve('README.md'), 'utf8')
+  const section = readme.split(/^## Configuration$/m)[1]!.split(/^## /m)[0]!
+  const names = new Set<string>()
+  for (const line of section.split('\n')) {
+    if (!line.startsWith('| `')) continue
+    const firstCell = line.split('|')[1]!
+    for (const m of firstCell.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) names.add(m[1]!)
+  }
+  return [...names]
+}
 
 const base = (dir: string) => ({ DATA_DIR: dir, SECRET_KEY: 'a-secret-of-sixteen+', TOOLS_CONFIG: resolve('tools.config.json') })
 
@@ -13,7 +26,36 @@ t.test('each bad value stops loadConfig with a message naming it', async t => {
   writeFileSync(toolsBad, JSON.stringify({ tools: [{ key: 'a', plugin: null, enabled: 'yes' }], retired: [] }))
   const toolsDup = join(dir, 'tools-dup.json')
   writeFileSync(toolsDup, JSON.stringify({ tools: [{ key: 'a', plugin: null, enabled: true }], retired: [{ key: 'a', replacement: null }] }))
+  const aFile = join(dir, 'a-file')
+  writeFileSync(aFile, 'x')
   const cases: Array<[Record<string, string>, RegExp]> = [
+    [{ HOST: 'not a host' }, /HOST/],
+    [{ HOST: 'http://x' }, /HOST/],
+    [{ DATA_DIR: aFile }, /DATA_DIR/],
+    [{ DATA_DIR: join(aFile, 'below') }, /DATA_DIR/],
+    [{ DATABASE_URL: `file:${join(aFile, 'app.db')}` }, /DATABASE_URL/],
+    [{ BLOG_API_KEY: 'short' }, /BLOG_API_KEY/],
+    [{ USER_AGENT: 'bot\r\nX-Injected: 1' }, /USER_AGENT/],
+    [{ REDIS_URL: 'localhost:6379' }, /REDIS_URL/],
+    [{ REDIS_URL: 'http://127.0.0.1:6379' }, /REDIS_URL/],
+    [{ PROXY_URL: 'ftp://proxy.example' }, /PROXY_URL/],
+    [{ LLM_BASE_URL: 'file:///etc/passwd' }, /LLM_BASE_URL/],
+    [{ LLM_API_KEY: 'sk-a\nb' }, /LLM_API_KEY/],
+    [{ LLM_MODEL: 'gpt\u0000' }, /LLM_MODEL/],
+    [{ LLM_IMAGE_MODEL: 'img\tmodel' }, /LLM_IMAGE_MODEL/],
+    [{ LLM_TIMEOUT_MS: 'soon' }, /LLM_TIMEOUT_MS/],
+    [{ LLM_TIMEOUT_MS: '0' }, /LLM_TIMEOUT_MS/],
+    // The job timings used to be read raw where they were used: "abc" became NaN and timed every job out at once.
+    [{ JOB_TIMEOUT_SECONDS: 'abc' }, /JOB_TIMEOUT_SECONDS/],
+    [{ JOB_TIMEOUT_SECONDS: '0' }, /JOB_TIMEOUT_SECONDS/],
+    [{ JOB_HEARTBEAT_MS: '5s' }, /JOB_HEARTBEAT_MS/],
+    [{ JOB_HEARTBEAT_MS: '0' }, /JOB_HEARTBEAT_MS/],
+    [{ JOB_SWEEP_INTERVAL_MS: '-1' }, /JOB_SWEEP_INTERVAL_MS/],
+    [{ JOB_SWEEP_INTERVAL_MS: '1e3' }, /JOB_SWEEP_INTERVAL_MS/],
+    [{ SYNC_WAIT_SECONDS: 'ninety' }, /SYNC_WAIT_SECONDS/],
+    [{ SYNC_WAIT_SECONDS: '0' }, /SYNC_WAIT_SECONDS/],
+    [{ WEBHOOK_RETRY_BASE_MS: '1.5' }, /WEBHOOK_RETRY_BASE_MS/],
+    [{ WEBHOOK_RETRY_BASE_MS: '0' }, /WEBHOOK_RETRY_BASE_MS/],
     [{ PORT: 'abc' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
     [{ RATE_LIMIT_PER_MINUTE: '0' }, /RATE_LIMIT_PER_MINUTE/],
@@ -42,15 +84,37 @@ t.test('each bad value stops loadConfig with a message naming it', async t => {
   for (const [env, pattern] of cases) {
     t.throws(() => loadConfig({ ...base(dir), ...env }), { name: 'ConfigError', message: pattern }, JSON.stringify(env))
   }
+  // The guard against a setting read raw somewhere else: every variable the README documents has a bad-value case here.
+  const covered = new Set(cases.flatMap(([env]) => Object.keys(env)))
+  const documented = readmeVariables()
+  t.ok(documented.length >= 25, `the README's Configuration table was read (${documented.length} variables)`)
+  for (const name of documented) t.ok(covered.has(name), `${name} (README Configuration table) has a bad-value case`)
 })
 
-t.test('good values are read', async t => {
+t.test('the job timings are read once, here, and reach the services that use them', async t => {
   const dir = tempDir(t)
-  const c = loadConfig({ ...base(dir), PORT: '8080', RATE_LIMIT_PER_MINUTE: '10', RATE_LIMIT_PRO_PER_MINUTE: '100', PUBLIC_TOKENS: ' pub-a , pub-b ,', ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn' })
-  t.match(c, { port: 8080, rateLimitPerMinute: 10, rateLimitProPerMinute: 100, publicTokens: ['pub-a', 'pub-b'], allowPrivateTargets: true, logLevel: 'warn', databaseProvider: 'sqlite' })
-  t.equal(c.sqlitePath, join(dir, 'app.db'), 'default database is DATA_DIR/app.db')
-  const pg = loadConfig({ ...base(dir), DATABASE_URL: 'postgresql://u@127.0.0.1:5432/db' })
-  t.equal(pg.databaseProvider, 'postgresql')
+  const defaults = loadConfig(base(dir))
+  t.match(defaults, { jobTimeoutSeconds: 900, jobHeartbeatMs: 5000, jobSweepIntervalMs: 60_000, syncWaitSeconds: 90, webhookRetryBaseMs: 1000, llm: { timeoutMs: 60_000, imageModel: null } })
+  const c = loadConfig({ ...base(dir), JOB_TIMEOUT_SECONDS: '30', JOB_HEARTBEAT_MS: '250', JOB_SWEEP_INTERVAL_MS: '500', SYNC_WAIT_SECONDS: '5', WEBHOOK_RETRY_BASE_MS: '20', LLM_TIMEOUT_MS: '1500', LLM_IMAGE_MODEL: 'img-1' })
+  t.match(c, { jobTimeoutSeconds: 30, jobHeartbeatMs: 250, jobSweepIntervalMs: 500, syncWaitSeconds: 5, webhookRetryBaseMs: 20, llm: { timeoutMs: 1500, imageModel: 'img-1' } })
+})
+
+t.test('no kernel or plugin file reads a setting from the environment but config.ts', async t => {
+  // Allowed: server.ts and app.ts hand process.env to loadConfig; tool credentials are read by the
+  // names tools.config.json gives (config.env[variable]), never by a literal name.
+  const literalRead = /process\.env\.[A-Z]|process\.env\[['"`]|\benv\.[A-Z][A-Z0-9_]*\b|\benv\[['"`][A-Z]/
+  const offenders: string[] = []
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) { if (entry.name !== 'generated' && entry.name !== 'node_modules') walk(path); continue }
+      if (!entry.name.endsWith('.ts') || path === join('core', 'config.ts')) continue
+      readFileSync(path, 'utf8').split('\n').forEach((line, i) => { if (literalRead.test(line)) offenders.push(`${path}:${i + 1}: ${line.trim()}`) })
+    }
+  }
+  walk('core')
+  walk('plugins')
+  t.same(offenders, [], 'settings are read in core/config.ts only')
 })
 
 t.test('without SECRET_KEY one is generated once, kept in DATA_DIR, owner-only', async t => {
@@ -65,6 +129,7 @@ t.test('without SECRET_KEY one is generated once, kept in DATA_DIR, owner-only',
 
 t.test('buildApp refuses a bad config', async t => {
   await t.rejects(build(t, { env: { RATE_LIMIT_PRO_PER_MINUTE: 'lots' } }), ConfigError)
+  await t.rejects(build(t, { env: { JOB_TIMEOUT_SECONDS: 'abc' } }), /JOB_TIMEOUT_SECONDS/)
 })
 
 t.test('npm start with a bad value exits with a message naming it', async t => {

@@ -11,6 +11,13 @@ export class ConfigError extends Error {
   constructor (message: string) { super(message); this.name = 'ConfigError' }
 }
 
+/**
+ * The agent tool names a key has when it has no loaded plugin (not built yet,
+ * or retired): an agent calling one is told the tool is not enabled (or
+ * retired), as REST's 410 says, instead of "unknown tool".
+ */
+const AgentNames = Type.Array(Type.String({ pattern: '^[a-zA-Z][a-zA-Z0-9_]{2,63}$' }), { maxItems: 20 })
+
 const ToolEntry = Type.Object({
   key: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]*$' }),
   plugin: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
@@ -18,11 +25,13 @@ const ToolEntry = Type.Object({
   upstream: Type.Optional(Type.Record(Type.String(), Type.String())),
   credentials: Type.Optional(Type.Record(Type.String(), Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }))),
   settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  agent_names: Type.Optional(AgentNames),
 }, { additionalProperties: false })
 
 const RetiredEntry = Type.Object({
   key: Type.String({ minLength: 1 }),
   replacement: Type.Union([Type.String(), Type.Null()]),
+  agent_names: Type.Optional(AgentNames),
 }, { additionalProperties: false })
 
 export const ToolsFile = Type.Object({

@@ -22,6 +22,10 @@ export interface AdvertisedTool {
   description: string
   /** REST tool key; null for the helper tools. */
   restKey: string | null
+  /** Agent argument → REST param, where the names differ (agent `limit` = REST `max_results`). */
+  renames: Record<string, string>
+  /** REST params this agent tool sets itself (web_search_scrape: scrape_results true). */
+  fixedParams: Record<string, unknown>
   inputSchema: JsonSchema
   outputSchema: JsonSchema
   /** The registry's agent tool behind a job tool. */
@@ -51,7 +55,16 @@ function jobInputSchema (tool: AgentTool): JsonSchema {
   return agentInputSchema({ ...schema, properties: { ...properties, wait_seconds: plainSchema(WaitSeconds(WAIT_SECONDS_DEFAULT)) } })
 }
 
-const HELPERS: Array<Omit<AdvertisedTool, 'restKey'> & { helper: HelperName }> = [
+/**
+ * The renames an agent tool actually has: those whose agent name is one of its
+ * arguments (a tool with its own agent input may not use every declared rename).
+ */
+function renamesShown (tool: AgentTool): Record<string, string> {
+  const properties = (tool.inputSchema as { properties?: Record<string, unknown> }).properties ?? {}
+  return Object.fromEntries(Object.entries(tool.renames).filter(([agent, rest]) => agent !== rest && agent in properties))
+}
+
+const HELPERS: Array<Omit<AdvertisedTool, 'restKey' | 'renames' | 'fixedParams'> & { helper: HelperName }> = [
   {
     name: 'find_tool',
     helper: 'find_tool',
@@ -85,6 +98,8 @@ export class AgentCatalog {
   readonly tools: AdvertisedTool[]
   readonly finder: ToolFinder
   private readonly byName: Map<string, AdvertisedTool>
+  /** Agent names of catalogue tools this server does not run (disabled or retired) → REST key. */
+  private readonly unavailable: Map<string, string>
 
   constructor (readonly registry: ToolRegistry) {
     const jobTools = registry.listAgentTools().map((tool): AdvertisedTool => ({
@@ -92,22 +107,47 @@ export class AgentCatalog {
       title: tool.title,
       description: tool.description,
       restKey: tool.restKey,
+      renames: renamesShown(tool),
+      fixedParams: { ...tool.fixed },
       inputSchema: jobInputSchema(tool),
       outputSchema: plainSchema(JobEnvelope(tool.outputSchema)),
       job: tool,
     }))
-    const helpers = HELPERS.map(h => ({ ...h, restKey: null }))
+    const helpers = HELPERS.map(h => ({ ...h, restKey: null, renames: {}, fixedParams: {} }))
     for (const h of helpers) {
       if (jobTools.some(t => t.name === h.name)) throw new ConfigError(`agent tool name "${h.name}" is reserved by the agent endpoint`)
     }
     this.tools = [...jobTools, ...helpers]
     this.byName = new Map(this.tools.map(t => [t.name, t]))
+    this.unavailable = registry.unavailableAgentNames()
+    for (const h of helpers) {
+      if (this.unavailable.has(h.name)) throw new ConfigError(`agent tool name "${h.name}" is reserved by the agent endpoint`)
+    }
     this.finder = new ToolFinder(jobTools.map(t => t.job!))
   }
 
   get (name: string): AdvertisedTool | undefined { return this.byName.get(name) }
 
+  /** The REST key behind an agent name this server knows but does not run (disabled or retired). */
+  unavailableKey (name: string): string | undefined { return this.unavailable.get(name) }
+
   jobTools (): AdvertisedTool[] { return this.tools.filter(t => t.job) }
+
+  /**
+   * GET /mcp/manifest.json's tool list: the tools/list schemas, plus how each
+   * maps onto REST (its tool key, the renamed arguments, the params it fixes).
+   */
+  manifestTools (): Array<Record<string, unknown>> {
+    return this.tools.map(t => ({
+      name: t.name,
+      rest_key: t.restKey,
+      description: t.description,
+      renames: t.renames,
+      fixed_params: t.fixedParams,
+      inputSchema: t.inputSchema,
+      outputSchema: t.outputSchema,
+    }))
+  }
 
   /** The MCP tools/list entries (also the manifest's tool list). */
   listed (): Array<{ name: string, title: string, description: string, inputSchema: JsonSchema, outputSchema: JsonSchema }> {

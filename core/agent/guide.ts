@@ -50,8 +50,18 @@ function rowFields (tool: AdvertisedTool): string {
   return fields.length ? fields.join(', ') : 'see outputSchema'
 }
 
+/** How the agent arguments map onto REST's POST /api/tool-run params (the spec: "except documented renames"). */
+function restMapping (tool: AdvertisedTool): string {
+  const renamed = Object.entries(tool.renames).map(([agent, rest]) => `\`${agent}\` is REST \`${rest}\``)
+  const fixed = Object.entries(tool.fixedParams).map(([k, v]) => `\`${k}: ${JSON.stringify(v)}\``)
+  return `REST: \`POST /api/tool-run {"tool": "${tool.restKey}", "params": {…}}\`; ` +
+    (renamed.length ? `renamed arguments: ${renamed.join(', ')}; the others keep their names` : 'every argument keeps its name (no renames)') +
+    (fixed.length ? `; this tool sets ${fixed.join(', ')}` : '') + '.'
+}
+
 function toolSection (tool: AdvertisedTool): string {
   const lines = [`### \`${tool.name}\``, '', `**${tool.title}**${tool.restKey ? ` (REST key \`${tool.restKey}\`)` : ''}`, '', tool.description, '', argumentTable(tool.inputSchema)]
+  if (tool.restKey) lines.push('', restMapping(tool))
   if (tool.job) {
     lines.push('', `Row fields: ${rowFields(tool)}.`)
     for (const ex of tool.job.examples) lines.push('', `Example: ${ex.task}`, '', '```json', JSON.stringify({ name: tool.name, arguments: ex.args }), '```')

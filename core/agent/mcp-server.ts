@@ -37,6 +37,9 @@ export function createMcpServer (deps: McpServerDeps, caller: AccountCaller, log
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = catalog.get(request.params.name)
+    // A catalogue tool that is switched off or retired is a tool result saying so (REST answers 410), not an unknown name.
+    const unavailableKey = tool ? undefined : catalog.unavailableKey(request.params.name)
+    if (unavailableKey) return calls.notEnabled(request.params.name, unavailableKey)
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool '${request.params.name}'. Call tools/list, or find_tool with the job in plain English.`)
     const token = request.params._meta?.progressToken
     const progress = token === undefined

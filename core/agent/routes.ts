@@ -54,7 +54,7 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
   const manifest = {
     name: info.name,
     version: info.version,
-    tools: catalog.tools.map(t => ({ name: t.name, rest_key: t.restKey, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema })),
+    tools: catalog.manifestTools(),
   }
 
   app.post('/mcp', async (req, reply) => {

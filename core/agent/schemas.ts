@@ -8,7 +8,7 @@ export const WAIT_SECONDS_MAX = 60
 /** Rows a job tool call returns inline; the rest are paged with get_job_results. */
 export const INLINE_ROWS = 100
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options)
 
 export const WaitSeconds = (fallback: number) => Type.Integer({
   minimum: 0,
@@ -53,6 +53,7 @@ export const JobEnvelope = (row: TSchema) => Type.Object({
   warning: Nullable(Type.String()),
   blocked: Type.Boolean(),
   refunded: Type.Boolean(),
+  summary: Nullable(Type.Record(Type.String(), Type.Unknown()), { description: 'What the job found beside its rows (e.g. a web search\'s related_searches and answer_box); null when the tool writes none or the job is still running.' }),
   next: Type.String({ description: 'What to call next.' }),
 })
 

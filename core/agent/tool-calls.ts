@@ -109,6 +109,20 @@ export class AgentToolCalls {
     }
   }
 
+  /**
+   * A catalogue tool this server knows but does not run: REST's 410 detail
+   * (not enabled, or retired with its replacement) as an isError result. Nothing is charged.
+   */
+  notEnabled (name: string, restKey: string): CallToolResult {
+    let detail = `The tool '${restKey}' is not enabled on this server.`
+    try {
+      this.deps.registry.catalog.check(restKey)
+    } catch (err) {
+      if (isAppError(err)) detail = err.detail
+    }
+    return failure(`${name}: ${detail} Nothing was charged. Call tools/list for the tools this server runs, or find_tool with the job in plain English.`)
+  }
+
   private async runJobTool (agent: AgentTool, args: Args, ctx: CallContext): Promise<CallToolResult> {
     const { registry, jobs } = this.deps
     const waitSeconds = takeWaitSeconds(args, WAIT_SECONDS_DEFAULT)
@@ -142,7 +156,9 @@ export class AgentToolCalls {
       ? `Showing ${page.count} of ${final.records} rows: get_job_results {"job_id": "${final.job_id}", "offset": ${page.count}} for the rest.`
       : 'All rows are included.'
     const summary = `${agent.name} finished job ${final.job_id}: ${final.records} row${final.records === 1 ? '' : 's'}.` +
-      (final.warning ? ` Warning: ${final.warning}` : '') + ` ${next}`
+      (final.warning ? ` Warning: ${final.warning}` : '') + ` ${next}` +
+      // What the tool found beside the rows (a web search's related searches and answer box …).
+      (final.summary ? ` Job summary: ${JSON.stringify(final.summary)}` : '')
     return {
       content: [text(summary), text(JSON.stringify(page.results))],
       structuredContent: this.envelope(final, page.results, next),
@@ -163,6 +179,7 @@ export class AgentToolCalls {
       warning: status.warning,
       blocked: status.blocked,
       refunded: status.refunded,
+      summary: status.summary,
       next,
     }
   }

@@ -173,6 +173,28 @@ export class ToolRegistry {
 
   agentTool (name: string): AgentTool | undefined { return this.agentTools.get(name) }
 
+  /**
+   * Agent names of catalogue tools this server does not run, each with its REST
+   * key: the declared names of plugins that are switched off, and the
+   * `agent_names` tools.config.json gives keys without a plugin and retired keys.
+   */
+  unavailableAgentNames (): Map<string, string> {
+    const names = new Map<string, string>()
+    const add = (name: string, key: string) => {
+      if (this.agentTools.has(name)) throw new ConfigError(`agent tool name "${name}" (tool "${key}", not enabled) is also the name of an enabled agent tool`)
+      if (names.has(name) && names.get(name) !== key) throw new ConfigError(`agent tool name "${name}" is given to both "${names.get(name)}" and "${key}"`)
+      names.set(name, key)
+    }
+    for (const tool of this.tools.values()) {
+      if (tool.enabled) continue
+      const d = tool.declaration
+      for (const a of d.agentTools ?? [{ name: d.agentName }]) add(a.name, d.key)
+    }
+    for (const entry of this.file.tools) if (!this.catalog.isEnabled(entry.key)) for (const name of entry.agent_names ?? []) add(name, entry.key)
+    for (const entry of this.file.retired) for (const name of entry.agent_names ?? []) add(name, entry.key)
+    return names
+  }
+
   listAgentTools (): AgentTool[] { return [...this.agentTools.values()] }
 
   /** Agent arguments → REST params: renames applied, the agent tool's fixed params added. */

@@ -29,7 +29,7 @@ t.test('tools/list serves every enabled tool by agent name, plus the helpers', a
   t.match(props.wait_seconds, { type: 'integer', minimum: 0, maximum: 60, default: 25 })
   t.notOk((count.inputSchema.required ?? []).includes('limit'), 'a field with a default is not required of the agent')
   const out = count.outputSchema as Record<string, any>
-  t.same(out.required.sort(), ['blocked', 'count', 'error', 'has_more', 'job_id', 'next', 'records', 'refunded', 'results', 'stage', 'status', 'tool', 'warning'].sort())
+  t.same(out.required.sort(), ['blocked', 'count', 'error', 'has_more', 'job_id', 'next', 'records', 'refunded', 'results', 'stage', 'status', 'summary', 'tool', 'warning'].sort())
   t.same(out.properties.results.items, JSON.parse(JSON.stringify(app.services.registry.agentTool('count_rows')!.outputSchema)), 'rows use the REST row schema')
 
   const helper = tools.find(x => x.name === 'find_tool')!
@@ -49,7 +49,7 @@ t.test('the manifest serves the same schemas as tools/list, without auth', async
   t.same(manifest.tools.map(x => x.name), tools.map(x => x.name))
   for (const listed of tools) {
     const entry = manifest.tools.find(x => x.name === listed.name)!
-    t.same(Object.keys(entry).sort(), ['description', 'inputSchema', 'name', 'outputSchema', 'rest_key'])
+    t.same(Object.keys(entry).sort(), ['description', 'fixed_params', 'inputSchema', 'name', 'outputSchema', 'renames', 'rest_key'])
     t.same(entry.inputSchema, listed.inputSchema, `${listed.name} inputSchema`)
     t.same(entry.outputSchema, listed.outputSchema, `${listed.name} outputSchema`)
     t.equal(entry.description, listed.description)

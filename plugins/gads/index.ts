@@ -35,7 +35,7 @@ export default defineTool({
   key: 'gads',
   agentName: 'ads_transparency',
   title: 'Google Ads Transparency lookup',
-  description: 'Looks an advertiser up in the public Google Ads Transparency Center, by website domain (most precise) or by name: whether it is running Google ads now, how many ads it has, when an ad was last and first shown, text/image/video counts, the regions (of those asked) where its ads show, its advertiser id and Transparency Center link, and a few sample creatives. One row per matching advertiser; a row with found=false when there is none. Example: {"domain": "acme.com", "regions": ["US"]}, {"domain": ["acme.com", "globex.com"]} or {"advertiser": "Acme Coffee Roasters"}.',
+  description: 'Looks an advertiser up in the public Google Ads Transparency Center, by website domain (most precise) or by name: whether it is running Google ads now, how many ads it has, when an ad was last and first shown, text/image/video counts, the regions (of those asked) where its ads show, its advertiser id and Transparency Center link, and a few sample creatives. One row per matching advertiser; a row with found=false when there is none. Example: {"domain": "acme.com", "regions": ["US"]}, {"domain": ["acme.com", "globex.com"]} or {"query": "Acme Coffee Roasters"} (an advertiser or business name).',
   input: Type.Object({
     advertiser: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Advertiser or business name.' })),
     domain: Type.Optional(Type.Union([

@@ -61,7 +61,7 @@ export default defineTool({
   key: 'products',
   agentName: 'product_scrape',
   title: 'Store product catalogue',
-  description: 'Returns the product catalogue of an online store, one row per product: title, URL, price (lowest, in major units) and currency, regular price when on sale, stock status, images, brand, categories, options (Size, Color…), variants with their own price/SKU/availability, add-ons, rating, and `platform` telling where the data came from. Reads Shopify\'s /products.json, the WooCommerce Store API, or — for any other store — the sitemap\'s product pages\' schema.org Product markup. Use it to price-check or list what a shop sells. Example: {"url": "shop.example.com", "max_results": 100}; a list of stores, {"url": ["shop-a.example", "shop-b.example"]}, reads each in turn.',
+  description: 'Returns the product catalogue of an online store, one row per product: title, URL, price (lowest, in major units) and currency, regular price when on sale, stock status, images, brand, categories, options (Size, Color…), variants with their own price/SKU/availability, add-ons, rating, and `platform` telling where the data came from. Reads Shopify\'s /products.json, the WooCommerce Store API, or — for any other store — the sitemap\'s product pages\' schema.org Product markup. Use it to price-check or list what a shop sells. Example: {"url": "shop.example.com", "limit": 100}; a list of stores, {"url": ["shop-a.example", "shop-b.example"]}, reads each in turn.',
   input: Type.Object({
     url: Type.Union([
       Type.String({ minLength: 3, maxLength: 2000 }),

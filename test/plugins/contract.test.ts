@@ -52,3 +52,39 @@ t.test('boot fails on an unknown plugin, a key mismatch and a duplicate agent na
   await t.rejects(ToolRegistry.load({ tools: [{ key: 'other', plugin: 'webemail', enabled: true }], retired: [] }, process.cwd()), /declares the key "webemail"/)
   await t.rejects(ToolRegistry.load({ tools: [{ key: 'webemail', plugin: 'webemail', enabled: true }, { key: 'webemail', plugin: 'webemail', enabled: true }], retired: [] }, process.cwd()), /twice/)
 })
+
+/**
+ * The parameter names an agent tool's description mentions that its agent
+ * schema does not have: REST-only names (renamed, or not part of this agent
+ * tool). A name counts as mentioned when it is quoted (`max_results`,
+ * "max_results") or, being snake_case, appears as a word.
+ */
+export function restOnlyNamesIn (description: string, restProperties: string[], agentProperties: string[]): string[] {
+  const agent = new Set(agentProperties)
+  return [...new Set(restProperties)].filter(name => {
+    if (agent.has(name)) return false
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    const quoted = new RegExp(`[\`"']${escaped}[\`"']`)
+    const word = name.includes('_') && new RegExp(`(^|[^A-Za-z0-9_])${escaped}($|[^A-Za-z0-9_])`).test(description)
+    return quoted.test(description) || word
+  })
+}
+
+const propertiesOf = (schema: unknown) => Object.keys((schema as { properties?: Record<string, unknown> }).properties ?? {})
+
+t.test('agent descriptions name agent arguments, never a REST-only parameter', async t => {
+  for (const agent of registry.listAgentTools()) {
+    const rest = registry.get(agent.restKey)!
+    const restOnly = restOnlyNamesIn(agent.description, [...propertiesOf(rest.declaration.input), ...Object.values(agent.renames)], propertiesOf(agent.inputSchema))
+    t.same(restOnly, [], `${agent.name}: the description names ${restOnly.join(', ') || 'no REST-only parameter'}; its agent arguments are ${propertiesOf(agent.inputSchema).join(', ')}`)
+  }
+})
+
+t.test('the REST-only check catches a renamed parameter and lets agent names and prose through', async t => {
+  t.same(restOnlyNamesIn('Example: {"website": "acme.com", "max_pages": 20}.', ['website', 'max_pages'], ['website', 'limit']), ['max_pages'])
+  t.same(restOnlyNamesIn('Set `search_terms` to a brand.', ['search_terms'], ['query']), ['search_terms'])
+  t.same(restOnlyNamesIn('clamped like max_results is', ['max_results'], ['limit']), ['max_results'])
+  t.same(restOnlyNamesIn('Looks an advertiser up by name. Example: {"query": "Acme"}.', ['advertiser'], ['query']), [], 'a plain word is prose')
+  t.same(restOnlyNamesIn('Example: {"advertiser": "Acme"}.', ['advertiser'], ['query']), ['advertiser'])
+  t.same(restOnlyNamesIn('Example: {"website": "acme.com", "limit": 20}.', ['website', 'max_pages'], ['website', 'limit']), [])
+})

@@ -33,7 +33,7 @@ t.test('POST /api/scrape: a replay is 200 with Idempotent-Replayed: true, charge
   t.equal(again.headers['idempotent-replayed'], 'true')
   t.equal(again.json().job_id, first.json().job_id)
   t.equal((await usageOf(app, user.apiKey)).calls_today, 1)
-  await waitForEnd(app, user.apiKey, first.json().job_id, 30_000)
+  // The job's own ending is not what this test is about; closing the app hands it back.
 })
 
 t.test('POST /api/website-email/find: a replay carries Idempotent-Replayed: true and the same job', async t => {
@@ -45,9 +45,11 @@ t.test('POST /api/website-email/find: a replay carries Idempotent-Replayed: true
   const first = await find()
   t.equal(first.statusCode, 200, first.body)
   t.equal(first.headers['idempotent-replayed'], undefined)
+  // Whatever the crawl's outcome (a failed one is refunded), the replay charges nothing more.
+  const callsAfterFirst = (await usageOf(app, user.apiKey)).calls_today
   const again = await find()
   t.equal(again.statusCode, 200)
   t.equal(again.headers['idempotent-replayed'], 'true')
   t.equal(again.json().job_id, first.json().job_id)
-  t.equal((await usageOf(app, user.apiKey)).calls_today, 1)
+  t.equal((await usageOf(app, user.apiKey)).calls_today, callsAfterFirst)
 })

@@ -80,6 +80,7 @@ t.test('each bad value stops loadConfig with a message naming it', async t => {
     [{ KEEP_ALIVE_TIMEOUT_MS: 'long' }, /KEEP_ALIVE_TIMEOUT_MS/],
     [{ PASSWORD_HASH_CONCURRENCY: '0' }, /PASSWORD_HASH_CONCURRENCY/],
     [{ PASSWORD_HASH_QUEUE: '-5' }, /PASSWORD_HASH_QUEUE/],
+    [{ MAX_RESPONSE_BYTES: '1024' }, /MAX_RESPONSE_BYTES/],
     [{ PROXY_URL: 'not a url' }, /PROXY_URL/],
     [{ LLM_BASE_URL: '::' }, /LLM_BASE_URL/],
     [{ TOOLS_CONFIG: join(dir, 'missing.json') }, /TOOLS_CONFIG/],

@@ -35,6 +35,18 @@ class StopSignal extends Error {
   constructor (readonly reason: StopReason) { super(reason); this.name = 'StopSignal' }
 }
 
+/** The job row fields a run reads. */
+type RunJob = JobRow & { maxRecords: number, retentionHours: number }
+
+/** Where a run stands: its signal and logger, how deep it is nested, and the rows a nested run it starts may return by default. */
+interface RunScope { signal: AbortSignal, log: Logger, depth: number, maxRows: number }
+
+/** What differs between a job's own run and a nested one: where its rows and texts go. */
+type RunSink = Pick<ToolContext, 'remaining' | 'push' | 'stage' | 'warn' | 'summary'>
+
+/** A tool may run a tool that runs a tool; deeper than that is a loop. */
+const MAX_NESTING = 2
+
 export interface LiveJob extends LiveOverlay {
   controller: AbortController
   stopReason: StopReason | null
@@ -105,55 +117,77 @@ export class JobRunner {
   }
 
   /**
+   * The one place a ToolContext is built, for the job's own run and for every
+   * nested `ctx.tools.run`: the guarded network, upstream config, state, nested
+   * runs, `blocked` and artifacts are the same for both; only where rows and
+   * texts go (`sink`) differs. `close` releases the run's HTTP client.
+   */
+  private toolContext (job: RunJob, tool: LoadedTool, input: Record<string, unknown>, scope: RunScope, sink: RunSink): { ctx: ToolContext, close: () => Promise<void> } {
+    const { net, config } = this.deps
+    const { signal, log, depth, maxRows } = scope
+    const http = net.http(signal)
+    const ctx: ToolContext = {
+      input: Object.freeze(input),
+      job: { id: job.id, accountId: job.accountId, tool: tool.declaration.key },
+      signal,
+      log,
+      http,
+      crawler: net.crawlers(signal),
+      network: net.policy(),
+      extract: createExtraction(this.deps.extraction, signal),
+      upstream: upstreamConfig(tool, config),
+      state: tool.state,
+      tools: { run: (key, nestedInput, options) => this.runNested(job, key, nestedInput, { signal, log, depth: depth + 1, maxRows: options?.maxRows ?? maxRows }) },
+      remaining: sink.remaining,
+      push: sink.push as ToolContext['push'],
+      stage: sink.stage,
+      warn: sink.warn,
+      summary: sink.summary,
+      blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
+      artifact: (name: string, contentType: string, data: Buffer) => this.storeArtifact(job.id, name, contentType, data),
+    }
+    return { ctx, close: () => http.close().catch(() => {}) }
+  }
+
+  /**
    * Another tool's run inside this job: its input validated and defaulted like a
    * REST call, its rows checked and collected (not stored), its stage texts
    * prefixed into ours. Nesting is bounded so tools cannot call each other forever.
    */
-  private async runNested (job: JobRow & { maxRecords: number }, key: string, rawInput: Record<string, unknown>, maxRows: number, signal: AbortSignal, log: Logger, depth: number): Promise<Array<Record<string, unknown>>> {
-    if (depth >= 2) throw new Error('tools may nest at most two deep')
-    const tool = this.deps.registry.get(key)
+  private async runNested (job: RunJob, key: string, rawInput: Record<string, unknown>, scope: RunScope): Promise<Array<Record<string, unknown>>> {
+    if (scope.depth > MAX_NESTING) throw new Error(`tools may nest at most ${MAX_NESTING} deep`)
+    const { registry, secrets } = this.deps
+    const tool = registry.get(key)
     // The operator's to fix, and the same for every call: callers read `needsOperator`, not this text.
     if (!tool) throw new ToolConfigError(`the tool '${key}' this tool relies on is not enabled on this server`)
-    const input = this.deps.registry.prepareInput(tool, rawInput, job.maxRecords)
+    const input = registry.prepareInput(tool, rawInput, job.maxRecords)
     const rows: Array<Record<string, unknown>> = []
+    const { maxRows } = scope
     const live = this.live.get(job.id)
-    const http = this.deps.net.http(signal)
-    const ctx: ToolContext = {
-      input: Object.freeze(input),
-      job: { id: job.id, accountId: job.accountId, tool: key },
+    const { ctx, close } = this.toolContext(job, tool, input, { ...scope, log: scope.log.child({ nested: key }) }, {
       remaining: () => Math.max(0, maxRows - rows.length),
-      signal,
-      log: log.child({ nested: key }),
-      http,
-      crawler: this.deps.net.crawlers(signal),
-      network: this.deps.net.policy(),
-      extract: createExtraction(this.deps.extraction, signal),
-      upstream: upstreamConfig(tool, this.deps.config),
-      state: tool.state,
-      tools: { run: (k, i, o) => this.runNested(job, k, i, o?.maxRows ?? maxRows, signal, log, depth + 1) },
-      push: async (batch: Record<string, unknown>[]) => {
+      push: async (batch) => {
         for (const row of batch) if (!tool.rowCheck.Check(row)) throw new Error(`nested tool '${key}' produced a row outside its schema`)
         const kept = batch.slice(0, Math.max(0, maxRows - rows.length))
         rows.push(...kept)
         return kept.length
       },
-      stage: (text: string) => { if (live) live.stage = this.deps.secrets.scrub(`${key}: ${String(text).slice(0, 400)}`) },
+      // Shown as the job's stage, prefixed; warnings and summaries are the outer tool's to give.
+      stage: (text) => { if (live) live.stage = secrets.scrub(`${key}: ${String(text).slice(0, 400)}`) },
       warn: () => {},
       summary: () => {},
-      blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
-      artifact: (name: string, contentType: string, data: Buffer) => this.storeArtifact(job.id, name, contentType, data),
-    }
+    })
     try {
-      await raceAbort(tool.declaration.run(ctx as never), signal)
+      await raceAbort(tool.declaration.run(ctx as never), scope.signal)
     } finally {
-      await http.close().catch(() => {})
+      await close()
     }
     return rows
   }
 
   /** Runs the plugin and ends the job (or, at shutdown, hands it back to the queue). */
-  private async runTool (job: JobRow & { input: string, maxRecords: number, columns: string | null, retentionHours: number }, tool: LoadedTool, live: LiveJob, depth = 0): Promise<void> {
-    const { db, quotas, clock, config, logger, events, net, secrets } = this.deps
+  private async runTool (job: RunJob & { input: string, columns: string | null }, tool: LoadedTool, live: LiveJob): Promise<void> {
+    const { db, quotas, clock, config, logger, events, secrets } = this.deps
     const log = logger.child({ jobId: job.id, tool: job.tool })
     const timeoutSeconds = tool.declaration.timeoutSeconds ?? Number(config.env.JOB_TIMEOUT_SECONDS ?? 900)
     const timer = setTimeout(() => this.stop(job.id, 'timeout'), timeoutSeconds * 1000)
@@ -215,33 +249,17 @@ export class JobRunner {
       return next
     }
 
-    const upstream = upstreamConfig(tool, config)
     const signal = live.controller.signal
-    const policy = net.policy()
-    const http = net.http(signal)
-    const ctx: ToolContext = {
-      input: Object.freeze(JSON.parse(job.input)),
-      job: { id: job.id, accountId: job.accountId, tool: job.tool },
+    const { ctx, close } = this.toolContext(job, tool, JSON.parse(job.input), { signal, log, depth: 0, maxRows: job.maxRecords }, {
       remaining: () => Math.max(0, job.maxRecords - live.records),
-      signal,
-      log,
-      http,
-      crawler: net.crawlers(signal),
-      network: policy,
-      extract: createExtraction(this.deps.extraction, signal),
-      upstream,
-      state: tool.state,
-      tools: { run: (key, input, options) => this.runNested(job, key, input, options?.maxRows ?? job.maxRecords, signal, log, depth) },
-      push: push as ToolContext['push'],
+      push,
       // Stage, warning and summary texts leave the server (status, WebSocket, MCP
       // progress, webhooks) and plugins build them from upstream errors: scrubbed here, once.
-      stage: (text: string) => { live.stage = secrets.scrub(String(text).slice(0, 500)); emitProgress() },
+      stage: (text) => { live.stage = secrets.scrub(String(text).slice(0, 500)); emitProgress() },
       // Several warnings read as one text, in the order they came.
-      warn: (text: string) => { const t = secrets.scrub(String(text).slice(0, 1000)); if (!warning?.includes(t)) warning = warning ? `${warning} ${t}` : t },
-      summary: (data: Record<string, unknown>) => { summary = { ...summary, ...secrets.scrubValue(data) } },
-      blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
-      artifact: (name: string, contentType: string, data: Buffer) => this.storeArtifact(job.id, name, contentType, data),
-    }
+      warn: (text) => { const t = secrets.scrub(String(text).slice(0, 1000)); if (!warning?.includes(t)) warning = warning ? `${warning} ${t}` : t },
+      summary: (data) => { summary = { ...summary, ...secrets.scrubValue(data) } },
+    })
 
     live.stage = 'running'
     emitProgress(true)
@@ -257,7 +275,7 @@ export class JobRunner {
     } finally {
       clearTimeout(timer)
       clearInterval(heartbeat)
-      await http.close().catch(() => {})
+      await close()
     }
     await flush().catch(err => log.warn({ err }, 'final flush failed'))
     if (outcome.status === 'requeue') {

@@ -21,6 +21,7 @@ import { JobRunner } from './jobs/job-runner.ts'
 import { JobService } from './jobs/job-service.ts'
 import { JobMaintenance } from './jobs/job-maintenance.ts'
 import { WebhookSender } from './jobs/webhooks.ts'
+import { JobEnding } from './jobs/job-ending.ts'
 import { createNetFactory, type NetFactory, type NetworkOverrides } from './jobs/net-factory.ts'
 import { BlogService } from './blog/blog-service.ts'
 import { ExtractionPool } from './extract/extraction-pool.ts'
@@ -43,6 +44,7 @@ export interface Services {
   net: NetFactory
   extraction: ExtractionPool
   webhooks: WebhookSender
+  ending: JobEnding
   runner: JobRunner
   queue: JobQueue
   jobs: JobService
@@ -74,15 +76,20 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
     webhooks: asFunction(({ net, logger, config, secrets }: Services) => new WebhookSender(net, logger, secrets, {
       attempts: 5, baseDelayMs: config.webhookRetryBaseMs,
     })).singleton(),
+    // Every ending of a job (run, cancel, timeout, reaper) goes through this one.
+    ending: asFunction((s: Services) => new JobEnding({
+      db: s.db, clock: s.clock, quotas: s.quotas, secrets: s.secrets, events: s.events, webhooks: s.webhooks, logger: s.logger,
+    })).singleton(),
     runner: asFunction((s: Services) => new JobRunner({
-      db: s.db, registry: s.registry, quotas: s.quotas, clock: s.clock, config: s.config, logger: s.logger, secrets: s.secrets, events: s.events, net: s.net, webhooks: s.webhooks,
+      db: s.db, registry: s.registry, quotas: s.quotas, clock: s.clock, config: s.config, logger: s.logger, secrets: s.secrets, events: s.events, net: s.net,
       extraction: s.extraction,
+      ending: s.ending,
     })).singleton(),
     queue: asFunction(({ runner, config }: Services) => new InProcessQueue(config.jobConcurrency, (id) => runner.execute(id))).singleton(),
     // The queue is handed over lazily: the service and the sweeper are built before the first job is queued.
-    jobs: asFunction((s: Services) => new JobService({ db: s.db, clock: s.clock, quotas: s.quotas, registry: s.registry, runner: s.runner, events: s.events, queue: () => container.cradle.queue })).singleton(),
+    jobs: asFunction((s: Services) => new JobService({ db: s.db, clock: s.clock, quotas: s.quotas, registry: s.registry, runner: s.runner, events: s.events, queue: () => container.cradle.queue, ending: s.ending })).singleton(),
     maintenance: asFunction((s: Services) => new JobMaintenance({
-      db: s.db, clock: s.clock, quotas: s.quotas, runner: s.runner, queue: () => container.cradle.queue, logger: s.logger,
+      db: s.db, clock: s.clock, runner: s.runner, ending: s.ending, queue: () => container.cradle.queue, logger: s.logger,
       dataDir: s.config.dataDir, heartbeatMs: s.config.jobHeartbeatMs, intervalMs: s.config.jobSweepIntervalMs,
     })).singleton(),
     blog: asFunction(({ db, clock, quotas, logger, config }: Services) => new BlogService(db, clock, quotas, logger, config)).singleton(),

@@ -7,8 +7,8 @@ import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { Clock } from '../clock.ts'
 import type { Db } from '../db/database.ts'
-import type { QuotaService } from '../quotas/quota-service.ts'
 import { effectiveTier, tierLimits } from '../quotas/tiers.ts'
+import { INTERRUPTED, type JobEnding } from './job-ending.ts'
 import type { JobQueue } from './job-queue.ts'
 import type { JobRunner } from './job-runner.ts'
 
@@ -17,7 +17,7 @@ export class JobMaintenance {
   private running: Promise<void> | null = null
 
   constructor (private readonly deps: {
-    db: Db, clock: Clock, quotas: QuotaService, runner: JobRunner, queue: () => JobQueue, logger: Logger,
+    db: Db, clock: Clock, runner: JobRunner, ending: JobEnding, queue: () => JobQueue, logger: Logger,
     dataDir: string, heartbeatMs: number, intervalMs: number
   }) {}
 
@@ -68,7 +68,7 @@ export class JobMaintenance {
 
   /** Jobs whose worker has not written a heartbeat for three intervals: that worker is gone. */
   async reapStale (): Promise<number> {
-    const { db, clock, quotas, runner } = this.deps
+    const { db, clock, runner, ending } = this.deps
     const now = clock()
     const cutoff = new Date(now.getTime() - 3 * this.deps.heartbeatMs)
     const stale = await db.job.findMany({
@@ -80,14 +80,7 @@ export class JobMaintenance {
       if (runner.live.has(job.id)) continue
       // The dead worker's last heartbeat may predate its last rows: count what was stored.
       const records = await db.resultRow.count({ where: { jobId: job.id } })
-      const { count } = await db.job.updateMany({
-        where: { id: job.id, status: 'running' },
-        data: { records, status: 'error', stage: 'error', error: 'The job was interrupted (the server stopped while it ran); the call was refunded. Start it again.', refunded: true, finishedAt: now, expiresAt: new Date(now.getTime() + job.retentionHours * 3_600_000), heartbeatAt: null },
-      })
-      if (count > 0) {
-        await quotas.refund(quotas.chargeAt(job.accountId, job.createdAt))
-        reaped++
-      }
+      if (await ending.endJob(job, INTERRUPTED, { records })) reaped++
     }
     if (reaped) this.deps.logger.warn({ count: reaped }, 'ended interrupted jobs')
     return reaped

@@ -1,37 +1,51 @@
 // Runs one job: claims it, builds the tool context, runs the plugin under its
 // abort signal (cancel, timeout, per-run cap, shutdown), stores rows as they
-// arrive, and records exactly one outcome, refunding when the caller was not
-// at fault. See core/jobs/README.md for the outcome table.
+// arrive, and hands the outcome to JobEnding.endJob, the one way a job ends.
+// See core/jobs/README.md for the outcome table.
 import { setMaxListeners } from 'node:events'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { AppConfig } from '../config.ts'
-import { HOUR_MS, type Clock } from '../clock.ts'
+import type { Clock } from '../clock.ts'
 import type { Db } from '../db/database.ts'
 import type { QuotaService } from '../quotas/quota-service.ts'
 import { withoutUrlQueries, type SecretScrubber } from '../secrets/secret-scrubber.ts'
 import type { ToolRegistry, LoadedTool } from '../tools/registry.ts'
-import { BlockedTargetError, InputError, MissingCredentialError, ToolConfigError, ToolBlockedError, UpstreamError, type ArtifactRef, type ToolContext, type UpstreamConfig } from '../tools/contract.ts'
+import { JobOutcomeError, MissingCredentialError, ToolBlockedError, ToolConfigError, type ArtifactRef, type ToolContext, type UpstreamConfig } from '../tools/contract.ts'
+import { CANCELLED, timedOut, type JobEnd, type JobEnding } from './job-ending.ts'
 import type { JobEvents } from './job-events.ts'
-import { jobStatusRecord, type JobRow, type LiveOverlay } from './job-view.ts'
+import type { JobRow, LiveOverlay } from './job-view.ts'
 import type { NetFactory } from './net-factory.ts'
-import type { WebhookSender } from './webhooks.ts'
 import type { ExtractionPool } from '../extract/extraction-pool.ts'
 import { createExtraction } from '../extract/extraction.ts'
 
-type Outcome =
-  | { kind: 'done' }
-  | { kind: 'error', error: string, refund: boolean, blocked?: boolean }
-  | { kind: 'requeue' }
+/** How a run left: an ending, or (shutdown) back to the queue. */
+type Outcome = JobEnd | { status: 'requeue' }
 
-/** Why a run's signal fired: each ends the job differently. */
-type StopReason = 'cancelled' | 'timeout' | 'cap' | 'shutdown'
+/**
+ * Why a run's signal fired: each ends the job differently. `ended`: the job
+ * already ended outside this runner (a cancel or the reaper of another process
+ * sharing the database), seen on the heartbeat.
+ */
+type StopReason = 'cancelled' | 'timeout' | 'cap' | 'shutdown' | 'ended'
 
 class StopSignal extends Error {
   constructor (readonly reason: StopReason) { super(reason); this.name = 'StopSignal' }
 }
+
+/** The job row fields a run reads. */
+type RunJob = JobRow & { maxRecords: number, retentionHours: number }
+
+/** Where a run stands: its signal and logger, how deep it is nested, and the rows a nested run it starts may return by default. */
+interface RunScope { signal: AbortSignal, log: Logger, depth: number, maxRows: number }
+
+/** What differs between a job's own run and a nested one: where its rows and texts go. */
+type RunSink = Pick<ToolContext, 'remaining' | 'push' | 'stage' | 'warn' | 'summary'>
+
+/** A tool may run a tool that runs a tool; deeper than that is a loop. */
+const MAX_NESTING = 2
 
 export interface LiveJob extends LiveOverlay {
   controller: AbortController
@@ -53,8 +67,8 @@ export class JobRunner {
     secrets: SecretScrubber
     events: JobEvents
     net: NetFactory
-    webhooks: WebhookSender
     extraction: ExtractionPool
+    ending: JobEnding
   }) {}
 
   /** Asks a job running here to stop; false when it is not running in this process. */
@@ -81,6 +95,8 @@ export class JobRunner {
     const claimed = await db.job.updateMany({ where: { id: jobId, status: 'running', startedAt: null }, data: { startedAt: now, heartbeatAt: now, stage: 'starting' } })
     if (claimed.count === 0) return
     const job = await db.job.findUniqueOrThrow({ where: { id: jobId } })
+    // Cancelled between the claim and this read: nothing to run.
+    if (job.status !== 'running') return
     const tool = registry.get(job.tool)
     let resolveDone!: () => void
     const controller = new AbortController()
@@ -90,8 +106,8 @@ export class JobRunner {
     const live: LiveJob = { controller, stopReason: null, stage: 'starting', records: 0, done: new Promise(resolve => { resolveDone = resolve }) }
     this.live.set(jobId, live)
     try {
-      const outcome = tool ? await this.runTool(job, tool, live) : { kind: 'error' as const, error: `The tool '${job.tool}' is no longer enabled on this server.`, refund: true }
-      await this.finish(job, live, outcome)
+      if (!tool) await this.deps.ending.endJob(job, { status: 'error', error: `The tool '${job.tool}' is no longer enabled on this server.`, refund: true })
+      else await this.runTool(job, tool, live)
     } catch (err) {
       logger.error({ err, jobId }, 'job bookkeeping failed')
     } finally {
@@ -101,53 +117,77 @@ export class JobRunner {
   }
 
   /**
+   * The one place a ToolContext is built, for the job's own run and for every
+   * nested `ctx.tools.run`: the guarded network, upstream config, state, nested
+   * runs, `blocked` and artifacts are the same for both; only where rows and
+   * texts go (`sink`) differs. `close` releases the run's HTTP client.
+   */
+  private toolContext (job: RunJob, tool: LoadedTool, input: Record<string, unknown>, scope: RunScope, sink: RunSink): { ctx: ToolContext, close: () => Promise<void> } {
+    const { net, config } = this.deps
+    const { signal, log, depth, maxRows } = scope
+    const http = net.http(signal)
+    const ctx: ToolContext = {
+      input: Object.freeze(input),
+      job: { id: job.id, accountId: job.accountId, tool: tool.declaration.key },
+      signal,
+      log,
+      http,
+      crawler: net.crawlers(signal),
+      network: net.policy(),
+      extract: createExtraction(this.deps.extraction, signal),
+      upstream: upstreamConfig(tool, config),
+      state: tool.state,
+      tools: { run: (key, nestedInput, options) => this.runNested(job, key, nestedInput, { signal, log, depth: depth + 1, maxRows: options?.maxRows ?? maxRows }) },
+      remaining: sink.remaining,
+      push: sink.push as ToolContext['push'],
+      stage: sink.stage,
+      warn: sink.warn,
+      summary: sink.summary,
+      blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
+      artifact: (name: string, contentType: string, data: Buffer) => this.storeArtifact(job.id, name, contentType, data),
+    }
+    return { ctx, close: () => http.close().catch(() => {}) }
+  }
+
+  /**
    * Another tool's run inside this job: its input validated and defaulted like a
    * REST call, its rows checked and collected (not stored), its stage texts
    * prefixed into ours. Nesting is bounded so tools cannot call each other forever.
    */
-  private async runNested (job: JobRow & { maxRecords: number }, key: string, rawInput: Record<string, unknown>, maxRows: number, signal: AbortSignal, log: Logger, depth: number): Promise<Array<Record<string, unknown>>> {
-    if (depth >= 2) throw new Error('tools may nest at most two deep')
-    const tool = this.deps.registry.get(key)
-    if (!tool) throw new UpstreamError(`the tool '${key}' this tool relies on is not enabled on this server`)
-    const input = this.deps.registry.prepareInput(tool, rawInput, job.maxRecords)
+  private async runNested (job: RunJob, key: string, rawInput: Record<string, unknown>, scope: RunScope): Promise<Array<Record<string, unknown>>> {
+    if (scope.depth > MAX_NESTING) throw new Error(`tools may nest at most ${MAX_NESTING} deep`)
+    const { registry, secrets } = this.deps
+    const tool = registry.get(key)
+    // The operator's to fix, and the same for every call: callers read `needsOperator`, not this text.
+    if (!tool) throw new ToolConfigError(`the tool '${key}' this tool relies on is not enabled on this server`)
+    const input = registry.prepareInput(tool, rawInput, job.maxRecords)
     const rows: Array<Record<string, unknown>> = []
+    const { maxRows } = scope
     const live = this.live.get(job.id)
-    const http = this.deps.net.http(signal)
-    const ctx: ToolContext = {
-      input: Object.freeze(input),
-      job: { id: job.id, accountId: job.accountId, tool: key },
+    const { ctx, close } = this.toolContext(job, tool, input, { ...scope, log: scope.log.child({ nested: key }) }, {
       remaining: () => Math.max(0, maxRows - rows.length),
-      signal,
-      log: log.child({ nested: key }),
-      http,
-      crawler: this.deps.net.crawlers(signal),
-      network: this.deps.net.policy(),
-      extract: createExtraction(this.deps.extraction, signal),
-      upstream: upstreamConfig(tool, this.deps.config),
-      state: tool.state,
-      tools: { run: (k, i, o) => this.runNested(job, k, i, o?.maxRows ?? maxRows, signal, log, depth + 1) },
-      push: async (batch: Record<string, unknown>[]) => {
+      push: async (batch) => {
         for (const row of batch) if (!tool.rowCheck.Check(row)) throw new Error(`nested tool '${key}' produced a row outside its schema`)
         const kept = batch.slice(0, Math.max(0, maxRows - rows.length))
         rows.push(...kept)
         return kept.length
       },
-      stage: (text: string) => { if (live) live.stage = this.deps.secrets.scrub(`${key}: ${String(text).slice(0, 400)}`) },
+      // Shown as the job's stage, prefixed; warnings and summaries are the outer tool's to give.
+      stage: (text) => { if (live) live.stage = secrets.scrub(`${key}: ${String(text).slice(0, 400)}`) },
       warn: () => {},
       summary: () => {},
-      blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
-      artifact: (name: string, contentType: string, data: Buffer) => this.storeArtifact(job.id, name, contentType, data),
-    }
+    })
     try {
-      await raceAbort(tool.declaration.run(ctx as never), signal)
+      await raceAbort(tool.declaration.run(ctx as never), scope.signal)
     } finally {
-      await http.close().catch(() => {})
+      await close()
     }
     return rows
   }
 
-  private async runTool (job: JobRow & { input: string, maxRecords: number, columns: string | null }, tool: LoadedTool, live: LiveJob, depth = 0): Promise<Outcome> {
-    const { db, quotas, clock, config, logger, events, net, secrets } = this.deps
+  /** Runs the plugin and ends the job (or, at shutdown, hands it back to the queue). */
+  private async runTool (job: RunJob & { input: string, columns: string | null }, tool: LoadedTool, live: LiveJob): Promise<void> {
+    const { db, quotas, clock, config, logger, events, secrets } = this.deps
     const log = logger.child({ jobId: job.id, tool: job.tool })
     const timeoutSeconds = tool.declaration.timeoutSeconds ?? config.jobTimeoutSeconds
     const timer = setTimeout(() => this.stop(job.id, 'timeout'), timeoutSeconds * 1000)
@@ -171,7 +211,9 @@ export class JobRunner {
     const flush = async () => {
       const records = unflushedRecords
       unflushedRecords = 0
-      await db.job.update({ where: { id: job.id }, data: { stage: live.stage, records: live.records, heartbeatAt: clock(), columns: JSON.stringify(columns) } })
+      // Conditional: a job ended elsewhere (a cancel or the reaper of another process) keeps its outcome, and this run stops.
+      const { count } = await db.job.updateMany({ where: { id: job.id, status: 'running' }, data: { stage: live.stage, records: live.records, heartbeatAt: clock(), columns: JSON.stringify(columns) } })
+      if (count === 0) this.stop(job.id, 'ended')
       if (records > 0) await quotas.addRecords(job.accountId, records)
     }
     const heartbeat = setInterval(() => { flush().catch(err => log.warn({ err }, 'heartbeat failed')) }, heartbeatMs)
@@ -207,33 +249,17 @@ export class JobRunner {
       return next
     }
 
-    const upstream = upstreamConfig(tool, config)
     const signal = live.controller.signal
-    const policy = net.policy()
-    const http = net.http(signal)
-    const ctx: ToolContext = {
-      input: Object.freeze(JSON.parse(job.input)),
-      job: { id: job.id, accountId: job.accountId, tool: job.tool },
+    const { ctx, close } = this.toolContext(job, tool, JSON.parse(job.input), { signal, log, depth: 0, maxRows: job.maxRecords }, {
       remaining: () => Math.max(0, job.maxRecords - live.records),
-      signal,
-      log,
-      http,
-      crawler: net.crawlers(signal),
-      network: policy,
-      extract: createExtraction(this.deps.extraction, signal),
-      upstream,
-      state: tool.state,
-      tools: { run: (key, input, options) => this.runNested(job, key, input, options?.maxRows ?? job.maxRecords, signal, log, depth) },
-      push: push as ToolContext['push'],
+      push,
       // Stage, warning and summary texts leave the server (status, WebSocket, MCP
       // progress, webhooks) and plugins build them from upstream errors: scrubbed here, once.
-      stage: (text: string) => { live.stage = secrets.scrub(String(text).slice(0, 500)); emitProgress() },
+      stage: (text) => { live.stage = secrets.scrub(String(text).slice(0, 500)); emitProgress() },
       // Several warnings read as one text, in the order they came.
-      warn: (text: string) => { const t = secrets.scrub(String(text).slice(0, 1000)); if (!warning?.includes(t)) warning = warning ? `${warning} ${t}` : t },
-      summary: (data: Record<string, unknown>) => { summary = { ...summary, ...secrets.scrubValue(data) } },
-      blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
-      artifact: (name: string, contentType: string, data: Buffer) => this.storeArtifact(job.id, name, contentType, data),
-    }
+      warn: (text) => { const t = secrets.scrub(String(text).slice(0, 1000)); if (!warning?.includes(t)) warning = warning ? `${warning} ${t}` : t },
+      summary: (data) => { summary = { ...summary, ...secrets.scrubValue(data) } },
+    })
 
     live.stage = 'running'
     emitProgress(true)
@@ -241,57 +267,28 @@ export class JobRunner {
     try {
       await raceAbort(tool.declaration.run(ctx), signal)
       await pushChain
-      outcome = { kind: 'done' }
+      outcome = { status: 'done' }
     } catch (err) {
       await pushChain.catch(() => {})
       outcome = classify(err, live.stopReason, timeoutSeconds)
-      if (outcome.kind === 'error' && !(err instanceof StopSignal) && !isExpected(err)) log.error({ err }, 'tool run failed')
+      if (outcome.status === 'error' && !(err instanceof StopSignal) && !(err instanceof JobOutcomeError)) log.error({ err }, 'tool run failed')
     } finally {
       clearTimeout(timer)
       clearInterval(heartbeat)
-      await http.close().catch(() => {})
+      await close()
     }
     await flush().catch(err => log.warn({ err }, 'final flush failed'))
-    if (outcome.kind === 'done' && live.records === 0 && !warning) warning = 'The run finished without results.'
-    await db.job.update({ where: { id: job.id }, data: { warning, summary: Object.keys(summary).length ? JSON.stringify(summary) : null, columns: JSON.stringify(columns) } })
-    return outcome
-  }
-
-  private async finish (job: JobRow & { retentionHours: number }, live: LiveJob, outcome: Outcome): Promise<void> {
-    const { db, clock, quotas, events, webhooks } = this.deps
-    const now = clock()
-    if (outcome.kind === 'requeue') {
-      // Shutdown: the rows so far are dropped and the job waits for the next start.
-      await db.$transaction([
-        db.resultRow.deleteMany({ where: { jobId: job.id } }),
-        db.job.update({ where: { id: job.id }, data: { startedAt: null, heartbeatAt: null, stage: 'queued', records: 0, columns: null, warning: null } }),
-      ])
+    if (outcome.status === 'requeue') {
+      await this.deps.ending.requeue(job.id)
       return
     }
-    const refund = outcome.kind === 'error' && outcome.refund
-    // The error text is what the status record, the WebSocket, the agent and the webhook show.
-    const error = outcome.kind === 'error' ? this.deps.secrets.scrub(outcome.error) : null
-    // Conditional: a cancel that reached the database first wins, and nothing is refunded twice.
-    const { count } = await db.job.updateMany({
-      where: { id: job.id, status: 'running' },
-      data: {
-        status: outcome.kind,
-        stage: outcome.kind === 'done' ? 'done' : (outcome.blocked ? 'blocked' : 'error'),
-        error,
-        blocked: outcome.kind === 'error' && Boolean(outcome.blocked),
-        refunded: refund,
-        records: live.records,
-        finishedAt: now,
-        expiresAt: new Date(now.getTime() + job.retentionHours * HOUR_MS),
-        heartbeatAt: null,
-      },
+    if (outcome.status === 'done' && live.records === 0 && !warning) warning = 'The run finished without results.'
+    await this.deps.ending.endJob(job, outcome, {
+      records: live.records,
+      warning,
+      summary: Object.keys(summary).length ? JSON.stringify(summary) : null,
+      columns: JSON.stringify(columns),
     })
-    if (count === 0) return
-    if (refund) await quotas.refund(quotas.chargeAt(job.accountId, job.createdAt))
-    const final = await db.job.findUniqueOrThrow({ where: { id: job.id } })
-    const record = jobStatusRecord(final)
-    events.emit(job.id, { type: final.status === 'done' ? 'done' : 'error', job: record })
-    webhooks.deliver(final, record)
   }
 
   private async storeArtifact (jobId: string, name: string, contentType: string, data: Buffer): Promise<ArtifactRef> {
@@ -337,22 +334,19 @@ function raceAbort<T> (work: Promise<T>, signal: AbortSignal): Promise<T> {
   })
 }
 
-const isExpected = (err: unknown) =>
-  err instanceof ToolBlockedError || err instanceof UpstreamError || err instanceof MissingCredentialError || err instanceof ToolConfigError || err instanceof InputError || err instanceof BlockedTargetError
-
 function classify (err: unknown, stopReason: StopReason | null, timeoutSeconds: number): Outcome {
   switch (stopReason) {
-    case 'cap': return { kind: 'done' }
-    case 'cancelled': return { kind: 'error', error: 'cancelled', refund: true }
-    case 'timeout': return { kind: 'error', error: `The job did not finish within ${timeoutSeconds} s and was stopped.`, refund: true }
-    case 'shutdown': return { kind: 'requeue' }
+    case 'cap': return { status: 'done' }
+    case 'cancelled': return CANCELLED
+    case 'timeout': return timedOut(timeoutSeconds)
+    case 'shutdown': return { status: 'requeue' }
+    // Already ended elsewhere: endJob finds it ended and writes nothing.
+    case 'ended': return CANCELLED
   }
-  // What a caller reads of an upstream's failure names the host, never the request's parameters.
-  if (err instanceof ToolBlockedError) return { kind: 'error', error: `The source refused the request: ${withoutUrlQueries(err.message)}`, refund: true, blocked: true }
-  if (err instanceof MissingCredentialError) return { kind: 'error', error: err.message, refund: true }
-  if (err instanceof ToolConfigError) return { kind: 'error', error: err.message, refund: true }
-  if (err instanceof UpstreamError) return { kind: 'error', error: `The upstream failed: ${withoutUrlQueries(err.message)}`, refund: true }
-  if (err instanceof InputError) return { kind: 'error', error: err.message, refund: false }
-  if (err instanceof BlockedTargetError) return { kind: 'error', error: err.message, refund: false }
-  return { kind: 'error', error: 'The tool failed unexpectedly; the call was refunded. Retry, or report it if it persists.', refund: true }
+  if (err instanceof JobOutcomeError) {
+    // What a caller reads of an upstream's failure names the host, never the request's parameters.
+    const error = err.quotesUpstream ? withoutUrlQueries(err.jobError) : err.jobError
+    return { status: 'error', error, refund: err.refund, blocked: err.blocked }
+  }
+  return { status: 'error', error: 'The tool failed unexpectedly; the call was refunded. Retry, or report it if it persists.', refund: true }
 }

@@ -14,6 +14,7 @@ import type { ToolRegistry } from '../tools/registry.ts'
 import type { JobQueue } from './job-queue.ts'
 import type { JobRunner } from './job-runner.ts'
 import type { JobEvents } from './job-events.ts'
+import { CANCELLED, type JobEnding } from './job-ending.ts'
 import { jobStatusRecord, resultsUrl, statusUrl, type JobStatusRecord } from './job-view.ts'
 import type { WebhookSpec } from './webhooks.ts'
 
@@ -47,7 +48,7 @@ export class JobService {
    */
   private readonly admissions = new Map<string, Promise<void>>()
 
-  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: JobRunner, events: JobEvents, queue: () => JobQueue }) {}
+  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: JobRunner, events: JobEvents, queue: () => JobQueue, ending: JobEnding }) {}
 
   private validateWebhook (webhook: WebhookSpec | undefined): void {
     if (!webhook) return
@@ -226,20 +227,16 @@ export class JobService {
 
   /** Ends a running job as `error: 'cancelled'`, refunded. 409 when it already ended. */
   async cancel (caller: AccountCaller, jobId: string): Promise<JobStatusRecord> {
-    const { db, clock, quotas, runner } = this.deps
+    const { runner, ending } = this.deps
     const job = await this.find(caller, jobId)
     if (job.status !== 'running') throw conflict(`Job ${jobId} already ended with status '${job.status}'.`)
-    if (runner.stop(jobId, 'cancelled')) {
-      await runner.live.get(jobId)?.done
-    } else {
-      // Queued, or running in another process that will see the status change and stop writing.
-      const now = clock()
-      const { count } = await db.job.updateMany({
-        where: { id: jobId, status: 'running' },
-        data: { status: 'error', stage: 'error', error: 'cancelled', refunded: true, finishedAt: now, expiresAt: new Date(now.getTime() + job.retentionHours * 3_600_000), heartbeatAt: null },
-      })
-      if (count > 0) await quotas.refund(quotas.chargeAt(job.accountId, job.createdAt))
-    }
+    // Running here: the runner stops it and ends it with its rows and counters flushed.
+    const live = runner.live.get(jobId)
+    if (live && runner.stop(jobId, 'cancelled')) await live.done
+    // Queued; running in another process (which sees the ending on its next
+    // heartbeat and stops); or handed back to the queue by a shutdown meanwhile.
+    // When the runner already ended it, this finds it ended and does nothing.
+    await ending.endJob(job, CANCELLED)
     return this.status(caller, jobId)
   }
 

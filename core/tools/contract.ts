@@ -50,41 +50,75 @@ export interface NetworkPolicy {
   assertAllowedAddress (address: string, label?: string): void
 }
 
-/** Thrown by the guard: the target is private, loopback, link-local or metadata. */
-export class BlockedTargetError extends Error {
+// ---------------------------------------------------------------- outcomes
+
+/**
+ * An error that ends a job in a known way. The kernel reads these fields, never
+ * the class name or the text, to write the job's outcome; a plugin may read them
+ * too (a failure that needs the operator will repeat for every item of a run).
+ */
+export abstract class JobOutcomeError extends Error {
+  /** The call is given back: the caller was not at fault. */
+  abstract readonly refund: boolean
+  /** The source refused: the job reads `blocked: true`. */
+  readonly blocked: boolean = false
+  /** Every call fails the same way until the operator changes the server (a credential, a setting, a tool to enable). */
+  readonly needsOperator: boolean = false
+  /** The text quotes an upstream's request: the kernel cuts its URLs to origin + path, since queries carry keys and the caller's search. */
+  readonly quotesUpstream: boolean = false
+  /** What the job's `error` reads (scrubbed of credentials by the kernel). */
+  get jobError (): string { return this.message }
+}
+
+/** Thrown by the guard: the target is private, loopback, link-local or metadata. Not refunded: the caller chose the target. */
+export class BlockedTargetError extends JobOutcomeError {
+  readonly refund = false
   constructor (readonly target: string, readonly reason: string) {
     super(`Refused to connect to ${target}: ${reason}. Set ALLOW_PRIVATE_TARGETS=1 to allow private targets.`)
     this.name = 'BlockedTargetError'
   }
 }
 
-// ---------------------------------------------------------------- outcomes
-
 /** The source refused (403/429, captcha, login or consent wall): job ends blocked, refunded. */
-export class ToolBlockedError extends Error {
+export class ToolBlockedError extends JobOutcomeError {
+  readonly refund = true
+  override readonly blocked = true
+  override readonly quotesUpstream = true
   constructor (reason: string) { super(reason); this.name = 'ToolBlockedError' }
+  override get jobError (): string { return `The source refused the request: ${this.message}` }
 }
 
 /** The upstream failed (5xx, bad answer, unreachable): job ends in error, refunded. */
-export class UpstreamError extends Error {
+export class UpstreamError extends JobOutcomeError {
+  readonly refund = true
+  override readonly quotesUpstream = true
   constructor (message: string, readonly status?: number) { super(message); this.name = 'UpstreamError' }
+  override get jobError (): string { return `The upstream failed: ${this.message}` }
 }
 
 /** A credential the tool needs is not configured: job ends in error naming the variable, refunded. */
-export class MissingCredentialError extends Error {
+export class MissingCredentialError extends JobOutcomeError {
+  readonly refund = true
+  override readonly needsOperator = true
   constructor (readonly variable: string, what: string) {
     super(`${what} needs the environment variable ${variable}, which is not set on this server.`)
     this.name = 'MissingCredentialError'
   }
 }
 
-/** The operator's tools.config.json settings for this tool are wrong: job ends in error naming the setting, refunded. */
-export class ToolConfigError extends Error {
+/**
+ * The operator's tools.config.json is wrong for this tool (a bad setting, a
+ * tool it runs that is not enabled): job ends in error naming it, refunded.
+ */
+export class ToolConfigError extends JobOutcomeError {
+  readonly refund = true
+  override readonly needsOperator = true
   constructor (message: string) { super(`Server configuration error: ${message}`); this.name = 'ToolConfigError' }
 }
 
 /** The caller's input cannot be served (e.g. a URL that is not a video): job ends in error, not refunded. */
-export class InputError extends Error {
+export class InputError extends JobOutcomeError {
+  readonly refund = false
   constructor (message: string) { super(message); this.name = 'InputError' }
 }
 

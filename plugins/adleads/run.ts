@@ -3,7 +3,7 @@
 // (fbads) and the Google Ads Transparency Center (gads). A check that cannot
 // run leaves its verdict null with the reason; a source that refuses or lacks
 // its credential is not asked again for the other businesses.
-import { InputError, MissingCredentialError, ToolBlockedError, type ToolContext } from '../../core/tools/contract.ts'
+import { InputError, JobOutcomeError, ToolBlockedError, type ToolContext } from '../../core/tools/contract.ts'
 import { googleVerdict, metaAdsOf, ownDomain } from './match.ts'
 
 export interface AdleadsInput {
@@ -57,7 +57,8 @@ class SourceGate {
   /** The reason a failure gives the row; stops the gate when the failure will repeat for every business. */
   failure (err: unknown): string {
     const message = ((err as Error)?.message ?? String(err)).slice(0, 300)
-    if (err instanceof MissingCredentialError || /relies on is not enabled/.test(message)) {
+    // A missing key, a bad setting or a tool not enabled here fails every business alike.
+    if (err instanceof JobOutcomeError && err.needsOperator) {
       this.stopped ??= `not checked: ${message}`
       return this.stopped
     }

@@ -19,7 +19,8 @@ async function startServer (env: Record<string, string>): Promise<{ child: Child
   let stderr = ''
   child.stderr!.on('data', d => { stderr += d })
   const base = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 200; i++) {
+  // Up to a minute: on a loaded machine a cold start under tsx alone can take 20 s.
+  for (let i = 0; i < 600; i++) {
     try { if ((await fetch(`${base}/api/health`)).ok) return { child, base } } catch {}
     if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`)
     await new Promise(r => setTimeout(r, 100))

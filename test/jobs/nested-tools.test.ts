@@ -16,3 +16,15 @@ t.test('a tool can run another tool inside its job, charged once', async t => {
   t.match(m, { status: 'error', refunded: true })
   t.match(m.error, /not enabled/)
 })
+
+t.test('a nested run can nest once more: every level gets its context from the one factory', async t => {
+  const app = await buildWithCounter(t)
+  const user = await signup(app)
+  // relay → relay → counter: two levels below the job's own run.
+  const { job_id: id } = (await startJob(app, user.apiKey, { max_results: 3, inner: 'relay' }, 'relay')).json()
+  const s = await waitForEnd(app, user.apiKey, id)
+  t.match(s, { status: 'done', records: 3 })
+  const rows = (await app.inject({ url: `/api/tool-run/${id}/results`, headers: { 'x-api-key': user.apiKey } })).json().results
+  t.same(rows, [1, 2, 3].map(n => ({ n, doubled: 2 * n })))
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 1, 'charged once')
+})

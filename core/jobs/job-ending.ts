@@ -1,0 +1,95 @@
+// The one way a job ends. Every ending (the run returned or failed, a cancel,
+// a timeout, the dead-worker reaper) goes through endJob: one conditional
+// update (`where status = 'running'`), so of two endings racing only the first
+// lands and only it refunds, announces and calls the webhook. The other way a
+// running job leaves its worker, the shutdown hand-back, is `requeue`, under
+// the same condition. See core/jobs/README.md (Outcomes).
+import type { Logger } from 'pino'
+import { HOUR_MS, type Clock } from '../clock.ts'
+import type { Db } from '../db/database.ts'
+import type { QuotaService } from '../quotas/quota-service.ts'
+import type { SecretScrubber } from '../secrets/secret-scrubber.ts'
+import type { JobEvents } from './job-events.ts'
+import { jobStatusRecord } from './job-view.ts'
+import type { WebhookSender } from './webhooks.ts'
+
+/** How a job ends: done, or error with whether the call is given back and whether the source refused. */
+export type JobEnd =
+  | { status: 'done' }
+  | { status: 'error', error: string, refund: boolean, blocked?: boolean }
+
+/** The fields of the job row an ending needs. */
+export interface EndingJob { id: string, accountId: string, createdAt: Date, retentionHours: number }
+
+/** What the run leaves beside its outcome, written in the same update (absent: left as stored). */
+export interface RunResidue {
+  records?: number
+  warning?: string | null
+  summary?: string | null
+  columns?: string | null
+}
+
+/** `DELETE /api/tool-run/<id>`, whichever process or state the job was in. */
+export const CANCELLED: JobEnd = { status: 'error', error: 'cancelled', refund: true }
+
+/** The reaper's ending: the worker stopped heartbeating (it crashed or its process was killed). */
+export const INTERRUPTED: JobEnd = { status: 'error', error: 'The job was interrupted (the server stopped while it ran); the call was refunded. Start it again.', refund: true }
+
+export const timedOut = (seconds: number): JobEnd => ({ status: 'error', error: `The job did not finish within ${seconds} s and was stopped.`, refund: true })
+
+export class JobEnding {
+  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, secrets: SecretScrubber, events: JobEvents, webhooks: WebhookSender, logger: Logger }) {}
+
+  /**
+   * Ends a running job: outcome, expiry (retention counts from the end),
+   * refund, the final event (WebSocket, MCP and sync waits) and the webhook.
+   * False when the job had already ended: then nothing else happens.
+   */
+  async endJob (job: EndingJob, end: JobEnd, residue: RunResidue = {}): Promise<boolean> {
+    const { db, clock, quotas, secrets, events, webhooks } = this.deps
+    const now = clock()
+    const failed = end.status === 'error'
+    const blocked = failed && Boolean(end.blocked)
+    const { count } = await db.job.updateMany({
+      where: { id: job.id, status: 'running' },
+      data: {
+        ...residue,
+        status: end.status,
+        stage: failed ? (blocked ? 'blocked' : 'error') : 'done',
+        // The error text is what the status record, the WebSocket, the agent and the webhook show.
+        error: failed ? secrets.scrub(end.error) : null,
+        blocked,
+        refunded: failed && end.refund,
+        finishedAt: now,
+        expiresAt: new Date(now.getTime() + job.retentionHours * HOUR_MS),
+        heartbeatAt: null,
+      },
+    })
+    if (count === 0) return false
+    // The outcome is written: a failure below must not keep waiters waiting, so each step stands alone.
+    if (failed && end.refund) {
+      await quotas.refund(quotas.chargeAt(job.accountId, job.createdAt)).catch(err => this.deps.logger.error({ err, jobId: job.id }, 'refund failed'))
+    }
+    const final = await db.job.findUnique({ where: { id: job.id } }).catch(err => { this.deps.logger.error({ err, jobId: job.id }, 'reading the ended job failed'); return null })
+    if (!final) return true
+    const record = jobStatusRecord(final)
+    events.emit(job.id, { type: final.status === 'done' ? 'done' : 'error', job: record })
+    webhooks.deliver(final, record)
+    return true
+  }
+
+  /**
+   * Shutdown: a job this process was running goes back to the queue, its rows
+   * dropped, to run again from the start at the next boot. Nothing is refunded
+   * or announced: the job has not ended. A job that ended meanwhile (a cancel
+   * from another process) keeps its outcome and its rows.
+   */
+  async requeue (jobId: string): Promise<boolean> {
+    const { db } = this.deps
+    const [, { count }] = await db.$transaction([
+      db.resultRow.deleteMany({ where: { jobId, job: { status: 'running' } } }),
+      db.job.updateMany({ where: { id: jobId, status: 'running' }, data: { startedAt: null, heartbeatAt: null, stage: 'queued', records: 0, columns: null, warning: null, summary: null } }),
+    ])
+    return count > 0
+  }
+}

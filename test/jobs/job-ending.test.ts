@@ -1,0 +1,194 @@
+// Issue 12: every ending of a job goes through one endJob, so each one, however
+// the job ends (cancel while queued or running, the dead-worker reaper, a run
+// that ends while a cancel races it), writes one outcome, refunds at most once,
+// sends the final WebSocket message and the webhook. Slow jobs are counter jobs
+// that sleep until their signal fires; nothing depends on how fast anything runs.
+import t from 'tap'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import type { WebSocket } from 'ws'
+import { signup } from '../helpers/build.ts'
+import { buildWithCounter, startJob, usageOf, waitForEnd } from '../helpers/jobs.ts'
+import { CANCELLED, INTERRUPTED } from '../../core/jobs/job-ending.ts'
+
+type Msg = Record<string, any>
+
+/** A job that runs until it is cancelled (or the app closes). */
+const SLOW = { max_results: 1, delay_ms: 60_000 }
+
+async function start (app: FastifyInstance, key: string, params: Record<string, unknown>, webhook?: { url: string }): Promise<string> {
+  const res = await app.inject({ method: 'POST', url: '/api/tool-run', headers: { 'x-api-key': key }, payload: { tool: 'counter', params, ...(webhook ? { webhook } : {}) } })
+  if (res.statusCode !== 202) throw new Error(`start answered ${res.statusCode}: ${res.body}`)
+  return res.json().job_id
+}
+
+const cancel = (app: FastifyInstance, key: string, id: string) => app.inject({ method: 'DELETE', url: `/api/tool-run/${id}`, headers: { 'x-api-key': key } })
+
+/** Polls until the condition holds; the deadline only turns a hang into a readable failure. */
+async function until (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+const isClaimed = (app: FastifyInstance, id: string) => app.services.db.job.findUnique({ where: { id } }).then(j => j?.startedAt != null)
+
+/** Opens the job's WebSocket and resolves once its first message (the current status) has come, so the socket is following. */
+async function follow (app: FastifyInstance, key: string, id: string): Promise<{ messages: Msg[], closed: Promise<number> }> {
+  const ws: WebSocket = await app.injectWS(`/api/tool-run/${id}/ws`, { headers: { 'x-api-key': key } })
+  const messages: Msg[] = []
+  ws.on('message', d => messages.push(JSON.parse(d.toString())))
+  const closed = new Promise<number>(resolve => ws.on('close', code => resolve(code)))
+  await until('the socket sent the current status', () => messages.length > 0)
+  return { messages, closed }
+}
+
+/** A local webhook receiver that records every body it gets. */
+async function webhookReceiver (t: { teardown (fn: () => unknown): void }): Promise<{ url: string, bodies: Msg[] }> {
+  const bodies: Msg[] = []
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', c => { body += c })
+    req.on('end', () => { bodies.push(JSON.parse(body)); res.end('ok') })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => server.close())
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies }
+}
+
+t.test('the WebSocket of a queued job that is then cancelled gets its final message, and the call is refunded', async t => {
+  const app = await buildWithCounter(t, { env: { JOB_CONCURRENCY: '1' } })
+  const user = await signup(app)
+  const running = await start(app, user.apiKey, SLOW)
+  await until('the first job holds the slot', () => isClaimed(app, running))
+  const queued = await start(app, user.apiKey, SLOW)
+  t.notOk(await isClaimed(app, queued), 'the second job waits for the slot')
+
+  const socket = await follow(app, user.apiKey, queued)
+  t.match(socket.messages[0], { type: 'progress', status: 'running', stage: 'queued' })
+  const del = await cancel(app, user.apiKey, queued)
+  t.equal(del.statusCode, 200)
+  t.match(del.json(), { status: 'error', error: 'cancelled', refunded: true })
+  t.equal(await socket.closed, 1000, 'the server closes the socket after the final message')
+  const finals = socket.messages.filter(m => m.type !== 'progress')
+  t.equal(finals.length, 1, 'exactly one final message')
+  t.match(finals[0], { type: 'error', job: { job_id: queued, status: 'error', error: 'cancelled', refunded: true } })
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 1, 'the running job is charged, the cancelled one refunded')
+  t.ok((await app.services.db.job.findUniqueOrThrow({ where: { id: queued } })).expiresAt, 'retention counts from the cancel')
+
+  // When the slot frees, the cancelled job is not run.
+  t.equal((await cancel(app, user.apiKey, running)).statusCode, 200)
+  await new Promise(resolve => setTimeout(resolve, 50))
+  t.notOk(await isClaimed(app, queued), 'the cancelled job was never claimed')
+})
+
+t.test('a job whose worker died is reaped: final WebSocket message, webhook, refund', async t => {
+  const hook = await webhookReceiver(t)
+  const app = await buildWithCounter(t, { env: { JOB_CONCURRENCY: '1', ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_RETRY_BASE_MS: '20' } })
+  const user = await signup(app)
+  const running = await start(app, user.apiKey, SLOW)
+  await until('the first job holds the slot', () => isClaimed(app, running))
+  const orphan = await start(app, user.apiKey, SLOW, { url: hook.url })
+  // As another process sharing the database would leave it: claimed, a row pushed, then no heartbeat for a minute.
+  const longAgo = new Date(Date.now() - 60_000)
+  await app.services.db.job.update({ where: { id: orphan }, data: { startedAt: longAgo, heartbeatAt: longAgo, stage: 'running' } })
+  await app.services.db.resultRow.create({ data: { jobId: orphan, seq: 0, data: JSON.stringify({ n: 1, label: 'row', text: 'row 1' }) } })
+
+  const socket = await follow(app, user.apiKey, orphan)
+  t.equal(await app.services.maintenance.reapStale(), 1, 'the orphan is reaped; the live job is not')
+  await socket.closed
+  const finals = socket.messages.filter(m => m.type !== 'progress')
+  t.equal(finals.length, 1, 'exactly one final message')
+  t.match(finals[0], { type: 'error', job: { job_id: orphan, status: 'error', error: (INTERRUPTED as { error: string }).error, refunded: true, records: 1 } })
+
+  await until('the webhook arrived', () => hook.bodies.length > 0)
+  t.match(hook.bodies, [{ event: 'job.error', job: { job_id: orphan, status: 'error', refunded: true, records: 1 } }])
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 1, 'the reaped job is refunded')
+  t.equal(await app.services.maintenance.reapStale(), 0, 'a second pass finds nothing')
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 1, 'and refunds nothing more')
+  t.equal((await cancel(app, user.apiKey, running)).statusCode, 200)
+})
+
+t.test('cancel of a running job refunds once; a second cancel is 409 and refunds nothing', async t => {
+  const app = await buildWithCounter(t)
+  const user = await signup(app)
+  const id = await start(app, user.apiKey, SLOW)
+  await until('the job is claimed', () => isClaimed(app, id))
+  const socket = await follow(app, user.apiKey, id)
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 1)
+
+  const del = await cancel(app, user.apiKey, id)
+  t.equal(del.statusCode, 200)
+  t.match(del.json(), { status: 'error', error: 'cancelled', refunded: true })
+  await socket.closed
+  t.equal(socket.messages.filter(m => m.type !== 'progress').length, 1, 'one final message')
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 0, 'refunded')
+  t.notOk(app.services.runner.live.has(id), 'the run stopped')
+
+  const again = await cancel(app, user.apiKey, id)
+  t.equal(again.statusCode, 409)
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 0, 'still refunded once')
+})
+
+t.test('a cancel racing a finish ends the job once: one webhook, one refund at most', async t => {
+  const hook = await webhookReceiver(t)
+  const app = await buildWithCounter(t, { env: { ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_RETRY_BASE_MS: '20' } })
+  const user = await signup(app)
+  const ids: string[] = []
+  for (let i = 0; i < 8; i++) {
+    // The job ends by itself within a few ms; the cancel lands before, during or after its ending.
+    const id = await start(app, user.apiKey, { max_results: 1, delay_ms: i % 4 }, { url: hook.url })
+    ids.push(id)
+    const del = await cancel(app, user.apiKey, id)
+    t.ok(del.statusCode === 200 || del.statusCode === 409, `cancel answered ${del.statusCode}`)
+    await waitForEnd(app, user.apiKey, id)
+  }
+  await until('every webhook arrived', () => hook.bodies.length >= ids.length)
+  await new Promise(resolve => setTimeout(resolve, 100))
+  t.equal(hook.bodies.length, ids.length, 'one webhook per job, however its ending raced')
+  const rows = await app.services.db.job.findMany({ where: { id: { in: ids } } })
+  for (const job of rows) {
+    t.ok(job.status === 'done' || (job.status === 'error' && job.error === 'cancelled'), `${job.status} ${job.error ?? ''}`)
+    t.equal(job.refunded, job.status === 'error', 'refunded exactly when cancelled')
+  }
+  const kept = rows.filter(j => !j.refunded).length
+  t.equal((await usageOf(app, user.apiKey)).calls_today, kept, 'each cancelled job refunded once, each finished one charged')
+})
+
+t.test('endings racing in the kernel: exactly one lands', async t => {
+  const app = await buildWithCounter(t, { env: { JOB_CONCURRENCY: '1' } })
+  const user = await signup(app)
+  const running = await start(app, user.apiKey, SLOW)
+  await until('the first job holds the slot', () => isClaimed(app, running))
+  const queued = await start(app, user.apiKey, SLOW)
+  const job = await app.services.db.job.findUniqueOrThrow({ where: { id: queued } })
+  const finals: Msg[] = []
+  app.services.events.subscribe(queued, e => { if (e.type !== 'progress') finals.push(e) })
+  const results = await Promise.all([
+    app.services.ending.endJob(job, { status: 'done' }),
+    app.services.ending.endJob(job, CANCELLED),
+    app.services.ending.endJob(job, INTERRUPTED),
+  ])
+  t.equal(results.filter(Boolean).length, 1, 'one ending wrote the outcome')
+  t.equal(finals.length, 1, 'one final event')
+  const usage = (await usageOf(app, user.apiKey)).calls_today
+  t.equal(usage, results[0] ? 2 : 1, 'refunded once when an error ending won, not at all when done won')
+  t.equal((await cancel(app, user.apiKey, running)).statusCode, 200)
+})
+
+t.test('a job ended outside its runner (another process\'s cancel) stops at the next heartbeat and keeps that ending', async t => {
+  const app = await buildWithCounter(t, { env: { JOB_HEARTBEAT_MS: '50' } })
+  const user = await signup(app)
+  const id = await start(app, user.apiKey, SLOW)
+  await until('the job is claimed', () => isClaimed(app, id))
+  const job = await app.services.db.job.findUniqueOrThrow({ where: { id } })
+  // What JobService.cancel does in a process that does not hold the run.
+  t.ok(await app.services.ending.endJob(job, CANCELLED))
+  await until('the runner let go of the job', () => !app.services.runner.live.has(id))
+  const s = await waitForEnd(app, user.apiKey, id)
+  t.match(s, { status: 'error', error: 'cancelled', refunded: true, stage: 'error' })
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 0, 'refunded once')
+})

@@ -105,16 +105,18 @@ export class JobRunner {
    * REST call, its rows checked and collected (not stored), its stage texts
    * prefixed into ours. Nesting is bounded so tools cannot call each other forever.
    */
-  private async runNested (job: JobRow & { maxRecords: number }, key: string, rawInput: Record<string, unknown>, maxRows: number, signal: AbortSignal, log: Logger, depth: number): Promise<Array<Record<string, unknown>>> {
+  private async runNested (job: JobRow & { maxRecords: number }, key: string, rawInput: Record<string, unknown>, maxRows: number, signal: AbortSignal, log: Logger, depth: number, caller: string): Promise<Array<Record<string, unknown>>> {
     if (depth >= 2) throw new Error('tools may nest at most two deep')
+    // Boot checked that every tool in `uses` is enabled; a key outside it is the plugin's bug.
     const tool = this.deps.registry.get(key)
-    if (!tool) throw new UpstreamError(`the tool '${key}' this tool relies on is not enabled on this server`)
+    if (!tool || !(this.deps.registry.get(caller)?.declaration.uses ?? []).includes(key)) throw new Error(`the tool '${caller}' runs '${key}', which its declaration does not list in uses`)
     const input = this.deps.registry.prepareInput(tool, rawInput, job.maxRecords)
     const rows: Array<Record<string, unknown>> = []
     const live = this.live.get(job.id)
     const http = this.deps.net.http(signal)
     const ctx: ToolContext = {
       input: Object.freeze(input),
+      settings: tool.settings,
       job: { id: job.id, accountId: job.accountId, tool: key },
       remaining: () => Math.max(0, maxRows - rows.length),
       signal,
@@ -125,7 +127,7 @@ export class JobRunner {
       extract: createExtraction(this.deps.extraction, signal),
       upstream: upstreamConfig(tool, this.deps.config),
       state: tool.state,
-      tools: { run: (k, i, o) => this.runNested(job, k, i, o?.maxRows ?? maxRows, signal, log, depth + 1) },
+      tools: { run: (k, i, o) => this.runNested(job, k, i, o?.maxRows ?? maxRows, signal, log, depth + 1, key) },
       push: async (batch: Record<string, unknown>[]) => {
         for (const row of batch) if (!tool.rowCheck.Check(row)) throw new Error(`nested tool '${key}' produced a row outside its schema`)
         const kept = batch.slice(0, Math.max(0, maxRows - rows.length))
@@ -213,6 +215,7 @@ export class JobRunner {
     const http = net.http(signal)
     const ctx: ToolContext = {
       input: Object.freeze(JSON.parse(job.input)),
+      settings: tool.settings,
       job: { id: job.id, accountId: job.accountId, tool: job.tool },
       remaining: () => Math.max(0, job.maxRecords - live.records),
       signal,
@@ -223,7 +226,7 @@ export class JobRunner {
       extract: createExtraction(this.deps.extraction, signal),
       upstream,
       state: tool.state,
-      tools: { run: (key, input, options) => this.runNested(job, key, input, options?.maxRows ?? job.maxRecords, signal, log, depth) },
+      tools: { run: (key, input, options) => this.runNested(job, key, input, options?.maxRows ?? job.maxRecords, signal, log, depth, job.tool) },
       push: push as ToolContext['push'],
       // Stage, warning and summary texts leave the server (status, WebSocket, MCP
       // progress, webhooks) and plugins build them from upstream errors: scrubbed here, once.
@@ -306,7 +309,7 @@ export class JobRunner {
   }
 }
 
-/** Upstream URLs, credentials (trimmed; blank = unset) and settings of one tool: the one reading jobs and tool endpoints share. */
+/** Upstream URLs and credentials (trimmed; blank = unset) of one tool: the one reading jobs and tool endpoints share. */
 export function upstreamConfig (tool: LoadedTool, config: AppConfig): UpstreamConfig {
   const names = tool.config.credentials ?? {}
   const credential = (name: string) => {
@@ -323,7 +326,6 @@ export function upstreamConfig (tool: LoadedTool, config: AppConfig): UpstreamCo
       if (value === undefined) throw new MissingCredentialError(names[name] ?? name.toUpperCase(), what ?? `The ${tool.declaration.title} tool`)
       return value
     },
-    settings: tool.config.settings ?? {},
   }
 }
 

@@ -24,7 +24,7 @@ function describe (tool: string, value: unknown, issues: Issue[]): string {
     return `${where} "${base ? `${base}.` : ''}${unknownName}" is not one it knows (a typo?)`
   }
   // The most specific issue: a wrong value beats the union summary.
-  const issue = issues.find(i => i.keyword !== 'anyOf' && i.keyword !== 'const' && i.keyword !== 'boolean') ?? issues[0]!
+  const issue = issues.find(i => i.keyword !== 'anyOf' && i.keyword !== 'const' && i.keyword !== 'boolean') ?? issues.find(i => i.keyword === 'anyOf') ?? issues[0]!
   const path = settingPath(issue.instancePath)
   let got: unknown = value
   for (const part of issue.instancePath.split('/').slice(1)) got = (got as Record<string, unknown> | undefined)?.[part]

@@ -5,8 +5,12 @@ import { ConfigError, loadConfig } from './config.ts'
 
 async function main (): Promise<void> {
   let config
+  let app
+  // loadConfig checks the environment and tools.config.json's shape; buildApp
+  // loads the plugins and checks their settings and `uses`: both are config errors.
   try {
     config = loadConfig(process.env)
+    app = await buildApp({ config })
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`configuration error: ${err.message}\n`)
@@ -14,7 +18,6 @@ async function main (): Promise<void> {
     }
     throw err
   }
-  const app = await buildApp({ config })
   let closing = false
   const close = async (signal: string) => {
     if (closing) return

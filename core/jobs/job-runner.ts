@@ -135,9 +135,10 @@ export class JobRunner {
       crawler: net.crawlers(signal),
       network: net.policy(),
       extract: createExtraction(this.deps.extraction, signal),
+      settings: tool.settings,
       upstream: upstreamConfig(tool, config),
       state: tool.state,
-      tools: { run: (key, nestedInput, options) => this.runNested(job, key, nestedInput, { signal, log, depth: depth + 1, maxRows: options?.maxRows ?? maxRows }) },
+      tools: { run: (key, nestedInput, options) => this.runNested(job, tool, key, nestedInput, { signal, log, depth: depth + 1, maxRows: options?.maxRows ?? maxRows }) },
       remaining: sink.remaining,
       push: sink.push as ToolContext['push'],
       stage: sink.stage,
@@ -154,9 +155,12 @@ export class JobRunner {
    * REST call, its rows checked and collected (not stored), its stage texts
    * prefixed into ours. Nesting is bounded so tools cannot call each other forever.
    */
-  private async runNested (job: RunJob, key: string, rawInput: Record<string, unknown>, scope: RunScope): Promise<Array<Record<string, unknown>>> {
+  private async runNested (job: RunJob, caller: LoadedTool, key: string, rawInput: Record<string, unknown>, scope: RunScope): Promise<Array<Record<string, unknown>>> {
     if (scope.depth > MAX_NESTING) throw new Error(`tools may nest at most ${MAX_NESTING} deep`)
-    const { registry, secrets } = this.deps
+    const { registry } = this.deps
+    // Boot refused a config that enables a tool without the tools in its `uses`;
+    // a key outside `uses` is the plugin's bug, not the operator's.
+    if (!(caller.declaration.uses ?? []).includes(key)) throw new Error(`the tool '${caller.declaration.key}' runs '${key}', which its declaration does not list in uses`)
     const tool = registry.get(key)
     // The operator's to fix, and the same for every call: callers read `needsOperator`, not this text.
     if (!tool) throw new ToolConfigError(`the tool '${key}' this tool relies on is not enabled on this server`)
@@ -303,7 +307,7 @@ export class JobRunner {
   }
 }
 
-/** Upstream URLs, credentials (trimmed; blank = unset) and settings of one tool: the one reading jobs and tool endpoints share. */
+/** Upstream URLs and credentials (trimmed; blank = unset) of one tool: the one reading jobs and tool endpoints share. */
 export function upstreamConfig (tool: LoadedTool, config: AppConfig): UpstreamConfig {
   const names = tool.config.credentials ?? {}
   const credential = (name: string) => {
@@ -320,7 +324,6 @@ export function upstreamConfig (tool: LoadedTool, config: AppConfig): UpstreamCo
       if (value === undefined) throw new MissingCredentialError(names[name] ?? name.toUpperCase(), what ?? `The ${tool.declaration.title} tool`)
       return value
     },
-    settings: tool.config.settings ?? {},
   }
 }
 

@@ -2,7 +2,7 @@
 // A plugin *declares* itself with defineTool(); the kernel turns the
 // declaration into a REST key, agent tool(s), jobs, a manifest entry and an
 // OpenAPI schema. See core/tools/README.md.
-import type { Static, TSchema } from 'typebox'
+import type { Static, TObject, TSchema } from 'typebox'
 import type { Logger } from 'pino'
 import type { CheerioCrawler, CheerioCrawlerOptions } from 'crawlee'
 // Types only: the DOM and phone libraries load in the extraction workers, not with the kernel.
@@ -107,8 +107,9 @@ export class MissingCredentialError extends JobOutcomeError {
 }
 
 /**
- * The operator's tools.config.json is wrong for this tool (a bad setting, a
- * tool it runs that is not enabled): job ends in error naming it, refunded.
+ * The operator's tools.config.json is wrong for this tool in a way the boot
+ * checks cannot say (the `settings` schema and `uses` are checked at boot), or
+ * a tool it runs is not enabled: job ends in error naming it, refunded.
  */
 export class ToolConfigError extends JobOutcomeError {
   readonly refund = true
@@ -191,15 +192,19 @@ export interface UpstreamConfig {
   credential (name: string): string | undefined
   /** The value of a credential, or throws MissingCredentialError naming the variable. */
   requireCredential (name: string, what?: string): string
-  /** Free-form per-tool settings from tools.config.json (`settings`). */
-  settings: Readonly<Record<string, unknown>>
 }
 
 export interface ArtifactRef { id: string, name: string, url: string, size: number, content_type: string }
 
-export interface ToolContext<Input = Record<string, unknown>, Row = Record<string, unknown>> {
+export interface ToolContext<Input = Record<string, unknown>, Row = Record<string, unknown>, Settings = Record<string, unknown>> {
   /** Validated, defaulted and clamped by the kernel. */
   input: Readonly<Input>
+  /**
+   * The operator's settings (tools.config.json `settings`) with the declaration's
+   * `settings` schema defaults filled in, validated at boot and frozen: the same
+   * object for every job of the app.
+   */
+  settings: Readonly<Settings>
   job: { id: string, accountId: string, tool: string }
   /** Rows this run may still push before the per-run ceiling. */
   remaining (): number
@@ -223,9 +228,11 @@ export interface ToolContext<Input = Record<string, unknown>, Row = Record<strin
   /** The source refused: ends the job blocked and refunded. */
   blocked (reason: string): never
   /**
-   * Runs another enabled tool inside this job (no extra charge, same signal and
-   * guard) and returns its rows: maps' deep scan uses webemail, adleads uses
-   * maps, fbads and gads. Its rows are not stored; push what you build from them.
+   * Runs another tool inside this job (no extra charge, same signal and guard)
+   * and returns its rows: maps' deep scan uses webemail, adleads uses maps,
+   * fbads and gads. The key must be one the declaration lists in `uses` (boot
+   * refuses a config that enables this tool without them, so it is always
+   * there). Its rows are not stored; push what you build from them.
    */
   tools: { run (key: string, input: Record<string, unknown>, options?: { maxRows?: number }): Promise<Array<Record<string, unknown>>> }
   /** The plugin's own state (see ToolDeclaration.createState). */
@@ -271,7 +278,10 @@ export interface ToolEndpoint {
   handle (args: { state: unknown, query: Record<string, string>, upstream: UpstreamConfig, proxyConfigured: boolean }): unknown | Promise<unknown>
 }
 
-export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TSchema = TSchema> {
+/** The settings type of a declaration with no `settings` schema: an empty object. */
+export type NoSettings = TObject<{}>
+
+export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TSchema = TSchema, Settings extends TSchema = NoSettings> {
   /** REST tool key (tool-run `tool`). */
   key: string
   title: string
@@ -299,11 +309,25 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
   pollSeconds?: number
   /** Longest a run may take before the kernel aborts it (default: JOB_TIMEOUT_SECONDS). */
   timeoutSeconds?: number
-  /** State kept across jobs (e.g. engine health), made once per app and handed to run as ctx.state. */
-  createState?: () => unknown
+  /**
+   * The operator's settings (tools.config.json `settings`), as a TypeBox object
+   * schema whose `default`s are the documented defaults. The kernel fills the
+   * defaults in and validates at boot: a bad or unknown setting stops the boot
+   * naming the tool and the setting. Runs read the result as `ctx.settings`.
+   * Without it, the tool takes no settings (giving any stops the boot).
+   */
+  settings?: Settings
+  /**
+   * Keys of the tools this one runs through `ctx.tools.run`. Boot refuses a
+   * config that enables this tool without all of them, naming both; the kernel
+   * refuses a nested run of a key not listed here.
+   */
+  uses?: string[]
+  /** State kept across jobs (e.g. engine health), made once per app (with the validated settings) and handed to run as ctx.state. */
+  createState? (settings: Readonly<Static<Settings>>): unknown
   /** Extra read endpoints the tool serves from its state (e.g. GET /api/search/status). */
   endpoints?: ToolEndpoint[]
-  run (ctx: ToolContext<Static<Input>, Static<Row>>): Promise<void>
+  run (ctx: ToolContext<Static<Input>, Static<Row>, Static<Settings>>): Promise<void>
 }
 
 /**
@@ -320,7 +344,7 @@ export function batchOf (ctx: Pick<ToolContext, 'remaining' | 'warn'>, values: I
   return items
 }
 
-export function defineTool<Input extends TSchema, Row extends TSchema> (declaration: ToolDeclaration<Input, Row>): ToolDeclaration<Input, Row> {
+export function defineTool<Input extends TSchema, Row extends TSchema, Settings extends TSchema = NoSettings> (declaration: ToolDeclaration<Input, Row, Settings>): ToolDeclaration<Input, Row, Settings> {
   return declaration
 }
 

@@ -1,7 +1,8 @@
 // Loads the tool plugins named in tools.config.json and serves their
 // declarations to the kernel: REST keys, agent tools, schemas. Boot fails on
 // an unknown plugin folder, a duplicate key or agent name, a declaration whose
-// key disagrees with its config entry, or a schema that does not compile.
+// key disagrees with its config entry, a schema that does not compile, a bad
+// setting (tool-settings.ts), or an enabled tool whose `uses` are not enabled.
 import { existsSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { isAbsolute, join, resolve } from 'node:path'
@@ -13,6 +14,7 @@ import { badRequest } from '../errors.ts'
 import { describeValidation } from '../http-errors.ts'
 import type { AgentToolDeclaration, ToolDeclaration, ToolExample } from './contract.ts'
 import { ToolCatalog } from './catalog.ts'
+import { readToolSettings } from './tool-settings.ts'
 
 export const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url))
 
@@ -23,6 +25,8 @@ export interface LoadedTool {
   inputCheck: Validator
   rowCheck: Validator
   perRunFields: string[]
+  /** tools.config.json `settings` with the schema's defaults, validated at boot: ctx.settings. */
+  settings: Readonly<Record<string, unknown>>
   /** State the plugin keeps across jobs (engine health…), made once per app. */
   state: unknown
 }
@@ -101,6 +105,16 @@ function compile (schema: TSchema, what: string): Validator {
   }
 }
 
+/** An enabled tool runs the tools it `uses`: each must be enabled too, so a nested run never meets a missing one. */
+function checkUses (loaded: LoadedTool[]): void {
+  const enabled = new Set(loaded.filter(t => t.enabled).map(t => t.declaration.key))
+  for (const tool of loaded.filter(t => t.enabled)) {
+    for (const used of tool.declaration.uses ?? []) {
+      if (!enabled.has(used)) throw new ConfigError(`tools.config.json enables the tool "${tool.declaration.key}", which uses the tool "${used}", but "${used}" is not enabled: enable "${used}" or disable "${tool.declaration.key}"`)
+    }
+  }
+}
+
 export class ToolRegistry {
   readonly catalog: ToolCatalog
   private readonly tools = new Map<string, LoadedTool>()
@@ -133,6 +147,7 @@ export class ToolRegistry {
       if (!declaration || typeof declaration.run !== 'function') throw new ConfigError(`plugin "${entry.plugin}" does not export a tool declaration (export default defineTool({...}))`)
       if (declaration.key !== entry.key) throw new ConfigError(`plugin "${entry.plugin}" declares the key "${declaration.key}" but tools.config.json lists it as "${entry.key}"`)
       if (loaded.some(t => t.declaration.key === declaration.key)) throw new ConfigError(`tool key "${declaration.key}" is declared twice`)
+      const settings = readToolSettings(declaration, entry.settings)
       loaded.push({
         declaration,
         config: entry,
@@ -140,9 +155,11 @@ export class ToolRegistry {
         inputCheck: compile(declaration.input, `the input schema of "${entry.key}"`),
         rowCheck: compile(declaration.row, `the row schema of "${entry.key}"`),
         perRunFields: declaration.perRunFields ?? ['max_results', 'max_pages'],
-        state: declaration.createState ? declaration.createState() : undefined,
+        settings,
+        state: declaration.createState ? declaration.createState(settings) : undefined,
       })
     }
+    checkUses(loaded)
     return new ToolRegistry(file, loaded)
   }
 

@@ -1,6 +1,7 @@
 // Tool `adleads` / agent `ad_library_lead_finder`: local businesses from a maps
 // search, each checked for Meta and Google ads (the maps, fbads and gads tools).
 import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { AdleadsSettingsSchema } from './settings.ts'
 
 const Nullable = <T extends TSchema>(schema: T, options: Record<string, unknown> = {}) => Type.Union([schema, Type.Null()], options)
 
@@ -57,6 +58,9 @@ export default defineTool({
   keywords: ['businesses that advertise', 'not advertising', 'no ads', 'do not advertise', 'without ads', 'local businesses running ads', 'ad prospects', 'marketing agency leads', 'prospecting', 'prospects for an agency', 'shops, restaurants or clinics that advertise', 'buy ads', 'which businesses run ads', 'facebook and google ads', 'businesses in a city', 'niche and city'],
   pollSeconds: 5,
   timeoutSeconds: 1800,
+  settings: AdleadsSettingsSchema,
+  // Its nested runs: the businesses come from maps, the ad checks from fbads and gads.
+  uses: ['maps', 'fbads', 'gads'],
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runAdleads(ctx),
 })

@@ -4,6 +4,7 @@
 // run leaves its verdict null with the reason; a source that refuses or lacks
 // its credential is not asked again for the other businesses.
 import { InputError, JobOutcomeError, ToolBlockedError, type ToolContext } from '../../core/tools/contract.ts'
+import type { AdleadsSettings } from './settings.ts'
 import { googleVerdict, metaAdsOf, ownDomain } from './match.ts'
 
 export interface AdleadsInput {
@@ -42,15 +43,16 @@ export interface AdleadsRow {
   google_reason: string | null
 }
 
-interface Settings { concurrency?: number, meta_max_ads?: number, google_max_creatives?: number }
-
-type Ctx = ToolContext<AdleadsInput, AdleadsRow>
+type Ctx = ToolContext<AdleadsInput, AdleadsRow, AdleadsSettings>
 type Listing = Record<string, unknown>
 
 const s = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null)
 const n = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
 
-/** One source's health across the run: after a refusal, a missing key or a missing tool, it is not asked again. */
+/**
+ * One source's health across the run: after a refusal or a missing key it is not
+ * asked again. (A disabled fbads or gads cannot happen: `uses` makes boot refuse it.)
+ */
 class SourceGate {
   stopped: string | null = null
   constructor (readonly label: string) {}
@@ -72,14 +74,14 @@ class SourceGate {
 
 async function checkMeta (ctx: Ctx, gate: SourceGate, row: AdleadsRow): Promise<void> {
   if (gate.stopped) { row.meta_reason = gate.stopped; return }
-  const settings = ctx.upstream.settings as Settings
+  const settings = ctx.settings
   try {
     const ads = await ctx.tools.run('fbads', {
       search_terms: row.name.slice(0, 100),
       ad_reached_countries: [ctx.input.country.toUpperCase()],
       ad_active_status: ctx.input.meta_active_only ? 'ACTIVE' : 'ALL',
-      max_results: settings.meta_max_ads ?? 25,
-    }, { maxRows: settings.meta_max_ads ?? 25 })
+      max_results: settings.meta_max_ads,
+    }, { maxRows: settings.meta_max_ads })
     const verdict = metaAdsOf(ads, row.name, row.domain)
     row.runs_meta_ads = verdict.count > 0
     row.meta_ads_count = verdict.count
@@ -93,12 +95,11 @@ async function checkMeta (ctx: Ctx, gate: SourceGate, row: AdleadsRow): Promise<
 
 async function checkGoogle (ctx: Ctx, gate: SourceGate, row: AdleadsRow): Promise<void> {
   if (gate.stopped) { row.google_reason = gate.stopped; return }
-  const settings = ctx.upstream.settings as Settings
   // The website's domain identifies the advertiser; a name alone may match a namesake elsewhere.
   const args: Record<string, unknown> = row.domain ? { domain: row.domain } : { advertiser: row.name.slice(0, 200) }
   row.google_matched_by = row.domain ? 'domain' : 'name'
   try {
-    const found = await ctx.tools.run('gads', { ...args, max_results: 1, max_creatives: settings.google_max_creatives ?? 10 }, { maxRows: 3 })
+    const found = await ctx.tools.run('gads', { ...args, max_results: 1, max_creatives: ctx.settings.google_max_creatives }, { maxRows: 3 })
     const verdict = googleVerdict(found)
     row.runs_google_ads = verdict.running
     row.google_ads_count = verdict.count
@@ -145,10 +146,8 @@ export async function runAdleads (ctx: Ctx): Promise<void> {
   const query = input.query?.trim() || (niche && city ? `${niche} in ${city}` : null)
   if (!query) throw new InputError('Give niche and city (e.g. "dentists", "Austin TX"), or query ("dentists in Austin TX").')
   const wanted = Math.min(input.max_results, ctx.remaining())
-  const settings = ctx.upstream.settings as Settings
-
   ctx.stage(`maps: searching "${query}"`)
-  // A missing or failing maps tool ends the job: there is nothing to check without listings.
+  // A failing maps search ends the job: there is nothing to check without listings.
   const listings = await ctx.tools.run('maps', { query, max_results: wanted, country: input.country.toLowerCase() }, { maxRows: wanted })
   const rows = listings.map(rowOf).filter(r => r.name !== '')
   if (rows.length === 0) {
@@ -160,7 +159,7 @@ export async function runAdleads (ctx: Ctx): Promise<void> {
 
   const meta = new SourceGate('Meta Ad Library')
   const google = new SourceGate('Google Ads Transparency Center')
-  const concurrency = Math.max(1, Math.min(settings.concurrency ?? 3, 10))
+  const concurrency = ctx.settings.concurrency
   let done = 0
   // Businesses are checked a few at a time and pushed in listing order as each batch completes.
   for (let i = 0; i < rows.length && ctx.remaining() > 0; i += concurrency) {

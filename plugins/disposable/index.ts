@@ -3,7 +3,7 @@
 // precedence of allow/deny lists and the MX match.
 import { batchOf, defineTool, InputError } from '../../core/tools/contract.ts'
 import { DisposableInput, DisposableRow, MAX_ITEMS } from './schema.ts'
-import { readDisposableSettings } from './settings.ts'
+import { DisposableSettingsSchema } from './settings.ts'
 import { DisposableMatcher } from './disposable-domains.ts'
 import { createMxResolver } from './mx-lookup.ts'
 import { checkItems } from './check.ts'
@@ -21,6 +21,7 @@ export default defineTool({
   description: DESCRIPTION,
   input: DisposableInput,
   row: DisposableRow,
+  settings: DisposableSettingsSchema,
   examples: [
     { task: 'is jane@mailinator.com a throw-away address?', args: { items: ['jane@mailinator.com'] } },
     { task: 'screen these sign-up e-mails for temporary mail providers', args: { emails: ['a@acme.com', 'b@guerrillamail.com'] } },
@@ -35,7 +36,7 @@ export default defineTool({
     const items = batchOf(ctx, distinct, 'items')
     if (items.length === 0) return
 
-    const settings = readDisposableSettings(ctx.upstream.settings)
+    const settings = ctx.settings
     const matcher = new DisposableMatcher({ allow: settings.allow, deny: settings.deny, extraMxHosts: settings.disposable_mx_hosts })
     const resolver = (ctx.input.check_mx ?? true)
       ? createMxResolver({ servers: settings.dns_servers, timeoutMs: settings.dns_timeout_ms, tries: settings.dns_tries, signal: ctx.signal })

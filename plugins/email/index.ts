@@ -3,7 +3,7 @@
 // best MX that stops at RCPT TO. See README.md for settings and statuses.
 import { batchOf, defineTool, InputError } from '../../core/tools/contract.ts'
 import { EmailInput, EmailRow, MAX_ADDRESSES } from './schema.ts'
-import { readEmailSettings } from './settings.ts'
+import { EmailSettingsSchema, emailSettingsForRun } from './settings.ts'
 import { createResolver } from './dns.ts'
 
 const DESCRIPTION = `Verifies e-mail addresses without sending mail. For each address it checks the syntax (RFC 5321/5322, IDN domains), looks up the domain's mail servers (MX, falling back to A/AAAA; a null MX or a missing domain means undeliverable), then asks the best mail server over SMTP whether it would accept the recipient (EHLO, MAIL FROM, RCPT TO; never DATA), and probes a random address on the same domain to detect catch-all servers.
@@ -21,6 +21,7 @@ export default defineTool({
   description: DESCRIPTION,
   input: EmailInput,
   row: EmailRow,
+  settings: EmailSettingsSchema,
   examples: [
     { task: 'check whether jane@acme.com is a real, deliverable address', args: { email: 'jane@acme.com' } },
     { task: 'verify a list of lead e-mails before a campaign', args: { emails: ['jane@acme.com', 'sales@acme.com', 'bob@example.org'] } },
@@ -35,7 +36,7 @@ export default defineTool({
     const addresses = batchOf(ctx, distinct, 'addresses')
     if (addresses.length === 0) return
 
-    const settings = readEmailSettings(ctx.upstream.settings)
+    const settings = emailSettingsForRun(ctx.settings)
     const resolver = createResolver({ servers: settings.dns_servers, timeoutMs: settings.dns_timeout_ms, tries: settings.dns_tries, signal: ctx.signal })
     ctx.stage(`Checking ${addresses.length} address${addresses.length === 1 ? '' : 'es'}`)
     // The verifier (and the shared e-mail parser it uses) loads with the first job, not at boot.

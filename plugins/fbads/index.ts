@@ -1,5 +1,6 @@
 // Tool `fbads` / agent `socialA_ads_scrape`: ads from the Meta Ad Library API.
 import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { FbadsSettingsSchema } from './settings.ts'
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 const Range = Nullable(Type.Object({ lower: Nullable(Type.Number()), upper: Nullable(Type.Number()) }))
@@ -59,6 +60,7 @@ export default defineTool({
   ],
   keywords: ['facebook ads', 'instagram ads', 'meta ads', 'meta ad library', 'facebook ad library', 'ad library', 'ad creatives', 'ad copy', 'ad spend', 'political ads', 'issue ads', 'impressions', 'sponsored posts', 'facebook page', 'page id', 'active ads', 'running ads', 'competitor ads', 'ad text', 'messenger', 'whatsapp', 'threads'],
   pollSeconds: 2,
+  settings: FbadsSettingsSchema,
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runFbads(ctx),
 })

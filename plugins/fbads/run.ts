@@ -2,6 +2,7 @@
 // pages with the `after` cursor until max_results or the last page. The access
 // token travels in the query string, so every error text is scrubbed of it.
 import { InputError, MissingCredentialError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import type { FbadsSettings } from './settings.ts'
 import { adsArchiveRecords, graphOutcome, nextCursor, parseAdRecord, type AdRow } from './extract.ts'
 
 export interface FbadsInput {
@@ -17,15 +18,13 @@ export interface FbadsInput {
   max_results: number
 }
 
-interface Settings { api_version?: string, page_size?: number, timeout_ms?: number }
-
 export const AD_FIELDS = [
   'id', 'ad_creation_time', 'ad_creative_bodies', 'ad_creative_link_captions', 'ad_creative_link_descriptions',
   'ad_creative_link_titles', 'ad_delivery_start_time', 'ad_delivery_stop_time', 'ad_snapshot_url', 'bylines',
   'currency', 'estimated_audience_size', 'impressions', 'languages', 'page_id', 'page_name', 'publisher_platforms', 'spend',
 ]
 
-type Ctx = ToolContext<FbadsInput, AdRow>
+type Ctx = ToolContext<FbadsInput, AdRow, FbadsSettings>
 
 /** The ads_archive URL for one page (the token added last, by the caller). */
 export function adsArchiveUrl (base: string, version: string, input: FbadsInput, limit: number, after: string | null): URL {
@@ -55,10 +54,10 @@ export async function runFbads (ctx: Ctx): Promise<void> {
   // Checked before any request: no token, no call, and the error names the variable.
   const token = ctx.upstream.credential('meta')
   if (!token) throw new MissingCredentialError(ctx.upstream.credentialNames.meta ?? 'META_ACCESS_TOKEN', 'The Meta Ad Library tool (fbads)')
-  const settings = ctx.upstream.settings as Settings
+  const settings = ctx.settings
   const base = ctx.upstream.urls.graph ?? 'https://graph.facebook.com'
-  const version = settings.api_version ?? 'v19.0'
-  const pageSize = Math.max(1, Math.min(settings.page_size ?? 100, 500))
+  const version = settings.api_version
+  const pageSize = settings.page_size
   const wanted = Math.min(input.max_results, ctx.remaining())
   let pushed = 0
   let after: string | null = null
@@ -71,7 +70,7 @@ export async function runFbads (ctx: Ctx): Promise<void> {
     ctx.stage(`Ad Library: page ${pages + 1}, ${pushed} ads so far`)
     let res: { status: number, body: string }
     try {
-      res = await ctx.http.text(url, { timeoutMs: settings.timeout_ms ?? 30_000, maxRedirects: 0, headers: { accept: 'application/json' } })
+      res = await ctx.http.text(url, { timeoutMs: settings.timeout_ms, maxRedirects: 0, headers: { accept: 'application/json' } })
     } catch (err) {
       // The guard and the client name the URL in their messages: the token must not reach the job's error.
       if (err instanceof Error) { err.message = scrub(err.message, token); if (err.stack) err.stack = scrub(err.stack, token) }

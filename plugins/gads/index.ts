@@ -1,6 +1,7 @@
 // Tool `gads` / agent `ads_transparency`: is an advertiser running Google ads,
 // from the public Google Ads Transparency Center.
 import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { GadsSettingsSchema } from './settings.ts'
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -59,6 +60,7 @@ export default defineTool({
   ],
   keywords: ['google ads', 'adwords', 'google ads transparency center', 'paid search', 'ppc', 'search ads', 'youtube ads', 'display ads', 'sem', 'advertising on google', 'advertiser id', 'google advertiser', 'ad count', 'last shown', 'competitor advertising', 'sponsored results'],
   pollSeconds: 2,
+  settings: GadsSettingsSchema,
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runGads(ctx),
 })

@@ -3,6 +3,7 @@
 // SearchCreatives per matching advertiser id), per region when regions are
 // given. Creatives' last-shown dates say whether it is running now.
 import { batchOf, InputError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import type { GadsSettings } from './settings.ts'
 import {
   bareDomain, creativesRequest, formBody, looksBlocked, namesMatch, parseCreatives, parseRpcBody, parseSuggestions,
   regionCode, suggestionsRequest, type AdvertiserSuggestion, type Creative,
@@ -37,21 +38,18 @@ export interface GadsRow {
   transparency_url: string | null
 }
 
-interface Settings { running_within_days?: number, page_size?: number, timeout_ms?: number, public_base?: string }
-
-type Ctx = ToolContext<GadsInput, GadsRow>
+type Ctx = ToolContext<GadsInput, GadsRow, GadsSettings>
 
 const DAY_MS = 86_400_000
 
 async function rpc (ctx: Ctx, method: 'SearchSuggestions' | 'SearchCreatives', fReq: string): Promise<unknown> {
   const base = (ctx.upstream.urls.transparency ?? 'https://adstransparency.google.com').replace(/\/+$/, '')
   const url = `${base}/anji/_/rpc/SearchService/${method}?authuser=`
-  const settings = ctx.upstream.settings as Settings
   const res = await ctx.http.text(url, {
     method: 'POST',
     body: formBody(fReq),
     headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8', accept: '*/*', origin: base, referer: `${base}/?region=anywhere` },
-    timeoutMs: settings.timeout_ms ?? 20_000,
+    timeoutMs: ctx.settings.timeout_ms,
   })
   if (res.status === 429 || res.status === 403) throw new ToolBlockedError(`the Ads Transparency Center answered HTTP ${res.status} to ${method}`)
   if (looksBlocked(res.body, res.url)) throw new ToolBlockedError(`the Ads Transparency Center answered ${method} with a captcha page`)
@@ -63,7 +61,7 @@ async function rpc (ctx: Ctx, method: 'SearchSuggestions' | 'SearchCreatives', f
 
 /** Creatives for one target in one region (or anywhere), paged by token up to `limit`. */
 async function creativesFor (ctx: Ctx, target: { domain: string } | { advertiserId: string }, region: number | null, limit: number): Promise<Creative[]> {
-  const pageSize = Math.max(1, Math.min((ctx.upstream.settings as Settings).page_size ?? 40, 100))
+  const pageSize = ctx.settings.page_size
   const out: Creative[] = []
   let token: string | null = null
   for (let page = 0; out.length < limit && page < 25; page++) {
@@ -80,9 +78,8 @@ async function creativesFor (ctx: Ctx, target: { domain: string } | { advertiser
 interface Found { id: string, name: string | null, region: string | null, range: AdvertiserSuggestion['ad_count_range'], creatives: Creative[], regionsWithAds: Set<string>, domain: string | null }
 
 function rowOf (ctx: Ctx, query: string, source: 'domain' | 'name', f: Found, regionsChecked: string[], now: number): GadsRow {
-  const settings = ctx.upstream.settings as Settings
-  const within = (settings.running_within_days ?? 3) * DAY_MS
-  const publicBase = settings.public_base ?? 'https://adstransparency.google.com'
+  const within = ctx.settings.running_within_days * DAY_MS
+  const publicBase = ctx.settings.public_base
   const unique = new Map<string, Creative>()
   for (const c of f.creatives) unique.set(c.creative_id ?? `${unique.size}`, c)
   const creatives = [...unique.values()].sort((a, b) => (b.last_shown_ms ?? 0) - (a.last_shown_ms ?? 0))

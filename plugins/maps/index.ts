@@ -4,6 +4,7 @@
 // then keyless OpenStreetMap (Nominatim + Overpass). See README.md.
 import { defineTool } from '../../core/tools/contract.ts'
 import { mapsInput, mapsRow } from './schema.ts'
+import { MapsSettingsSchema } from './settings.ts'
 import { createMapsState } from './state.ts'
 
 export default defineTool({
@@ -27,6 +28,9 @@ export default defineTool({
   ],
   keywords: ['local businesses', 'business listings', 'google maps', 'map search', 'places', 'near me', 'nearby', 'in a city', 'town', 'neighbourhood', 'postcode', 'zip code', 'street address', 'ratings', 'reviews', 'latitude and longitude', 'coordinates', 'lead list', 'leads', 'prospects', 'yellow pages', 'business directory', 'openstreetmap', 'shops', 'restaurants', 'cafes', 'salons', 'clinics', 'contractors', 'dentists', 'plumbers', 'lawyers', 'gyms', 'hotels', 'agencies'],
   pollSeconds: 3,
+  settings: MapsSettingsSchema,
+  // deep_scan runs webemail on each listing's website.
+  uses: ['webemail'],
   createState: createMapsState,
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runMaps(ctx),

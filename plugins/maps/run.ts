@@ -9,9 +9,8 @@ import * as extract from '../../core/extract/phones.ts'
 import type { MapsListing, SourceName } from './extract.ts'
 import { splitPrompt } from './prompt.ts'
 import type { MapsRow } from './schema.ts'
-import { DEFAULT_SOURCES, SOURCE_PAGES, mapPool, settingsOf, type MapsContext, type SearchPlan } from './sources.ts'
+import { SOURCE_PAGES, mapPool, type MapsContext, type SearchPlan } from './sources.ts'
 
-const KNOWN_SOURCES = new Set<string>(DEFAULT_SOURCES)
 const KEYED: Partial<Record<SourceName, string>> = { serper: 'serper', serpapi: 'serpapi', google_places: 'google_places' }
 
 /** One search of a call: a query or a prompt (a list gives several). */
@@ -39,7 +38,7 @@ function sourcesFor (ctx: MapsContext, plan: SearchPlan): { use: SourceName[], s
     if (requested === 'osm' && !plan.where) throw new InputError('OpenStreetMap search needs a place: say where (e.g. "dentists in Austin TX") or pass location.')
     return { use: [requested], skipped: [] }
   }
-  const configured = (settingsOf(ctx).sources ?? DEFAULT_SOURCES).filter(s => KNOWN_SOURCES.has(s)) as SourceName[]
+  const configured: SourceName[] = [...ctx.settings.sources]
   const use: SourceName[] = []
   const skipped: Array<{ source: SourceName, error: Error }> = []
   for (const source of configured) {
@@ -65,9 +64,9 @@ function listingPhones (phone: string | null, country: string): string[] {
 type ListingRow = Omit<MapsRow, 'query'>
 
 async function deepScan (ctx: MapsContext, listings: MapsListing[], country: string, failures: string[]): Promise<ListingRow[]> {
-  const settings = settingsOf(ctx)
-  const maxPages = Math.max(1, settings.deep_scan_max_pages ?? 10)
-  return mapPool(listings, Math.max(1, settings.deep_scan_concurrency ?? 3), async (listing): Promise<ListingRow> => {
+  const settings = ctx.settings
+  const maxPages = settings.deep_scan_max_pages
+  return mapPool(listings, settings.deep_scan_concurrency, async (listing): Promise<ListingRow> => {
     const row: ListingRow = { ...listing, emails: [], phones: listingPhones(listing.phone, country), socials: [] }
     const website = listing.website?.trim()
     if (!website || (/^[a-z][a-z0-9+.-]*:/i.test(website) && !/^https?:\/\//i.test(website))) return row
@@ -141,7 +140,7 @@ async function searchOne (ctx: MapsContext, text: SearchText): Promise<void> {
   const plan = planOf({ ...ctx.input, query: text.query, prompt: text.prompt }, wanted)
   const given = (text.query ?? text.prompt)!
   if (!plan.search) throw new InputError('Send either query or prompt.')
-  const phoneCountry = (ctx.input.country ?? settingsOf(ctx).default_phone_country ?? 'US').toUpperCase()
+  const phoneCountry = (ctx.input.country ?? ctx.settings.default_phone_country).toUpperCase()
   const { use, skipped } = sourcesFor(ctx, plan)
   ctx.summary({ what: plan.what, where: plan.where || null, search: plan.search })
   if (use.length === 0) {

@@ -8,8 +8,9 @@ import { parseNominatim, parseOverpass, parsePlaceDetailsLegacy, parsePlacesLega
 import { limitBox, nameFilters, nameKeyword, osmFilters, overpassQuery } from './osm-query.ts'
 import type { MapsInput, MapsRow } from './schema.ts'
 import type { MapsState } from './state.ts'
+import type { MapsSettings } from './settings.ts'
 
-export type MapsContext = ToolContext<MapsInput, MapsRow>
+export type MapsContext = ToolContext<MapsInput, MapsRow, MapsSettings>
 
 export interface SearchPlan {
   /** One text for the Google-backed sources: "dentists in Austin TX". */
@@ -24,26 +25,6 @@ export interface SearchPlan {
   wanted: number
 }
 
-export interface MapsSettings {
-  sources?: string[]
-  serper_endpoint?: 'places' | 'maps'
-  google_places_api?: 'new' | 'legacy'
-  places_details?: boolean
-  places_page_delay_ms?: number
-  max_pages_per_source?: number
-  request_timeout_ms?: number
-  osm_user_agent?: string
-  osm_min_interval_ms?: number
-  osm_max_bbox_degrees?: number
-  osm_geocode_cache_ttl_s?: number
-  overpass_timeout_s?: number
-  deep_scan_max_pages?: number
-  deep_scan_concurrency?: number
-  default_phone_country?: string
-}
-
-export const DEFAULT_SOURCES: SourceName[] = ['serper', 'serpapi', 'google_places', 'osm']
-export const DEFAULT_OSM_USER_AGENT = 'extraction-jobs/1.0 (self-hosted data-extraction service, maps tool; contact: operator@example.invalid)'
 
 export const DEFAULT_URLS: Record<string, string> = {
   serper: 'https://google.serper.dev',
@@ -56,8 +37,6 @@ export const DEFAULT_URLS: Record<string, string> = {
 
 /** Hosts whose usage policy sets the one-request-a-second floor, whatever the settings say. */
 const PUBLIC_OSM_HOSTS = /(^|\.)(openstreetmap\.org|overpass-api\.de)$/i
-
-export const settingsOf = (ctx: MapsContext) => ctx.upstream.settings as MapsSettings
 
 function baseUrl (ctx: MapsContext, name: string, fallback = DEFAULT_URLS[name]!): string {
   return (ctx.upstream.urls[name] ?? fallback).replace(/\/+$/, '')
@@ -80,7 +59,7 @@ function bodyReason (body: string): string {
 async function fetchJson (ctx: MapsContext, label: string, url: string, init: { method?: string, headers?: Record<string, string>, body?: string }, secrets: string[] = []): Promise<unknown> {
   let res: { status: number, body: string }
   try {
-    res = await ctx.http.text(url, { ...init, timeoutMs: settingsOf(ctx).request_timeout_ms ?? 20_000 })
+    res = await ctx.http.text(url, { ...init, timeoutMs: ctx.settings.request_timeout_ms })
   } catch (err) {
     if (ctx.signal.aborted || err instanceof BlockedTargetError) throw err
     throw new UpstreamError(`${label} could not be reached: ${scrub((err as Error).message ?? String(err), secrets).slice(0, 200)}`)
@@ -96,14 +75,14 @@ async function fetchJson (ctx: MapsContext, label: string, url: string, init: { 
   }
 }
 
-const pageCap = (ctx: MapsContext, fallback: number) => Math.max(1, settingsOf(ctx).max_pages_per_source ?? fallback)
+const pageCap = (ctx: MapsContext, fallback: number) => ctx.settings.max_pages_per_source ?? fallback
 
 // ------------------------------------------------------------------ Serper
 
 /** Serper: POST {base}/places (or /maps) with X-API-KEY; `page` from 1. */
 export async function * serperPages (ctx: MapsContext, plan: SearchPlan): AsyncGenerator<MapsListing[]> {
   const key = ctx.upstream.requireCredential('serper', 'Maps search through Serper')
-  const endpoint = settingsOf(ctx).serper_endpoint === 'maps' ? 'maps' : 'places'
+  const endpoint = ctx.settings.serper_endpoint
   for (let page = 1; page <= pageCap(ctx, 5); page++) {
     const body: Record<string, unknown> = { q: plan.search, page }
     if (plan.country) body.gl = plan.country.toLowerCase()
@@ -200,7 +179,7 @@ async function addLegacyDetails (ctx: MapsContext, listings: MapsListing[], key:
  */
 async function * placesLegacyPages (ctx: MapsContext, plan: SearchPlan, key: string): AsyncGenerator<MapsListing[]> {
   const base = baseUrl(ctx, 'google_places', DEFAULT_URLS.google_places_legacy)
-  const delay = settingsOf(ctx).places_page_delay_ms ?? 2000
+  const delay = ctx.settings.places_page_delay_ms
   let pageToken: string | null = null
   let yielded = 0
   for (let page = 0; page < Math.min(3, pageCap(ctx, 3)); page++) {
@@ -218,7 +197,7 @@ async function * placesLegacyPages (ctx: MapsContext, plan: SearchPlan, key: str
     if (parsed.status !== 'OK') throw legacyStatusError(parsed.status, parsed.errorMessage, key)
     const listings = parsed.listings.slice(0, Math.max(0, plan.wanted - yielded))
     if (listings.length === 0) return
-    if (settingsOf(ctx).places_details !== false) await addLegacyDetails(ctx, listings, key)
+    if (ctx.settings.places_details) await addLegacyDetails(ctx, listings, key)
     yielded += listings.length
     yield listings
     pageToken = parsed.nextPageToken
@@ -228,20 +207,20 @@ async function * placesLegacyPages (ctx: MapsContext, plan: SearchPlan, key: str
 
 export async function * googlePlacesPages (ctx: MapsContext, plan: SearchPlan): AsyncGenerator<MapsListing[]> {
   const key = ctx.upstream.requireCredential('google_places', 'Maps search through Google Places')
-  yield * (settingsOf(ctx).google_places_api === 'legacy' ? placesLegacyPages(ctx, plan, key) : placesNewPages(ctx, plan, key))
+  yield * (ctx.settings.google_places_api === 'legacy' ? placesLegacyPages(ctx, plan, key) : placesNewPages(ctx, plan, key))
 }
 
 // ------------------------------------------------------------------ OpenStreetMap
 
 function osmHeaders (ctx: MapsContext, extra: Record<string, string> = {}): Record<string, string> {
-  const headers: Record<string, string> = { 'user-agent': settingsOf(ctx).osm_user_agent ?? DEFAULT_OSM_USER_AGENT, ...extra }
+  const headers: Record<string, string> = { 'user-agent': ctx.settings.osm_user_agent, ...extra }
   if (ctx.input.language) headers['accept-language'] = ctx.input.language
   return headers
 }
 
 /** Runs one OSM request in this host's turn: one at a time, a second apart (at least, on the public instances), across every job of the app. */
 function osmTurn<T> (ctx: MapsContext, url: string, fn: () => Promise<T>): Promise<T> {
-  const configured = settingsOf(ctx).osm_min_interval_ms ?? 1000
+  const configured = ctx.settings.osm_min_interval_ms
   const interval = PUBLIC_OSM_HOSTS.test(new URL(url).hostname) ? Math.max(1000, configured) : configured
   return (ctx.state as MapsState).limiter.run(new URL(url).host, interval, ctx.signal, fn)
 }
@@ -249,7 +228,7 @@ function osmTurn<T> (ctx: MapsContext, url: string, fn: () => Promise<T>): Promi
 async function geocode (ctx: MapsContext, where: string, country?: string) {
   const state = ctx.state as MapsState
   const cacheKey = [where.toLowerCase(), country?.toLowerCase() ?? '', ctx.input.language ?? ''].join('|')
-  const ttl = (settingsOf(ctx).osm_geocode_cache_ttl_s ?? 86_400) * 1000
+  const ttl = ctx.settings.osm_geocode_cache_ttl_s * 1000
   const cached = state.geocodes.get(cacheKey, ttl)
   if (cached) return cached.place
   const params = new URLSearchParams({ format: 'jsonv2', q: where, limit: '1' })
@@ -287,9 +266,9 @@ export async function * osmPages (ctx: MapsContext, plan: SearchPlan): AsyncGene
     return
   }
   ctx.summary({ place: place.name })
-  const { bbox, shrunk } = limitBox(place.bbox, settingsOf(ctx).osm_max_bbox_degrees ?? 1)
-  if (shrunk) ctx.warn(`"${place.name}" is large; OpenStreetMap was searched within about ${settingsOf(ctx).osm_max_bbox_degrees ?? 1}° around its centre.`)
-  const timeout = settingsOf(ctx).overpass_timeout_s ?? 25
+  const { bbox, shrunk } = limitBox(place.bbox, ctx.settings.osm_max_bbox_degrees)
+  if (shrunk) ctx.warn(`"${place.name}" is large; OpenStreetMap was searched within about ${ctx.settings.osm_max_bbox_degrees}° around its centre.`)
+  const timeout = ctx.settings.overpass_timeout_s
   const filters = osmFilters(plan.what)
   const byName = nameFilters(nameKeyword(plan.what))
   const first = await overpass(ctx, overpassQuery(filters.length ? filters : byName, bbox, plan.wanted, timeout))

@@ -1,6 +1,7 @@
 // Tool `products` / agent `product_scrape`: an online store's catalogue, from
 // Shopify's /products.json, the WooCommerce Store API, or schema.org JSON-LD.
 import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { ProductsSettingsSchema } from './settings.ts'
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
@@ -79,6 +80,7 @@ export default defineTool({
   ],
   keywords: ['online store', 'online shop', 'webshop', 'e-commerce', 'ecommerce', 'shopify', 'woocommerce', 'product catalogue', 'products', 'price list', 'prices', 'price monitoring', 'competitor prices', 'in stock', 'stock levels', 'inventory', 'sku', 'variants', 'sizes and colours', 'what a shop sells', 'items for sale', 'on sale', 'discounts', 'merchandise', 'product feed'],
   pollSeconds: 3,
+  settings: ProductsSettingsSchema,
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runProducts(ctx),
 })

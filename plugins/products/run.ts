@@ -2,6 +2,7 @@
 // Store API pages, or (neither answering) a sitemap-led crawl of product pages
 // read for schema.org JSON-LD. Parsing lives in extract.ts.
 import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import type { ProductsSettings } from './settings.ts'
 import {
   isSitemapIndex, looksLikeProductUrl, parseShopifyProduct, parseWooProduct, robotsSitemaps, shopifyProductsOf, sitemapLocations,
   type Platform, type ProductRow, type readProductPage,
@@ -17,10 +18,9 @@ export interface ProductsInput {
   max_pages: number
 }
 
-interface Settings { shopify_page_size?: number, woo_page_size?: number, crawl_concurrency?: number, page_timeout_secs?: number, max_sitemaps?: number }
 
 /** The context of one store's read: its input names that store alone. */
-type Ctx = ToolContext<ProductsInput & { url: string }, ProductRow>
+type Ctx = ToolContext<ProductsInput & { url: string }, ProductRow, ProductsSettings>
 
 const SKIP_EXTENSIONS = /\.(?:pdf|jpe?g|png|gif|webp|svg|ico|css|js|json|zip|gz|mp[34]|mov|webm|woff2?|ttf|docx?|xlsx?|csv|txt)(?:$|\?)/i
 
@@ -60,8 +60,8 @@ async function shopifyCurrency (ctx: Ctx, origin: string): Promise<string | null
 }
 
 async function runShopify (ctx: Ctx, origin: string, firstPage: Record<string, unknown>[] | null): Promise<number> {
-  const settings = ctx.upstream.settings as Settings
-  const limit = settings.shopify_page_size ?? 250
+  const settings = ctx.settings
+  const limit = settings.shopify_page_size
   const currency = await shopifyCurrency(ctx, origin)
   if (!currency) ctx.warn('The shop did not publish its currency (/meta.json); prices are in the shop\'s own currency.')
   const pushed = { n: 0 }
@@ -91,8 +91,8 @@ async function runShopify (ctx: Ctx, origin: string, firstPage: Record<string, u
 // ---------------------------------------------------------------- WooCommerce
 
 async function runWoo (ctx: Ctx, origin: string, firstPage: Record<string, unknown>[] | null, firstTotalPages: number | null): Promise<number> {
-  const settings = ctx.upstream.settings as Settings
-  const perPage = settings.woo_page_size ?? 100
+  const settings = ctx.settings
+  const perPage = settings.woo_page_size
   const pushed = { n: 0 }
   let totalPages = firstTotalPages
   for (let page = 1; ; page++) {
@@ -125,8 +125,8 @@ async function runWoo (ctx: Ctx, origin: string, firstPage: Record<string, unkno
 // ---------------------------------------------------------------- schema.org crawl
 
 async function sitemapUrls (ctx: Ctx, start: URL, budget: number): Promise<string[]> {
-  const settings = ctx.upstream.settings as Settings
-  const maxSitemaps = settings.max_sitemaps ?? 6
+  const settings = ctx.settings
+  const maxSitemaps = settings.max_sitemaps
   const queue: string[] = []
   try {
     const robots = await ctx.http.text(new URL('/robots.txt', start.origin), { timeoutMs: 10_000, maxBytes: 512 * 1024 })
@@ -158,10 +158,10 @@ async function sitemapUrls (ctx: Ctx, start: URL, budget: number): Promise<strin
 }
 
 async function runSchemaOrg (ctx: Ctx, start: URL): Promise<number> {
-  const settings = ctx.upstream.settings as Settings
+  const settings = ctx.settings
   const maxPages = ctx.input.max_pages
-  const concurrency = Math.max(1, settings.crawl_concurrency ?? 4)
-  const timeoutMs = (settings.page_timeout_secs ?? 15) * 1000
+  const concurrency = settings.crawl_concurrency
+  const timeoutMs = settings.page_timeout_secs * 1000
   const pushed = { n: 0 }
   const seenPages = new Set<string>()
   const seenProducts = new Set<string>()
@@ -241,7 +241,7 @@ interface Probe<T> { kind: 'yes', first: T[], totalPages: number | null }
 type ProbeResult = Probe<Record<string, unknown>> | { kind: 'no', why: string }
 
 async function probeShopify (ctx: Ctx, origin: string): Promise<ProbeResult> {
-  const limit = (ctx.upstream.settings as Settings).shopify_page_size ?? 250
+  const limit = ctx.settings.shopify_page_size
   const url = new URL(`/products.json?limit=${limit}&page=1`, origin).toString()
   const res = await ctx.http.text(url, { timeoutMs: 20_000 })
   const refused = refusal(res.status, url)
@@ -255,7 +255,7 @@ async function probeShopify (ctx: Ctx, origin: string): Promise<ProbeResult> {
 }
 
 async function probeWoo (ctx: Ctx, origin: string): Promise<ProbeResult> {
-  const perPage = (ctx.upstream.settings as Settings).woo_page_size ?? 100
+  const perPage = ctx.settings.woo_page_size
   const url = new URL(`/wp-json/wc/store/v1/products?per_page=${perPage}&page=1`, origin).toString()
   const res = await ctx.http.text(url, { timeoutMs: 20_000 })
   const refused = refusal(res.status, url)
@@ -273,7 +273,7 @@ async function probeWoo (ctx: Ctx, origin: string): Promise<ProbeResult> {
  * (store_url). One store that fails does not sink the others: it is warned
  * about; when every store fails, the last failure is the job's.
  */
-export async function runProducts (ctx: ToolContext<ProductsInput, ProductRow>): Promise<void> {
+export async function runProducts (ctx: ToolContext<ProductsInput, ProductRow, ProductsSettings>): Promise<void> {
   const stores = batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'stores')
   const summaries: Array<Record<string, unknown>> = []
   let lastError: unknown = null

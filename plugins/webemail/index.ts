@@ -1,6 +1,7 @@
 // Tool `webemail` / agent `website_email_find`: public e-mails, phones and
 // social links of one site (or a list of sites), from a same-site crawl.
 import { defineTool, Type } from '../../core/tools/contract.ts'
+import { WebemailSettingsSchema } from './settings.ts'
 
 const Social = Type.Object({ platform: Type.String(), url: Type.String(), host: Type.String() })
 
@@ -33,6 +34,7 @@ export default defineTool({
   ],
   keywords: ['contact details', 'contact info', 'contact email', 'email finder', 'find emails', 'get in touch', 'reach', 'who to contact', 'phone numbers', 'social media links', 'social profiles', 'linkedin', 'instagram link', 'twitter', 'mailto', 'contact page', 'about page', 'team page', 'email scraper', 'crawl a website', 'emails of a domain', 'email address for each domain', 'company emails', 'owner email'],
   pollSeconds: 2,
+  settings: WebemailSettingsSchema,
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runWebemail(ctx),
 })

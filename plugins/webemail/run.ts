@@ -3,6 +3,7 @@
 // pages first; stops at max_pages. Pages go to SiteFindingsBuilder (pure).
 import { BlockedTargetError, ExtractionError, MissingCredentialError, ToolBlockedError, UpstreamError, type PageContacts, type ToolContext } from '../../core/tools/contract.ts'
 import { isPriorityPage, sameSite, SiteFindingsBuilder, siteHost, sitemapLocations, startUrlOf, type SiteFindings } from './findings.ts'
+import type { WebemailSettings } from './settings.ts'
 
 export interface WebemailInput {
   website: string | string[]
@@ -10,6 +11,8 @@ export interface WebemailInput {
   include_phones: boolean
   include_socials: boolean
 }
+
+type WebemailContext = ToolContext<WebemailInput, Record<string, unknown>, WebemailSettings>
 
 const SKIP_EXTENSIONS = /\.(?:pdf|jpe?g|png|gif|webp|svg|ico|css|js|json|xml|zip|gz|rar|7z|mp[34]|mov|avi|webm|woff2?|ttf|eot|docx?|xlsx?|pptx?|csv|txt)(?:$|\?)/i
 
@@ -26,7 +29,7 @@ const canonical = (url: string) => {
   return u.toString()
 }
 
-async function sitemapPages (ctx: ToolContext<WebemailInput>, start: URL, budget: number): Promise<string[]> {
+async function sitemapPages (ctx: WebemailContext, start: URL, budget: number): Promise<string[]> {
   const found: string[] = []
   const queue = [new URL('/sitemap.xml', start).toString()]
   for (let fetched = 0; queue.length > 0 && fetched < 4 && found.length < budget; fetched++) {
@@ -46,14 +49,14 @@ async function sitemapPages (ctx: ToolContext<WebemailInput>, start: URL, budget
   return found.sort((a, b) => Number(isPriorityPage(b)) - Number(isPriorityPage(a))).slice(0, budget)
 }
 
-export async function crawlSite (ctx: ToolContext<WebemailInput>, website: string): Promise<SiteFindings> {
+export async function crawlSite (ctx: WebemailContext, website: string): Promise<SiteFindings> {
   let start: URL
   try { start = startUrlOf(website) } catch { throw new UpstreamError(`'${website}' is not a website address`) }
-  const settings = ctx.upstream.settings as { max_concurrency?: number, default_phone_country?: string, page_timeout_secs?: number }
+  const settings = ctx.settings
   const builder = new SiteFindingsBuilder(website, siteHost(start.hostname), {
     includePhones: ctx.input.include_phones,
     includeSocials: ctx.input.include_socials,
-    defaultCountry: countryFromHost(start.hostname, settings.default_phone_country ?? 'US'),
+    defaultCountry: countryFromHost(start.hostname, settings.default_phone_country.toUpperCase()),
   })
   const maxPages = ctx.input.max_pages
   const seen = new Set<string>()
@@ -65,12 +68,12 @@ export async function crawlSite (ctx: ToolContext<WebemailInput>, website: strin
 
   const crawler = ctx.crawler.cheerio({
     maxRequestsPerCrawl: maxPages,
-    maxConcurrency: settings.max_concurrency ?? 8,
+    maxConcurrency: settings.max_concurrency,
     maxRequestRetries: 1,
-    navigationTimeoutSecs: settings.page_timeout_secs ?? 15,
+    navigationTimeoutSecs: settings.page_timeout_secs,
     // The handler waits for the page's scan in the worker pool, which has its own limit
     // (EXTRACT_TASK_TIMEOUT_MS) and may queue behind other pages' scans: room for both.
-    requestHandlerTimeoutSecs: (settings.page_timeout_secs ?? 15) * 2 + 60,
+    requestHandlerTimeoutSecs: settings.page_timeout_secs * 2 + 60,
     async requestHandler ({ request, body }) {
       const loaded = request.loadedUrl ?? request.url
       // A redirect that left the site: nothing of that page is ours.
@@ -125,7 +128,7 @@ export async function crawlSite (ctx: ToolContext<WebemailInput>, website: strin
   return builder.build()
 }
 
-export async function runWebemail (ctx: ToolContext<WebemailInput>): Promise<void> {
+export async function runWebemail (ctx: WebemailContext): Promise<void> {
   const websites = [...new Set((Array.isArray(ctx.input.website) ? ctx.input.website : [ctx.input.website]).map(w => w.trim()).filter(Boolean))]
   let emails = 0
   for (const website of websites) {

@@ -67,8 +67,8 @@ export interface SearchStatusRecord {
 export class EngineHealth {
   readonly startedAt: Date
   private readonly clock: Clock
-  private cooldownMs: number
-  private googleCooldownMs: number
+  private readonly cooldownMs: number
+  private readonly googleCooldownMs: number
   private readonly observations = new Map<EngineId, EngineObservation>()
   private readonly lastBlocks = new Map<EngineId, EngineObservation>()
 
@@ -77,20 +77,6 @@ export class EngineHealth {
     this.cooldownMs = (options.cooldownSeconds ?? 600) * 1000
     this.googleCooldownMs = (options.googleCooldownSeconds ?? 1800) * 1000
     this.startedAt = this.clock()
-  }
-
-  /**
-   * Cooldowns from tools.config.json `settings` (`cooldown_s`, `google_cooldown_s`).
-   * The kernel makes the state before a run or endpoint sees the settings, so
-   * both apply them on use; absent or invalid values keep the current ones.
-   */
-  applySettings (settings: Readonly<Record<string, unknown>> | undefined): void {
-    const seconds = (name: string) => {
-      const value = Number(settings?.[name])
-      return Number.isFinite(value) && value > 0 ? value * 1000 : undefined
-    }
-    this.cooldownMs = seconds('cooldown_s') ?? this.cooldownMs
-    this.googleCooldownMs = seconds('google_cooldown_s') ?? this.googleCooldownMs
   }
 
   recordOk (engine: EngineId, reason = 'answered'): void {

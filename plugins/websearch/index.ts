@@ -6,6 +6,7 @@ import { Type, defineTool } from '../../core/tools/contract.ts'
 import { ENGINE_CHOICES } from './engine-catalog.ts'
 import { EngineHealth, createEngineHealth } from './engine-health.ts'
 import { MAX_QUERIES, MAX_URLS, websearchInput, websearchRow } from './schema.ts'
+import { WebsearchSettingsSchema } from './settings.ts'
 
 const agentQuery = Type.Union([
   Type.String({ minLength: 1, maxLength: 2048 }),
@@ -95,7 +96,8 @@ const declaration = defineTool({
     { task: 'scrape known pages', args: { urls: ['https://example.com/', 'https://example.org/contact'] } },
   ],
   keywords: ['search engine', 'serp', 'duckduckgo', 'bing', 'brave search', 'google search', 'yahoo', 'mojeek', 'web'],
-  createState: () => createEngineHealth(),
+  settings: WebsearchSettingsSchema,
+  createState: settings => createEngineHealth({ cooldownSeconds: settings.cooldown_s, googleCooldownSeconds: settings.google_cooldown_s }),
   endpoints: [
     {
       method: 'GET',
@@ -105,7 +107,6 @@ const declaration = defineTool({
       handle: ({ state, upstream, proxyConfigured }) => {
         // The registry always passes the state createState made; anything else is a wiring bug worth seeing.
         if (!(state instanceof EngineHealth)) throw new Error('websearch: the search status endpoint got no engine-health state')
-        state.applySettings(upstream.settings)
         // Read keys the way a run does (core/jobs/job-runner.ts upstreamConfig: trimmed, blank = unset),
         // so a blank SERPER_API_KEY is not reported configured and recommended while every run skips it.
         const credential = (name: string) => upstream.credential(name)?.trim() || undefined

@@ -8,8 +8,9 @@ import { domainOf, type SerpPage } from './extract/serp-page.ts'
 import { scrapePages, type PageExtractor, type ScrapedPage } from './page-scraper.ts'
 import { searchWeb } from './search.ts'
 import type { WebsearchInput, WebsearchRow } from './schema.ts'
+import type { WebsearchSettings } from './settings.ts'
 
-export type WebsearchContext = ToolContext<WebsearchInput, WebsearchRow>
+export type WebsearchContext = ToolContext<WebsearchInput, WebsearchRow, WebsearchSettings>
 
 export interface RunDeps {
   /** Page reading; default ctx.extract.page (the kernel's worker pool). Tests pass core/extract's extractPage. */
@@ -28,19 +29,9 @@ const DEFAULT_MAX_RESULTS = 10
  * module-level instance.
  */
 export function healthFrom (ctx: WebsearchContext): EngineHealth {
-  let health: EngineHealth
-  if (ctx.state instanceof EngineHealth) health = ctx.state
-  else {
-    ctx.log.debug('websearch: no ctx.state; engine health is kept for this run only')
-    health = createEngineHealth()
-  }
-  health.applySettings(ctx.upstream.settings)
-  return health
-}
-
-function numberSetting (ctx: WebsearchContext, name: string, fallback: number): number {
-  const value = Number(ctx.upstream.settings?.[name])
-  return Number.isFinite(value) && value > 0 ? value : fallback
+  if (ctx.state instanceof EngineHealth) return ctx.state
+  ctx.log.debug('websearch: no ctx.state; engine health is kept for this run only')
+  return createEngineHealth({ cooldownSeconds: ctx.settings.cooldown_s, googleCooldownSeconds: ctx.settings.google_cooldown_s })
 }
 
 function pageFields (page: ScrapedPage) {
@@ -64,8 +55,8 @@ function scrapeOptions (ctx: WebsearchContext, deps: RunDeps) {
     http: ctx.http,
     extractPage: deps.extractPage ?? ((html: string, url: string) => ctx.extract.page(html, url)),
     signal: ctx.signal,
-    concurrency: numberSetting(ctx, 'scrape_concurrency', 4),
-    maxTextChars: numberSetting(ctx, 'max_text_chars', 100_000),
+    concurrency: ctx.settings.scrape_concurrency,
+    maxTextChars: ctx.settings.max_text_chars,
   }
 }
 

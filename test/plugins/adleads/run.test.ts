@@ -67,6 +67,8 @@ async function upstreams (t: Parameters<typeof startServer>[0], overrides: { gra
     { key: 'maps', plugin: MAPS_PLUGIN, enabled: true, upstream: { serper: maps.base }, credentials: { serper: 'SERPER_API_KEY' }, settings: { sources: ['serper'], max_pages_per_source: 1 } },
     { key: 'fbads', plugin: `${PLUGINS}/fbads`, enabled: true, upstream: { graph: graph.base }, credentials: { meta: 'META_ACCESS_TOKEN' } },
     { key: 'gads', plugin: `${PLUGINS}/gads`, enabled: true, upstream: { transparency: tc.base } },
+    // The real maps plugin uses webemail (deep_scan), so boot wants it enabled beside maps.
+    ...(REAL_MAPS ? [{ key: 'webemail', plugin: `${PLUGINS}/webemail`, enabled: true }] : []),
   ] as ToolEntry[]).filter(e => !omit.includes(e.key))
   return { maps, graph, tc, tools }
 }
@@ -106,19 +108,12 @@ t.test('without META_ACCESS_TOKEN the Meta check is null with the reason, asked 
   t.match(status.warning, /META_ACCESS_TOKEN/)
 })
 
-t.test('a nested tool that is not enabled: maps ends the job, fbads only empties its column', async t => {
+t.test('enabled without a tool it uses (maps, fbads, gads), adleads stops the boot naming both', async t => {
   const u = await upstreams(t)
-  const noMaps = await jobHarness(t, u.tools(['maps']), { META_ACCESS_TOKEN: TOKEN, SERPER_API_KEY: SERPER_KEY })
-  const a = await noMaps.run('adleads', { niche: 'dentists', city: 'Austin TX' })
-  t.match(a.status, { status: 'error', refunded: true })
-  t.match(a.status.error, /'maps'.*not enabled/)
-
-  const noFbads = await jobHarness(t, u.tools(['fbads']), { SERPER_API_KEY: SERPER_KEY })
-  const b = await noFbads.run('adleads', { niche: 'dentists', city: 'Austin TX', check_google: false }, 60_000)
-  t.match(b.status, { status: 'done', records: 3 })
-  t.ok(b.rows.every(r => r.runs_meta_ads === null && /'fbads'.*not enabled/.test(r.meta_reason)))
-  t.ok(b.rows.every(r => r.runs_google_ads === null && /check_google is false/.test(r.google_reason)))
-  t.equal(u.tc.requests.length, 0)
+  for (const missing of ['maps', 'fbads', 'gads']) {
+    await t.rejects(jobHarness(t, u.tools([missing]), { META_ACCESS_TOKEN: TOKEN, SERPER_API_KEY: SERPER_KEY }),
+      { name: 'ConfigError', message: new RegExp(`"adleads", which uses the tool "${missing}", but "${missing}" is not enabled`) }, missing)
+  }
 })
 
 t.test('neither niche + city nor query is a 400 naming both, before any charge', async t => {

@@ -10,7 +10,7 @@ import { startDnsServer } from '../email/fixtures/dns-server.ts'
 const rowCheck = Compile(tool.row)
 
 async function check (input: Record<string, unknown>, options: FakeOptions = {}) {
-  const run = fakeContext<DisposableRow>(input, options)
+  const run = fakeContext<DisposableRow>(input, { tool, ...options })
   await tool.run(run.ctx as never)
   for (const row of run.rows) {
     if (!rowCheck.Check(row)) throw new Error(`row does not match the schema: ${JSON.stringify([...rowCheck.Errors(row)].slice(0, 3))}`)
@@ -88,8 +88,8 @@ t.test('a failed MX lookup is reported on the row and warned about', async t => 
 })
 
 t.test('input and settings errors; the row limit', async t => {
-  await t.rejects(tool.run(fakeContext({ items: [] }).ctx as never), { name: 'InputError' })
-  await t.rejects(tool.run(fakeContext({ items: ['a.test'] }, { settings: { allow: 'mailinator.com' } }).ctx as never), /"allow" must be an array of strings/)
+  await t.rejects(tool.run(fakeContext({ items: [] }, { tool }).ctx as never), { name: 'InputError' })
+  t.throws(() => fakeContext({ items: ['a.test'] }, { tool, settings: { allow: 'mailinator.com' } }), { name: 'ConfigError', message: /"disposable" tool's setting "allow" must be array/ })
   const run = await check({ items: ['mailinator.com', 'yopmail.com', 'guerrillamail.com'], check_mx: false }, { remaining: 2 })
   t.equal(run.rows.length, 2)
   t.match(run.warnings, [/first 2 of 3/])

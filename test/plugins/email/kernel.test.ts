@@ -177,13 +177,7 @@ t.test('input refused: no address is a 400 before any charge; a bad setting name
   t.equal(schema.statusCode, 400, 'a string where the schema wants an array is a 400 before any charge')
   t.match(schema.json().detail, /emails/)
 
-  // An operator's mistake: the caller gets the kernel's generic refunded error, the log names the setting.
-  const logLines: string[] = []
-  const misconfigured = await build(t, { logLines, env: { TOOLS_CONFIG: writeToolsConfig(t, testSettings(dns.address, 2525, { smtp_port: 'twenty-five' })), ALLOW_PRIVATE_TARGETS: '1' } })
-  const other = await signup(misconfigured)
-  const bad = await runEmail(misconfigured, other.apiKey, { email: 'jane@acme.test' })
-  t.match(bad.status, { status: 'error', refunded: true, blocked: false })
-  t.match(bad.status.error, /Server configuration error: .*"smtp_port" must be an integer/, 'the caller is told which setting is wrong')
-  t.equal((await usageOf(misconfigured, other.apiKey)).calls_today, 0)
-  t.notOk(logLines.some(l => l.includes('tool run failed')), 'an operator setting error is an expected outcome, not an unexpected failure')
+  // An operator's mistake never reaches a caller: the server does not start, and says which setting.
+  await t.rejects(build(t, { env: { TOOLS_CONFIG: writeToolsConfig(t, testSettings(dns.address, 2525, { smtp_port: 'twenty-five' })), ALLOW_PRIVATE_TARGETS: '1' } }),
+    { name: 'ConfigError', message: /the "email" tool's setting "smtp_port" must be integer, got "twenty-five"/ })
 })

@@ -62,6 +62,7 @@ t.test('a 421 mid-session: the session is reopened once and the address asked ag
   })
   const dns = await startDnsServer(t, { 'drop.test': { MX: [{ exchange: 'mx.drop.test', priority: 10 }] }, 'mx.drop.test': { A: ['127.0.0.1'] } })
   const run = fakeContext<EmailRow>({ email: 'jane@drop.test' }, {
+    tool,
     settings: { dns_servers: [dns.address], smtp_port: smtp.port, helo_name: 'probe.test', command_timeout_ms: 1000, connect_timeout_ms: 1000 },
   })
   await tool.run(run.ctx as never)

@@ -38,7 +38,7 @@ function settingsFor (dns: string, port: number, extra: Record<string, unknown> 
 }
 
 async function verify (input: Record<string, unknown>, options: FakeOptions) {
-  const run = fakeContext<EmailRow>(input, options)
+  const run = fakeContext<EmailRow>(input, { tool, ...options })
   await tool.run(run.ctx as never)
   for (const row of run.rows) {
     if (!rowCheck.Check(row)) throw new Error(`row does not match the schema: ${JSON.stringify([...rowCheck.Errors(row)].slice(0, 3))}`)
@@ -324,7 +324,9 @@ t.test('a UTF-8 local part needs SMTPUTF8 from the server', async t => {
   t.ok(utf8.commands.includes('MAIL FROM:<verify@probe.test> SMTPUTF8'))
 })
 
-t.test('input errors and settings errors', async t => {
-  await t.rejects(tool.run(fakeContext({ emails: [' '] }).ctx as never), { name: 'InputError' })
-  await t.rejects(tool.run(fakeContext({ email: 'jane@acme.test' }, { settings: { smtp_port: 'twenty-five' } }).ctx as never), /"smtp_port" must be an integer/)
+t.test('input errors; settings errors are the boot\'s (readToolSettings)', async t => {
+  await t.rejects(tool.run(fakeContext({ emails: [' '] }, { tool }).ctx as never), { name: 'InputError' })
+  t.throws(() => fakeContext({ email: 'jane@acme.test' }, { tool, settings: { smtp_port: 'twenty-five' } }), { name: 'ConfigError', message: /"email" tool's setting "smtp_port" must be integer/ })
+  t.throws(() => fakeContext({ email: 'jane@acme.test' }, { tool, settings: { helo_name: 'two words' } }), { name: 'ConfigError', message: /"helo_name"/ })
+  t.throws(() => fakeContext({ email: 'jane@acme.test' }, { tool, settings: { mail_from: '<a@b.test>' } }), { name: 'ConfigError', message: /"mail_from"/ })
 })

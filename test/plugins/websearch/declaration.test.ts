@@ -5,6 +5,7 @@ import { Compile } from 'typebox/compile'
 import { Value } from 'typebox/value'
 import websearch from '../../../plugins/websearch/index.ts'
 import { EngineHealth } from '../../../plugins/websearch/engine-health.ts'
+import { readToolSettings } from '../../../core/tools/tool-settings.ts'
 
 t.test('key, agent names, renames', async t => {
   t.equal(websearch.key, 'websearch')
@@ -32,8 +33,9 @@ t.test('schemas compile and every example validates', async t => {
 })
 
 t.test('createState makes an independent EngineHealth per call (one per app)', async t => {
-  const a = websearch.createState!()
-  const b = websearch.createState!()
+  const settings = readToolSettings(websearch, {}) as Parameters<NonNullable<typeof websearch.createState>>[0]
+  const a = websearch.createState!(settings)
+  const b = websearch.createState!(settings)
   t.ok(a instanceof EngineHealth)
   t.not(a, b)
 })
@@ -43,7 +45,7 @@ t.test('GET /api/search/status handler renders the record from the state and the
   t.ok(endpoint)
   t.equal(endpoint!.method, 'GET')
   t.equal(endpoint!.auth, 'key')
-  const state = websearch.createState!() as EngineHealth
+  const state = websearch.createState!(readToolSettings(websearch, { google_cooldown_s: 60 }) as Parameters<NonNullable<typeof websearch.createState>>[0]) as EngineHealth
   state.recordBlocked('google', 'Google consent wall (consent.google.com)')
   const credentials: Record<string, string> = { serper: 'set' }
   const record = await endpoint!.handle({
@@ -54,7 +56,6 @@ t.test('GET /api/search/status handler renders the record from the state and the
       credentialNames: { serper: 'SERPER_API_KEY', serpapi: 'SERPAPI_API_KEY', google_cse: 'GOOGLE_CSE_API_KEY', google_cse_cx: 'GOOGLE_CSE_ID' },
       credential: name => credentials[name],
       requireCredential: () => { throw new Error('unused') },
-      settings: { google_cooldown_s: 60 },
     },
     proxyConfigured: true,
   }) as Record<string, unknown>

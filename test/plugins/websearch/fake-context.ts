@@ -10,6 +10,9 @@ import { Value } from 'typebox/value'
 import { ToolBlockedError, MissingCredentialError, type GuardedRequestInit, type HttpClient } from '../../../core/tools/contract.ts'
 import { websearchRow, type WebsearchInput, type WebsearchRow } from '../../../plugins/websearch/schema.ts'
 import type { WebsearchContext } from '../../../plugins/websearch/run.ts'
+import type { WebsearchSettings } from '../../../plugins/websearch/settings.ts'
+import websearch from '../../../plugins/websearch/index.ts'
+import { readToolSettings } from '../../../core/tools/tool-settings.ts'
 
 interface Teardown { teardown (fn: () => unknown): void }
 
@@ -72,6 +75,8 @@ export function fakeContext (input: WebsearchInput, options: FakeContextOptions 
   const credentials = options.credentials ?? {}
   const ctx = {
     input,
+    // As the kernel makes it at boot: the schema's defaults under the given settings.
+    settings: readToolSettings(websearch, options.settings) as WebsearchSettings,
     job: { id: 'job-test', accountId: 'account-test', tool: 'websearch' },
     remaining: () => cap - rows.length,
     signal: new AbortController().signal,
@@ -88,7 +93,6 @@ export function fakeContext (input: WebsearchInput, options: FakeContextOptions 
         if (!value) throw new MissingCredentialError(CREDENTIAL_NAMES[name] ?? name, what)
         return value
       },
-      settings: options.settings ?? {},
     },
     async push (batch: WebsearchRow[]) {
       for (const row of batch) {

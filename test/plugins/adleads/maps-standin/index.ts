@@ -13,6 +13,8 @@ export default defineTool({
   description: 'Test-only stand-in for the maps tool: listings from a Serper /places fixture server, with the real tool\'s row fields.',
   input: Type.Object({ query: Type.String(), max_results: Type.Integer({ minimum: 1, default: 20 }), country: Type.Optional(Type.String()) }, { additionalProperties: false }),
   row: Type.Object({ name: Type.String(), category: N(Type.String()), address: N(Type.String()), phone: N(Type.String()), website: N(Type.String()), rating: N(Type.Number()), review_count: N(Type.Number()), source_id: N(Type.String()), source: Type.String() }),
+  // The real plugin's settings the adleads tests give, so one tools list serves both.
+  settings: Type.Object({ sources: Type.Optional(Type.Array(Type.String())), max_pages_per_source: Type.Optional(Type.Integer()) }, { additionalProperties: false }),
   examples: [{ task: 'stand-in listings', args: { query: 'dentists in Austin TX', max_results: 5 } }],
   async run (ctx) {
     const key = ctx.upstream.requireCredential('serper', 'Maps search through Serper')

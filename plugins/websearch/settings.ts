@@ -1,0 +1,14 @@
+// The operator's settings for websearch (tools.config.json, the `settings` of
+// the `websearch` entry), with their defaults. Validated by the kernel at boot;
+// runs read them as ctx.settings, the engine health gets its cooldowns from
+// them once, in createState.
+import { Type, type Static } from '../../core/tools/contract.ts'
+
+export const WebsearchSettingsSchema = Type.Object({
+  cooldown_s: Type.Integer({ minimum: 1, maximum: 86_400, default: 600, description: 'Seconds an engine is skipped after it refused.' }),
+  google_cooldown_s: Type.Integer({ minimum: 1, maximum: 86_400, default: 1800, description: 'Seconds Google is skipped after it refused (it flags an address for longer).' }),
+  scrape_concurrency: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'Pages fetched at once when scraping.' }),
+  max_text_chars: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 100_000, description: 'Characters of readable text kept per page (the rest is cut, text_truncated: true).' }),
+}, { additionalProperties: false })
+
+export type WebsearchSettings = Static<typeof WebsearchSettingsSchema>

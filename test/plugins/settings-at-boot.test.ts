@@ -1,0 +1,121 @@
+// Plugin settings and `uses` are checked at boot: a bad tools.config.json
+// setting of any plugin stops the boot naming the tool and the setting (exit
+// 78 from `npm start`), the schema's defaults fill what the operator left out,
+// and a tool enabled without the tools it uses is refused, naming both.
+import t from 'tap'
+import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { Compile } from 'typebox/compile'
+import { Value } from 'typebox/value'
+import { ConfigError, loadToolsFile, type ToolsFileConfig } from '../../core/config.ts'
+import { ToolRegistry } from '../../core/tools/registry.ts'
+import { build, tempDir } from '../helpers/build.ts'
+
+const configPath = resolve('tools.config.json')
+const shipped = loadToolsFile(configPath)
+const configDir = dirname(configPath)
+const load = (file: ToolsFileConfig) => ToolRegistry.load(file, configDir)
+
+/** The shipped tools.config.json with one entry's settings replaced. */
+function withSettings (key: string, settings: Record<string, unknown> | undefined): ToolsFileConfig {
+  const file = structuredClone(shipped)
+  const entry = file.tools.find(e => e.key === key)!
+  if (settings === undefined) delete entry.settings
+  else entry.settings = settings
+  return file
+}
+
+const registry = await load(shipped)
+const withSchema = registry.enabled().filter(tool => tool.declaration.settings)
+
+t.test('every shipped plugin declares a settings schema', async t => {
+  for (const tool of registry.enabled()) t.ok(tool.declaration.settings, `${tool.declaration.key} declares settings`)
+})
+
+// A table over every plugin with a settings schema, built from the schema itself
+// so a new plugin is covered without editing this file: each of its settings, in
+// turn, given a value no schema in this repository accepts.
+for (const tool of withSchema) {
+  const key = tool.declaration.key
+  const names = Object.keys((tool.declaration.settings as { properties: Record<string, unknown> }).properties)
+  t.test(`${key}: a bad value of each setting stops the boot naming the tool and the setting`, async t => {
+    for (const name of names) {
+      await t.rejects(load(withSettings(key, { ...tool.config.settings, [name]: { not: 'a setting value' } })),
+        { name: 'ConfigError', message: `the "${key}" tool's setting "${name}"` }, name)
+    }
+  })
+  t.test(`${key}: an unknown setting stops the boot naming it`, async t => {
+    await t.rejects(load(withSettings(key, { ...tool.config.settings, no_such_setting: 1 })),
+      { name: 'ConfigError', message: `the "${key}" tool's setting "no_such_setting" is not one it knows` })
+  })
+  t.test(`${key}: with no settings in tools.config.json, the schema's defaults`, async t => {
+    const bare = (await load(withSettings(key, undefined))).get(key)!
+    const defaults = Value.Default(tool.declaration.settings!, {})
+    t.ok(Compile(tool.declaration.settings!).Check(defaults), 'the defaults alone are valid settings')
+    t.same(bare.settings, defaults)
+    t.ok(Object.isFrozen(bare.settings), 'frozen: every job shares them')
+  })
+}
+
+t.test('a few bad values and what the message says', async t => {
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['email', { smtp_port: 70000 }, /the "email" tool's setting "smtp_port" must be <= 65535, got 70000/],
+    ['email', { helo_name: 'two words' }, /"email" tool's setting "helo_name"/],
+    ['disposable', { allow: ['ok.test', 'not ok'] }, /the "disposable" tool's setting "allow\[1\]" .*got "not ok"/],
+    ['websearch', { cooldown_s: '600' }, /the "websearch" tool's setting "cooldown_s" must be integer, got "600"/],
+    ['maps', { sources: ['serper', 'bing'] }, /the "maps" tool's setting "sources\[1\]"/],
+    ['maps', { google_places_api: 'old' }, /the "maps" tool's setting "google_places_api" must be one of "new", "legacy", got "old"/],
+    ['fbads', { api_version: '19' }, /the "fbads" tool's setting "api_version"/],
+    ['adleads', { concurrency: 0 }, /the "adleads" tool's setting "concurrency" must be >= 1, got 0/],
+  ]
+  for (const [key, settings, message] of cases) {
+    await t.rejects(load(withSettings(key, settings)), { name: 'ConfigError', message }, `${key} ${JSON.stringify(settings)}`)
+  }
+})
+
+t.test('defaults fill in around what the operator set, and reach ctx.settings and createState', async t => {
+  const r = await load(withSettings('websearch', { google_cooldown_s: 60 }))
+  t.same(r.get('websearch')!.settings, { cooldown_s: 600, google_cooldown_s: 60, scrape_concurrency: 4, max_text_chars: 100_000 })
+  const health = r.get('websearch')!.state as { recordBlocked (engine: string, reason: string): void, statusRecord (o: unknown): Record<string, any> }
+  health.recordBlocked('google', 'consent wall')
+  const status = health.statusRecord({ credential: () => undefined, credentialNames: {}, proxyConfigured: false })
+  t.equal(status.engine_health.google.cooldown_remaining_s, 60, 'createState made the engine health with the cooldown setting')
+  const email = (await load(withSettings('email', { smtp_port: 2525 }))).get('email')!.settings
+  t.match(email, { smtp_port: 2525, dns_timeout_ms: 5000, helo_name: '', starttls: true })
+})
+
+t.test('a tool without a settings schema takes no settings', async t => {
+  await t.rejects(ToolRegistry.load({ tools: [{ key: 'counter', plugin: './plugins/counter', enabled: true, settings: { speed: 1 } }], retired: [] }, resolve('test/fixtures')),
+    { name: 'ConfigError', message: /the "counter" tool takes no settings, but "speed" is given/ })
+})
+
+t.test('uses: boot refuses a tool enabled without the tools it runs, naming both', async t => {
+  const file = structuredClone(shipped)
+  file.tools.find(e => e.key === 'webemail')!.enabled = false
+  await t.rejects(load(file), { name: 'ConfigError', message: /enables the tool "maps", which uses the tool "webemail", but "webemail" is not enabled/ })
+  const relayAlone: ToolsFileConfig = { tools: [{ key: 'relay', plugin: './plugins/relay', enabled: true }, { key: 'counter', plugin: './plugins/counter', enabled: false }], retired: [] }
+  await t.rejects(ToolRegistry.load(relayAlone, resolve('test/fixtures')), /"relay", which uses the tool "counter"/)
+  // Disabled, it may go without them.
+  file.tools.find(e => e.key === 'maps')!.enabled = false
+  file.tools.find(e => e.key === 'adleads')!.enabled = false
+  t.ok(await load(file))
+})
+
+t.test('buildApp and npm start refuse a bad setting; npm start exits 78 naming it', async t => {
+  const dir = tempDir(t)
+  const bad = join(dir, 'tools.json')
+  const file = withSettings('email', { smtp_port: 'twenty-five' })
+  // Plugin folders resolve against the config file's directory: keep them absolute.
+  for (const entry of file.tools) if (entry.plugin) entry.plugin = join(configDir, 'plugins', entry.plugin)
+  writeFileSync(bad, JSON.stringify(file))
+  await t.rejects(build(t, { env: { TOOLS_CONFIG: bad } }), ConfigError)
+  const res = spawnSync(process.execPath, ['--import', 'tsx', 'core/server.ts'], {
+    env: { ...process.env, DATA_DIR: dir, SECRET_KEY: 'a-secret-of-sixteen+', PORT: '0', TOOLS_CONFIG: bad },
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  t.equal(res.status, 78, 'exit 78, like the other configuration errors')
+  t.match(res.stderr, /configuration error: .*the "email" tool's setting "smtp_port" must be integer, got "twenty-five"/)
+  t.notMatch(res.stderr, /\.ts:\d+/, 'a message, not a stack')
+})

@@ -1,0 +1,5 @@
+// Route fuzz, shard 2 of 3 (the harness and the property: _route-fuzz.ts).
+import t from 'tap'
+import { fuzzShard } from './_route-fuzz.ts'
+
+t.test('fuzzed routes never answer 5xx, and every error is {detail}', async t => fuzzShard(t as never, 1, 3))

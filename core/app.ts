@@ -13,6 +13,7 @@ import { openDatabase } from './db/database.ts'
 import { createAppContainer } from './container.ts'
 import type { NetworkOverrides } from './jobs/net-factory.ts'
 import { errorHandler } from './http-errors.ts'
+import { assertBodyDepth } from './body-depth.ts'
 import authPlugin from './auth/auth-plugin.ts'
 import hostOriginGuard from './auth/host-origin-guard.ts'
 import accountRoutes from './accounts/routes.ts'
@@ -105,6 +106,8 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
     await container.dispose()
   })
   app.setErrorHandler(errorHandler)
+  // Before any schema or service walks the body (see body-depth.ts).
+  app.addHook('preValidation', async (req) => { if (req.body !== null && typeof req.body === 'object') assertBodyDepth(req.body) })
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({ detail: `No route ${req.method} ${req.url.split('?')[0]}.` })
   })

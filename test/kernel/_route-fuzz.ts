@@ -370,7 +370,7 @@ const extras: fc.Arbitrary<Extras> = fc.record({
 
 export interface FuzzCase { key: KeyChoice, params: ParamValue[], query: string, body: Body, extras: Extras }
 
-function caseArbitrary (route: FuzzRoute, world: World): fc.Arbitrary<FuzzCase> {
+export function caseArbitrary (route: FuzzRoute, world: World): fc.Arbitrary<FuzzCase> {
   const paramCount = (route.url.match(/:[A-Za-z0-9_]+/g) ?? []).length
   const mcp = route.method === 'POST' && /\/mcp$/.test(route.url)
   const base = route.schema.body ? schemaBodies(route.schema.body, world) : hostileValue

@@ -458,6 +458,8 @@ export function problemWith (route: FuzzRoute, res: LightMyRequestResponse): str
   if (STACK.test(text)) return 'the body carries a stack trace'
   const leak = INTERNALS.find(p => text.includes(p))
   if (leak) return `the body names an internal path (${leak})`
+  // JSON-RPC's 500: the agent endpoint answers a client's mistake with -32602/-32600, never -32603.
+  if (/"code":\s*-32603\b/.test(text)) return 'a JSON-RPC internal error (-32603)'
   if (status < 400) return null
   if (!String(res.headers['content-type'] ?? '').includes('json')) return `an error without a JSON body (${res.headers['content-type']})`
   let parsed: unknown

@@ -74,3 +74,21 @@ t.test('the progress WebSocket asked for over plain HTTP answers 426 {detail}', 
   t.equal(res.headers.upgrade, 'websocket')
   t.match(res.json(), { detail: /WebSocket/ })
 })
+
+t.test('MCP params that do not fit the method are -32602 Invalid params, not -32603', async t => {
+  const app = await build(t, { env: { TOOLS_CONFIG: resolve('test/fixtures/tools.fuzz.config.json') } })
+  const user = await signup(app)
+  const bad = [
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 5 } },
+    { jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: 5 } },
+    { jsonrpc: '2.0', id: 3, method: 'prompts/get', params: { name: [] } },
+    { jsonrpc: '2.0', id: 4, method: 'resources/read', params: {} },
+  ]
+  for (const payload of bad) {
+    const res = await app.inject({ method: 'POST', url: '/mcp', headers: { 'x-api-key': user.apiKey }, payload })
+    t.equal(res.statusCode, 200)
+    t.match(res.json(), { jsonrpc: '2.0', id: payload.id, error: { code: -32602, message: new RegExp(`Invalid params for ${payload.method}`) } })
+  }
+  const fine = await app.inject({ method: 'POST', url: '/mcp', headers: { 'x-api-key': user.apiKey }, payload: { jsonrpc: '2.0', id: 9, method: 'tools/list' } })
+  t.ok(fine.json().result.tools.length > 0, 'a valid request still reaches the server')
+})

@@ -13,6 +13,7 @@
 import { resolve } from 'node:path'
 import { tmpdir } from 'node:os'
 import { randomUUID } from 'node:crypto'
+import net from 'node:net'
 import fc from 'fast-check'
 import type { FastifyInstance, InjectOptions, RouteOptions } from 'fastify'
 import type { LightMyRequestResponse } from 'fastify'
@@ -20,6 +21,7 @@ import { build, signup, ADMIN_KEY, BLOG_KEY, PUBLIC_TOKEN } from '../helpers/bui
 import { startJob, waitForEnd } from '../helpers/jobs.ts'
 
 type Tap = Parameters<typeof build>[0] & {
+  same: (found: unknown, wanted: unknown, message: string) => void
   test: (name: string, fn: (t: Tap) => Promise<void>) => Promise<unknown>
   comment: (...args: unknown[]) => void
   pass: (message: string) => void
@@ -486,6 +488,32 @@ const FUZZ_ENV = {
   WEBHOOK_RETRY_BASE_MS: '1',
 }
 
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\]|::ffff:127(\.\d{1,3}){3})$/i
+
+/**
+ * Refuses, and records, every TCP connection this process tries to open off
+ * the machine while the fuzz runs (a webhook or tool start that slipped
+ * through would show here): the fuzz asserts the list stays empty.
+ */
+function refuseOutbound (t: Tap): string[] {
+  const attempts: string[] = []
+  const original = net.Socket.prototype.connect
+  net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
+    // net.connect hands over its normalised [options, callback] pair as one array.
+    const first = (Array.isArray(args[0]) ? args[0][0] : args[0]) as { host?: string, port?: number, path?: string } | number | string
+    const target = typeof first === 'object' && first !== null ? first : { port: Number(first), host: typeof args[1] === 'string' ? args[1] : undefined }
+    const host = target.host ?? 'localhost'
+    if (!target.path && !LOOPBACK.test(host)) {
+      attempts.push(`${host}:${target.port}`)
+      process.nextTick(() => this.destroy(new Error('the route fuzz refuses connections off the machine')))
+      return this
+    }
+    return (original as (...a: unknown[]) => net.Socket).apply(this, args)
+  } as typeof original
+  t.teardown(() => { net.Socket.prototype.connect = original })
+  return attempts
+}
+
 export function fuzzSeed (): number {
   const fromEnv = process.env.FUZZ_SEED
   return fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) : Math.floor(Math.random() * 2 ** 31)
@@ -514,6 +542,13 @@ async function fuzzRoute (t: Tap, app: FastifyInstance, world: World, route: Fuz
   t.fail(`${route.method} ${route.url}: ${cause.slice(0, 2000)} (replay: FUZZ_SEED=${details.seed}, case ${details.path})`)
 }
 
+/** What no request may have done: reach off the machine, or pollute Object.prototype. */
+async function afterwards (t: Tap, outbound: string[]) {
+  t.same(outbound, [], 'no connection left the machine (webhooks and tools stayed local)')
+  const probe = {} as Record<string, unknown>
+  t.ok(probe.admin === undefined && probe.polluted === undefined && probe.tier === undefined && probe.x === undefined, 'Object.prototype is untouched')
+}
+
 /**
  * Fuzzes shard `shard` of `shards` of the app's routes (sorted, dealt round-robin).
  * Shard 0 also fuzzes the read endpoints that plugins add (e.g. GET /api/search/status),
@@ -522,6 +557,7 @@ async function fuzzRoute (t: Tap, app: FastifyInstance, world: World, route: Fuz
 export async function fuzzShard (t: Tap, shard: number, shards: number): Promise<void> {
   const seed = fuzzSeed()
   t.comment(`route fuzz seed ${seed} (rerun with FUZZ_SEED=${seed})`)
+  const outbound = refuseOutbound(t)
   const recorder = routeRecorder()
   const app = await build(t, { env: FUZZ_ENV, onRoute: recorder.onRoute })
   const world = await prepareWorld(app)
@@ -531,6 +567,7 @@ export async function fuzzShard (t: Tap, shard: number, shards: number): Promise
   const only = process.env.FUZZ_ROUTE ? new RegExp(process.env.FUZZ_ROUTE) : undefined
   const mine = sorted.filter((r, i) => i % shards === shard && (!only || only.test(`${r.method} ${r.url}`)))
   for (const route of mine) await t.test(`${route.method} ${route.url}`, async t => fuzzRoute(t, app, world, route, seed))
+  await t.test('afterwards', async t => afterwards(t, outbound))
 
   if (shard !== 0) return
   const known = new Set(sorted.map(r => `${r.method} ${r.url}`))
@@ -541,4 +578,5 @@ export async function fuzzShard (t: Tap, shard: number, shards: number): Promise
   t.ok(added.length >= 1, `${added.length} read endpoints declared by plugins`)
   const fullWorld = await prepareWorld(full, false)
   for (const route of added) await t.test(`${route.method} ${route.url} (plugin endpoint)`, async t => fuzzRoute(t, full, fullWorld, route, seed))
+  await t.test('afterwards (plugin endpoints)', async t => afterwards(t, outbound))
 }

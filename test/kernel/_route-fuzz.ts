@@ -539,7 +539,7 @@ async function fuzzRoute (t: Tap, app: FastifyInstance, world: World, route: Fuz
     return
   }
   const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)
-  t.fail(`${route.method} ${route.url}: ${cause.slice(0, 2000)} (replay: FUZZ_SEED=${details.seed}, case ${details.path})`)
+  t.fail(`${route.method} ${route.url}: ${cause.slice(0, 2000)} (replay: FUZZ_SEED=${details.seed}, case path ${details.counterexamplePath})`)
 }
 
 /** What no request may have done: reach off the machine, or pollute Object.prototype. */

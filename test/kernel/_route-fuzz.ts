@@ -10,7 +10,7 @@
 // fuzzed without being listed here. The app runs only the test-only tools
 // (tools.fuzz.config.json: counter and relay, no network); webhook URLs are
 // private or invalid (ALLOW_PRIVATE_TARGETS stays 0, so none is ever contacted).
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { tmpdir } from 'node:os'
 import { randomUUID } from 'node:crypto'
 import net from 'node:net'
@@ -447,7 +447,9 @@ const DOCUMENTED_EXTRAS: Record<number, string[]> = { 400: ['did_you_mean'], 408
 /** 503 is documented for a missing or failing article model (blog generate): the server's state, not the input. */
 const documented503 = (route: FuzzRoute) => /\/generate$/.test(route.url)
 
-const INTERNALS = [process.cwd(), tmpdir(), 'node_modules', 'file://']
+// The repository, the test apps' data dirs (build's tempDir prefix) and dependencies; not a bare
+// `file://` or `/tmp`, which a client's own text (an MCP resource URI) may carry and see echoed.
+const INTERNALS = [process.cwd(), join(tmpdir(), 'ejs-'), 'node_modules']
 const STACK = /\n\s+at [^\n]*[(:]\d*|at (async )?[A-Za-z.<>]+ \([^)]*:\d+:\d+\)/
 
 const isRpcError = (v: unknown) => typeof v === 'object' && v !== null && (v as { jsonrpc?: unknown }).jsonrpc === '2.0' && typeof (v as { error?: { message?: unknown } }).error?.message === 'string'

@@ -1,7 +1,7 @@
 // buildApp(options): the container, the kernel plugins, the tools and the
 // routes, ready for `inject` or `listen`. It never listens itself.
 import { dirname } from 'node:path'
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type RouteOptions } from 'fastify'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import type { DestinationStream } from 'pino'
 import './fastify-types.ts'
@@ -13,6 +13,7 @@ import { openDatabase } from './db/database.ts'
 import { createAppContainer } from './container.ts'
 import type { NetworkOverrides } from './jobs/net-factory.ts'
 import { errorHandler } from './http-errors.ts'
+import { assertBodyDepth } from './body-depth.ts'
 import authPlugin from './auth/auth-plugin.ts'
 import hostOriginGuard from './auth/host-origin-guard.ts'
 import accountRoutes from './accounts/routes.ts'
@@ -36,6 +37,11 @@ export interface BuildOptions {
   logStream?: DestinationStream
   /** Host resolution and exact private `address:port` exceptions for tool requests (tests; see net-factory.ts). */
   network?: NetworkOverrides
+  /**
+   * Sees every route as it is added (tests: the route fuzz builds its route list
+   * from the app itself, so a new route is fuzzed without being listed anywhere).
+   */
+  onRoute?: (route: RouteOptions) => void
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -86,6 +92,7 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   app.setValidatorCompiler(TypeBoxValidatorCompiler)
   // Not a fastify option: set on the Node server (must not exceed requestTimeout).
   app.server.headersTimeout = config.headersTimeoutMs
+  if (options.onRoute) app.addHook('onRoute', options.onRoute)
   // A getter: fastify would probe a plain object for `getter`/`setter`, which a strict cradle refuses.
   const services = container.cradle
   app.decorate('services', { getter: () => services })
@@ -99,6 +106,8 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
     await container.dispose()
   })
   app.setErrorHandler(errorHandler)
+  // Before any schema or service walks the body (see body-depth.ts).
+  app.addHook('preValidation', async (req) => { if (req.body !== null && typeof req.body === 'object') assertBodyDepth(req.body) })
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({ detail: `No route ${req.method} ${req.url.split('?')[0]}.` })
   })

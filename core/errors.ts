@@ -28,6 +28,8 @@ export const conflict = (detail: string) => new AppError(409, detail)
 export const gone = (detail: string) => new AppError(410, detail)
 export const payloadTooLarge = (detail = 'Request body is larger than 1 MB.') => new AppError(413, detail)
 export const unsupportedMediaType = (detail = 'Unsupported content type: send application/json.') => new AppError(415, detail)
+/** A WebSocket endpoint asked for over plain HTTP (RFC 9110: 426 names the protocol to switch to). */
+export const upgradeRequired = (detail: string) => new AppError(426, detail, { headers: { upgrade: 'websocket' } })
 export const malformedJson = () => new AppError(400, 'The request body is not valid JSON.')
 export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
   new AppError(429, detail, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } })

@@ -2,9 +2,10 @@
 // the caller the HTTP layer resolved. Tools are served as plain JSON Schema
 // from the agent catalog; the work is done by AgentToolCalls.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
-  CallToolRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
-  ListToolsRequestSchema, McpError, ReadResourceRequestSchema, type Tool,
+  CallToolRequestSchema, ErrorCode, GetPromptRequestSchema, InitializeRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
+  ListToolsRequestSchema, McpError, PingRequestSchema, ReadResourceRequestSchema, type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyBaseLogger } from 'fastify'
 import type { AccountCaller } from '../auth/guards.ts'
@@ -74,4 +75,32 @@ export function createMcpServer (deps: McpServerDeps, caller: AccountCaller, log
   })
 
   return server
+}
+
+/** The request schemas of the methods this server answers, by method. */
+const REQUEST_SCHEMAS = new Map<string, { safeParse (value: unknown): { success: boolean, error?: { issues: Array<{ path: PropertyKey[], message: string }> } } }>([
+  ['initialize', InitializeRequestSchema], ['ping', PingRequestSchema], ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema], ['prompts/list', ListPromptsRequestSchema], ['prompts/get', GetPromptRequestSchema],
+  ['resources/list', ListResourcesRequestSchema], ['resources/read', ReadResourceRequestSchema],
+])
+
+/**
+ * Answers a request whose params do not fit its method with -32602 Invalid params.
+ * The SDK checks params inside its handler wrapper and reports a failure as
+ * -32603 Internal error carrying the raw validation dump: a server fault, for
+ * what is the client's mistake. Call after `server.connect(transport)`.
+ */
+export function refuseInvalidParams (transport: Transport): void {
+  const deliver = transport.onmessage
+  if (!deliver) return
+  transport.onmessage = (message, extra) => {
+    const request = message as { id?: string | number, method?: unknown }
+    const schema = request.id !== undefined && typeof request.method === 'string' ? REQUEST_SCHEMAS.get(request.method) : undefined
+    const checked = schema?.safeParse(message)
+    if (!checked || checked.success) return deliver(message, extra)
+    const issue = checked.error?.issues[0]
+    const where = issue?.path.length ? issue.path.map(String).join('.') : 'params'
+    transport.send({ jsonrpc: '2.0', id: request.id!, error: { code: ErrorCode.InvalidParams, message: `Invalid params for ${request.method}: ${where}: ${issue?.message ?? 'does not match the method'}.` } })
+      .catch(() => {})
+  }
 }

@@ -70,7 +70,7 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
     if (!mode) throw new AppError(406, 'The agent endpoint answers application/json or text/event-stream; accept one of them.')
 
     // The MCP SDK loads with the first agent call: processes nobody talks MCP to stay smaller.
-    const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
+    const [{ createMcpServer, refuseInvalidParams }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
       import('./mcp-server.ts'),
       import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
     ])
@@ -78,6 +78,7 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: mode === 'json' })
     transport.onerror = (err) => req.log.debug({ err }, 'mcp transport error')
     await server.connect(transport)
+    refuseInvalidParams(transport)
     // Closing aborts handlers still waiting on a job (the job itself goes on).
     reply.raw.on('close', () => { server.close().catch(() => {}) })
 

@@ -2,11 +2,12 @@
 // Auth: the x-api-key header, or a first message {"type":"auth","api_key":"…"}.
 // Messages: {type:'progress', job_id, status, records, stage} on each change,
 // then one {type:'done'|'error', job: <status record>}, then the server closes.
-// A finished job answers with the final message at once.
+// A finished job answers with the final message at once. A plain GET (no
+// Upgrade) answers 426 {detail}: the route serves nothing over HTTP.
 import type { FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
 import { requireAccount } from '../auth/guards.ts'
-import { isAppError } from '../errors.ts'
+import { isAppError, upgradeRequired } from '../errors.ts'
 import type { Principal } from '../auth/principal.ts'
 
 const AUTH_WAIT_MS = 10_000
@@ -14,56 +15,62 @@ const AUTH_WAIT_MS = 10_000
 export default async function progressSocketRoutes (app: FastifyInstance): Promise<void> {
   const { keys, jobs, events } = app.services
 
-  app.get<{ Params: { id: string } }>('/api/tool-run/:id/ws', { websocket: true }, (socket: WebSocket, req) => {
-    const jobId = req.params.id
-    const send = (message: unknown) => { if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message)) }
-    const fail = (code: number, detail: string) => { send({ type: 'error', detail }); socket.close(code, detail.slice(0, 120)) }
+  // `wsHandler` + `handler` rather than `websocket: true`, whose HTTP fallback is a bare 404 without {detail}.
+  app.route<{ Params: { id: string } }>({
+    method: 'GET',
+    url: '/api/tool-run/:id/ws',
+    handler: async () => { throw upgradeRequired('This endpoint is a WebSocket: connect with an Upgrade: websocket request (ws:// or wss://), or poll GET /api/tool-run/<id>/status.') },
+    wsHandler: (socket: WebSocket, req) => {
+      const jobId = req.params.id
+      const send = (message: unknown) => { if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message)) }
+      const fail = (code: number, detail: string) => { send({ type: 'error', detail }); socket.close(code, detail.slice(0, 120)) }
 
-    const follow = async (principal: Principal) => {
-      let caller
-      try { caller = requireAccount(principal, { scoped: true }) } catch (err) { return fail(4401, isAppError(err) ? err.detail : 'unauthorised') }
-      // Subscribe before reading the status so the final event cannot slip between the two.
-      const buffered: unknown[] = []
-      let ready = false
-      const unsubscribe = events.subscribe(jobId, (event) => {
-        if (!ready) { buffered.push(event); return }
-        send(event)
-        if (event.type !== 'progress') { unsubscribe(); socket.close(1000, event.type) }
-      })
-      socket.on('close', unsubscribe)
-      let status
-      try {
-        status = await jobs.status(caller, jobId)
-      } catch (err) {
-        unsubscribe()
-        return fail(4404, isAppError(err) ? err.detail : 'not found')
+      const follow = async (principal: Principal) => {
+        let caller
+        try { caller = requireAccount(principal, { scoped: true }) } catch (err) { return fail(4401, isAppError(err) ? err.detail : 'unauthorised') }
+        // Subscribe before reading the status so the final event cannot slip between the two.
+        const buffered: unknown[] = []
+        let ready = false
+        const unsubscribe = events.subscribe(jobId, (event) => {
+          if (!ready) { buffered.push(event); return }
+          send(event)
+          if (event.type !== 'progress') { unsubscribe(); socket.close(1000, event.type) }
+        })
+        socket.on('close', unsubscribe)
+        let status
+        try {
+          status = await jobs.status(caller, jobId)
+        } catch (err) {
+          unsubscribe()
+          return fail(4404, isAppError(err) ? err.detail : 'not found')
+        }
+        if (status.status !== 'running') {
+          unsubscribe()
+          send({ type: status.status === 'done' ? 'done' : 'error', job: status })
+          socket.close(1000, status.status)
+          return
+        }
+        send({ type: 'progress', job_id: jobId, status: status.status, records: status.records, stage: status.stage })
+        ready = true
+        for (const event of buffered) {
+          send(event)
+          if ((event as { type: string }).type !== 'progress') { unsubscribe(); socket.close(1000, 'done'); return }
+        }
       }
-      if (status.status !== 'running') {
-        unsubscribe()
-        send({ type: status.status === 'done' ? 'done' : 'error', job: status })
-        socket.close(1000, status.status)
+
+      if (req.principal.kind !== 'none') {
+        void follow(req.principal)
         return
       }
-      send({ type: 'progress', job_id: jobId, status: status.status, records: status.records, stage: status.stage })
-      ready = true
-      for (const event of buffered) {
-        send(event)
-        if ((event as { type: string }).type !== 'progress') { unsubscribe(); socket.close(1000, 'done'); return }
-      }
-    }
-
-    if (req.principal.kind !== 'none') {
-      void follow(req.principal)
-      return
-    }
-    const timer = setTimeout(() => fail(4401, 'Send {"type":"auth","api_key":"…"} first, or the x-api-key header.'), AUTH_WAIT_MS)
-    socket.once('message', (data) => {
-      clearTimeout(timer)
-      let message: { type?: string, api_key?: string }
-      try { message = JSON.parse(data.toString()) } catch { return fail(4400, 'The first message must be JSON: {"type":"auth","api_key":"…"}.') }
-      if (message.type !== 'auth' || typeof message.api_key !== 'string') return fail(4401, 'The first message must be {"type":"auth","api_key":"…"}.')
-      keys.resolve(message.api_key).then(follow, () => fail(1011, 'Authentication failed; retry.'))
-    })
-    socket.on('close', () => clearTimeout(timer))
+      const timer = setTimeout(() => fail(4401, 'Send {"type":"auth","api_key":"…"} first, or the x-api-key header.'), AUTH_WAIT_MS)
+      socket.once('message', (data) => {
+        clearTimeout(timer)
+        let message: { type?: string, api_key?: string }
+        try { message = JSON.parse(data.toString()) } catch { return fail(4400, 'The first message must be JSON: {"type":"auth","api_key":"…"}.') }
+        if (message.type !== 'auth' || typeof message.api_key !== 'string') return fail(4401, 'The first message must be {"type":"auth","api_key":"…"}.')
+        keys.resolve(message.api_key).then(follow, () => fail(1011, 'Authentication failed; retry.'))
+      })
+      socket.on('close', () => clearTimeout(timer))
+    },
   })
 }

@@ -27,6 +27,8 @@ export interface BuildTestOptions {
   databaseUrl?: string
   /** Host resolution and private `address:port` exceptions for tool requests (makes a loopback fixture look public). */
   network?: BuildOptions['network']
+  /** Sees every route the app adds (the route fuzz takes its route list from here). */
+  onRoute?: BuildOptions['onRoute']
 }
 
 export const testDatabaseKind = () => (process.env.TEST_DATABASE_URL ? 'postgresql' : 'sqlite')
@@ -79,7 +81,7 @@ export async function build (t: Teardown, options: BuildTestOptions = {}): Promi
   const logStream = lines
     ? new Writable({ write (chunk, _enc, cb) { lines.push(chunk.toString()); cb() } })
     : undefined
-  const app = await buildApp({ env, clock: options.clock, logStream, network: options.network })
+  const app = await buildApp({ env, clock: options.clock, logStream, network: options.network, onRoute: options.onRoute })
   t.teardown(() => app.close())
   return app
 }

@@ -1,6 +1,7 @@
 // Nothing a client sends yields a 500: every route in the OpenAPI document,
 // every method, with hostile bodies, queries and path parameters, and each of
 // the key kinds. The answer is always {detail} when it is an error.
+import { resolve } from 'node:path'
 import t from 'tap'
 import { build, signup, ADMIN_KEY, PUBLIC_TOKEN } from '../helpers/build.ts'
 
@@ -49,4 +50,45 @@ t.test('no route answers 500 to hostile input', async t => {
     }
   }
   t.ok(requests > 1000, `${requests} hostile requests, none answered 500`)
+})
+
+// Found by the route fuzz (route-fuzz-*.test.ts).
+t.test('a body nested thousands of levels deep is a 400, not a stack overflow', async t => {
+  const app = await build(t, { env: { TOOLS_CONFIG: resolve('test/fixtures/tools.fuzz.config.json') } })
+  const user = await signup(app)
+  for (const n of [100, 5000, 50_000]) {
+    const payload = '{"tool":"counter","params":' + '{"a":'.repeat(n) + '1' + '}'.repeat(n) + '}'
+    const res = await app.inject({ method: 'POST', url: '/api/tool-run', headers: { 'x-api-key': user.apiKey, 'content-type': 'application/json' }, payload })
+    t.equal(res.statusCode, 400, `depth ${n}`)
+    t.match(res.json(), { detail: /nests deeper than 64 levels/ })
+  }
+  const mcp = await app.inject({ method: 'POST', url: '/mcp', headers: { 'x-api-key': user.apiKey, 'content-type': 'application/json' }, payload: '['.repeat(10_000) + ']'.repeat(10_000) })
+  t.equal(mcp.statusCode, 400)
+})
+
+t.test('the progress WebSocket asked for over plain HTTP answers 426 {detail}', async t => {
+  const app = await build(t)
+  const user = await signup(app)
+  const res = await app.inject({ method: 'GET', url: '/api/tool-run/00000000-0000-0000-0000-000000000000/ws', headers: { 'x-api-key': user.apiKey } })
+  t.equal(res.statusCode, 426)
+  t.equal(res.headers.upgrade, 'websocket')
+  t.match(res.json(), { detail: /WebSocket/ })
+})
+
+t.test('MCP params that do not fit the method are -32602 Invalid params, not -32603', async t => {
+  const app = await build(t, { env: { TOOLS_CONFIG: resolve('test/fixtures/tools.fuzz.config.json') } })
+  const user = await signup(app)
+  const bad = [
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 5 } },
+    { jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: 5 } },
+    { jsonrpc: '2.0', id: 3, method: 'prompts/get', params: { name: [] } },
+    { jsonrpc: '2.0', id: 4, method: 'resources/read', params: {} },
+  ]
+  for (const payload of bad) {
+    const res = await app.inject({ method: 'POST', url: '/mcp', headers: { 'x-api-key': user.apiKey }, payload })
+    t.equal(res.statusCode, 200)
+    t.match(res.json(), { jsonrpc: '2.0', id: payload.id, error: { code: -32602, message: new RegExp(`Invalid params for ${payload.method}`) } })
+  }
+  const fine = await app.inject({ method: 'POST', url: '/mcp', headers: { 'x-api-key': user.apiKey }, payload: { jsonrpc: '2.0', id: 9, method: 'tools/list' } })
+  t.ok(fine.json().result.tools.length > 0, 'a valid request still reaches the server')
 })

@@ -157,7 +157,7 @@ export class JobRunner {
    */
   private async runNested (job: RunJob, caller: LoadedTool, key: string, rawInput: Record<string, unknown>, scope: RunScope): Promise<Array<Record<string, unknown>>> {
     if (scope.depth > MAX_NESTING) throw new Error(`tools may nest at most ${MAX_NESTING} deep`)
-    const { registry } = this.deps
+    const { registry, secrets } = this.deps
     // Boot refused a config that enables a tool without the tools in its `uses`;
     // a key outside `uses` is the plugin's bug, not the operator's.
     if (!(caller.declaration.uses ?? []).includes(key)) throw new Error(`the tool '${caller.declaration.key}' runs '${key}', which its declaration does not list in uses`)

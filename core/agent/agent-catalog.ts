@@ -5,6 +5,7 @@
 // cannot disagree.
 import type { TSchema } from 'typebox'
 import { ConfigError } from '../config.ts'
+import { offeredPrompts, type WorkflowPrompt } from './prompts.ts'
 import type { AgentTool, ToolRegistry } from '../tools/registry.ts'
 import {
   FindToolArgs, FindToolResult, JobEnvelope, JobResultsArgs, JobResultsResult, JobStatusArgs, JobStatusSchema,
@@ -97,6 +98,8 @@ const HELPERS: Array<Omit<AdvertisedTool, 'restKey' | 'renames' | 'fixedParams'>
 export class AgentCatalog {
   readonly tools: AdvertisedTool[]
   readonly finder: ToolFinder
+  /** Workflow prompts whose tools are all served here. */
+  readonly prompts: WorkflowPrompt[]
   private readonly byName: Map<string, AdvertisedTool>
   /** Agent names of catalogue tools this server does not run (disabled or retired) → REST key. */
   private readonly unavailable: Map<string, string>
@@ -124,6 +127,7 @@ export class AgentCatalog {
       if (this.unavailable.has(h.name)) throw new ConfigError(`agent tool name "${h.name}" is reserved by the agent endpoint`)
     }
     this.finder = new ToolFinder(jobTools.map(t => t.job!))
+    this.prompts = offeredPrompts(registry, name => Boolean(this.byName.get(name)?.job))
   }
 
   get (name: string): AdvertisedTool | undefined { return this.byName.get(name) }

@@ -2,7 +2,6 @@
 // instructions `initialize` returns, both written from the agent catalog so
 // they list exactly the tools tools/list serves.
 import type { AdvertisedTool, AgentCatalog, JsonSchema } from './agent-catalog.ts'
-import { WORKFLOW_PROMPTS } from './prompts.ts'
 import { INLINE_ROWS, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX } from './schemas.ts'
 
 export interface ServerInfo { name: string, version: string }
@@ -70,7 +69,7 @@ function toolSection (tool: AdvertisedTool): string {
 }
 
 export function renderGuide (catalog: AgentCatalog, info: ServerInfo): string {
-  const prompts = WORKFLOW_PROMPTS.map(p => `- \`${p.name}\`: ${p.description} Arguments: ${p.arguments.map(a => `\`${a.name}\`${a.required ? '' : ' (optional)'}`).join(', ')}.`)
+  const prompts = catalog.prompts.map(p => `- \`${p.name}\`: ${p.description} Arguments: ${p.arguments.map(a => `\`${a.name}\`${a.required ? '' : ' (optional)'}`).join(', ')}.`)
   return [
     `# ${info.name} ${info.version}: agent guide`,
     '',
@@ -89,7 +88,7 @@ export function renderGuide (catalog: AgentCatalog, info: ServerInfo): string {
     '',
     '## Prompts',
     '',
-    ...prompts,
+    ...(prompts.length ? prompts : ['None on this server (a workflow is offered only when all its tools are enabled).']),
     '',
     '## Tools',
     '',

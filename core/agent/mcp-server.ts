@@ -11,7 +11,6 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { AccountCaller } from '../auth/guards.ts'
 import type { AgentCatalog } from './agent-catalog.ts'
 import type { ServerInfo } from './guide.ts'
-import { renderPrompt, WORKFLOW_PROMPTS } from './prompts.ts'
 import type { AgentToolCalls } from './tool-calls.ts'
 
 export const GUIDE_URI = 'docs://guide'
@@ -50,18 +49,18 @@ export function createMcpServer (deps: McpServerDeps, caller: AccountCaller, log
   })
 
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({
-    prompts: WORKFLOW_PROMPTS.map(p => ({ name: p.name, title: p.title, description: p.description, arguments: p.arguments })),
+    prompts: catalog.prompts.map(p => ({ name: p.name, title: p.title, description: p.description, arguments: p.arguments })),
   }))
 
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
-    const prompt = WORKFLOW_PROMPTS.find(p => p.name === request.params.name)
+    const prompt = catalog.prompts.find(p => p.name === request.params.name)
     if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt '${request.params.name}'; prompts/list names them.`)
     const args = request.params.arguments ?? {}
     const missing = prompt.arguments.filter(a => a.required && !args[a.name]?.trim()).map(a => a.name)
     if (missing.length) throw new McpError(ErrorCode.InvalidParams, `Prompt '${prompt.name}' needs the argument${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`)
     return {
       description: prompt.description,
-      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: renderPrompt(prompt, args, catalog) } }],
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: prompt.render(args) } }],
     }
   })
 

@@ -327,7 +327,30 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
   createState? (settings: Readonly<Static<Settings>>): unknown
   /** Extra read endpoints the tool serves from its state (e.g. GET /api/search/status). */
   endpoints?: ToolEndpoint[]
+  /** MCP workflow prompts this tool owns (see WorkflowPrompt). */
+  prompts?: WorkflowPrompt[]
   run (ctx: ToolContext<Static<Input>, Static<Row>, Static<Settings>>): Promise<void>
+}
+
+// ---------------------------------------------------------------- workflow prompts
+
+export interface WorkflowPromptArgument { name: string, description: string, required: boolean }
+
+/**
+ * A ready workflow offered by MCP prompts/list and prompts/get, owned by the
+ * plugin whose tool leads it. It is listed only when every agent tool in
+ * `tools` is enabled on this server, so a prompt never promises a tool the
+ * server cannot run.
+ */
+export interface WorkflowPrompt {
+  name: string
+  title: string
+  description: string
+  arguments: WorkflowPromptArgument[]
+  /** Agent tool names the workflow chains (its own and other plugins'). */
+  tools: string[]
+  /** The prompts/get text; required arguments are present and non-blank. */
+  render (args: Record<string, string>): string
 }
 
 /**

@@ -2,6 +2,7 @@
 // Syntax, then DNS (MX, implicit MX, null MX), then an SMTP dialogue with the
 // best MX that stops at RCPT TO. See README.md for settings and statuses.
 import { batchOf, defineTool, InputError } from '../../core/tools/contract.ts'
+import { verifyMailingList } from './mailing-list-prompt.ts'
 import { EmailInput, EmailRow, MAX_ADDRESSES } from './schema.ts'
 import { EmailSettingsSchema, emailSettingsForRun } from './settings.ts'
 import { createResolver } from './dns.ts'
@@ -28,6 +29,7 @@ export default defineTool({
     { task: 'validate the syntax and mail servers of addresses without contacting them', args: { emails: ['jane@acme.com'], smtp_check: false } },
   ],
   keywords: ['email verification', 'email validation', 'email verifier', 'email checker', 'deliverable', 'deliverability', 'bounce', 'hard bounce', 'invalid emails', 'does the mailbox exist', 'mailbox exists', 'real mailbox', 'receive mail', 'catch-all', 'smtp check', 'mx record', 'clean an email list', 'list cleaning', 'list hygiene', 'before sending', 'newsletter', 'cold email', 'reachable'],
+  prompts: [verifyMailingList],
   async run (ctx) {
     const given = [...(ctx.input.emails ?? []), ...(ctx.input.email !== undefined ? [ctx.input.email] : [])]
     const distinct = new Set(given.map(a => a.trim()).filter(a => a !== ''))

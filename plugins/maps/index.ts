@@ -3,6 +3,7 @@
 // SerpApi google_maps, Google Places Text Search (each when its key is set),
 // then keyless OpenStreetMap (Nominatim + Overpass). See README.md.
 import { defineTool } from '../../core/tools/contract.ts'
+import { findLeadsInCity } from './leads-prompt.ts'
 import { mapsInput, mapsRow } from './schema.ts'
 import { MapsSettingsSchema } from './settings.ts'
 import { createMapsState } from './state.ts'
@@ -27,6 +28,7 @@ export default defineTool({
     { task: 'search a business category in a place given separately', args: { query: 'vegan restaurants', location: 'Shoreditch, London', country: 'gb', max_results: 20 } },
   ],
   keywords: ['local businesses', 'business listings', 'google maps', 'map search', 'places', 'near me', 'nearby', 'in a city', 'town', 'neighbourhood', 'postcode', 'zip code', 'street address', 'ratings', 'reviews', 'latitude and longitude', 'coordinates', 'lead list', 'leads', 'prospects', 'yellow pages', 'business directory', 'openstreetmap', 'shops', 'restaurants', 'cafes', 'salons', 'clinics', 'contractors', 'dentists', 'plumbers', 'lawyers', 'gyms', 'hotels', 'agencies'],
+  prompts: [findLeadsInCity],
   pollSeconds: 3,
   settings: MapsSettingsSchema,
   // deep_scan runs webemail on each listing's website.

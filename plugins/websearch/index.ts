@@ -3,6 +3,7 @@
 // kernel calls `createState` once per app, hands the EngineHealth to every run
 // as ctx.state, and serves GET /api/search/status from it (`endpoints`).
 import { Type, defineTool } from '../../core/tools/contract.ts'
+import { researchTopic } from './research-prompt.ts'
 import { ENGINE_CHOICES } from './engine-catalog.ts'
 import { EngineHealth, createEngineHealth } from './engine-health.ts'
 import { MAX_QUERIES, MAX_URLS, websearchInput, websearchRow } from './schema.ts'
@@ -96,6 +97,7 @@ const declaration = defineTool({
     { task: 'scrape known pages', args: { urls: ['https://example.com/', 'https://example.org/contact'] } },
   ],
   keywords: ['search engine', 'serp', 'duckduckgo', 'bing', 'brave search', 'google search', 'yahoo', 'mojeek', 'web'],
+  prompts: [researchTopic],
   settings: WebsearchSettingsSchema,
   createState: settings => createEngineHealth({ cooldownSeconds: settings.cooldown_s, googleCooldownSeconds: settings.google_cooldown_s }),
   endpoints: [

@@ -1,26 +1,17 @@
 // Job endpoints: tool-run start, status, results, exports, downloads, cancel,
-// artifacts, the caller's job list, the map-scrape aliases (/api/scrape,
-// /api/jobs/<id>) and the synchronous website e-mail finder.
+// artifacts and the caller's job list. /api/jobs/<id>… are generic job paths
+// (any tool's job), where an alias declaring jobLinks 'jobs' points its answer;
+// the aliases themselves are the plugins' (alias-routes.ts).
 import { createReadStream } from 'node:fs'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { requireAccount } from '../auth/guards.ts'
-import { badRequest, timedOut } from '../errors.ts'
+import { badRequest } from '../errors.ts'
 import { CONTENT_TYPES, EXPORT_FORMATS, exportStream, type ExportFormat } from '../exports/exporters.ts'
 import type { WebhookSpec } from './webhooks.ts'
-import { ArtifactParams, ExportParams, ExportQuery, JobParams, ListQuery, ResultsQuery, ScrapeBody, ToolRunBody, WebsiteEmailBody } from './schemas.ts'
+import { ArtifactParams, ExportParams, ExportQuery, JobParams, ListQuery, ResultsQuery, ToolRunBody } from './schemas.ts'
 
-/** The host of a website as given (a bare host or a URL), without www.; '' when it is not an address. */
-function siteDomainOf (website: string): string {
-  const trimmed = website.trim()
-  try {
-    return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`).hostname.replace(/^www\./, '')
-  } catch {
-    return ''
-  }
-}
-
-const idempotencyKey = (headers: Record<string, unknown>) => {
+export const idempotencyKey = (headers: Record<string, unknown>) => {
   const v = headers['idempotency-key']
   return typeof v === 'string' ? v : undefined
 }
@@ -30,28 +21,18 @@ const idempotencyKey = (headers: Record<string, unknown>) => {
  * earlier start: `Idempotent-Replayed: true` (and 200 instead of 202 where a
  * start is 202), so a client can tell a replay from a new job everywhere.
  */
-function markReplay (reply: FastifyReply, replayed: boolean, freshStatus?: number): void {
+export function markReplay (reply: FastifyReply, replayed: boolean, freshStatus?: number): void {
   if (freshStatus !== undefined) reply.code(replayed ? 200 : freshStatus)
   if (replayed) reply.header('idempotent-replayed', 'true')
 }
 
 export default async function jobRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { jobs, config } = app.services
+  const { jobs } = app.services
 
   app.post('/api/tool-run', { schema: { body: ToolRunBody } }, async (req, reply) => {
     const caller = requireAccount(req.principal, { scoped: true })
     const { replayed, ...started } = await jobs.start({ caller, tool: req.body.tool, params: req.body.params ?? {}, idempotencyKey: idempotencyKey(req.headers), webhook: req.body.webhook as WebhookSpec | undefined })
-    markReplay(reply, replayed, 202)
-    return started
-  })
-
-  // The map-listing scrape, with the maps params at the top level.
-  app.post('/api/scrape', { schema: { body: ScrapeBody } }, async (req, reply) => {
-    const caller = requireAccount(req.principal, { scoped: true })
-    const { webhook, ...params } = req.body
-    if (!params.query && !params.prompt) throw badRequest('Send either query or prompt.')
-    const { replayed, ...started } = await jobs.start({ caller, tool: 'maps', params, idempotencyKey: idempotencyKey(req.headers), webhook: webhook as WebhookSpec | undefined, resultsPath: 'jobs' })
     markReplay(reply, replayed, 202)
     return started
   })
@@ -106,25 +87,5 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
   app.get('/api/jobs', { schema: { querystring: ListQuery } }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: true })
     return jobs.list(caller, req.query.limit ?? 50)
-  })
-
-  // Synchronous front of the `webemail` tool: waits for the job, else 408 with its id.
-  // Done or failed, the answer is the Website e-mail result shape plus the job's
-  // outcome fields, so a client reads one shape; a failed crawl's lists are empty.
-  app.post('/api/website-email/find', { schema: { body: WebsiteEmailBody } }, async (req, reply) => {
-    const caller = requireAccount(req.principal, { scoped: true })
-    const started = await jobs.start({ caller, tool: 'webemail', params: req.body, idempotencyKey: idempotencyKey(req.headers) })
-    markReplay(reply, started.replayed)
-    const windowMs = config.syncWaitSeconds * 1000
-    const final = await jobs.waitFor(caller, started.job_id, windowMs)
-    if (!final) {
-      throw timedOut(`The crawl did not finish within ${windowMs / 1000} s; it goes on as job ${started.job_id}: poll GET ${started.status_url}.`, { job_id: started.job_id, status_url: started.status_url, results_url: started.results_url })
-    }
-    const outcome = { job_id: started.job_id, status: final.status, error: final.error, blocked: final.blocked, refunded: final.refunded }
-    const page = final.has_results ? await jobs.results(caller, started.job_id, 0, 1) : null
-    const row = page?.results[0]
-    if (row) return { ...row, ...outcome }
-    const website = req.body.website
-    return { website, domain: siteDomainOf(website), pages_scanned: 0, emails: [], phones: [], socials: [], results: [], count: 0, ...outcome }
   })
 }

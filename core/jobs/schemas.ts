@@ -13,22 +13,14 @@ export const ToolRunBody = Type.Object({
   webhook: Type.Optional(WebhookSchema),
 })
 
-// query and prompt: one text or a list of them; the maps schema sets the limits.
-const ScrapeText = Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })]))
-
-export const ScrapeBody = Type.Object({
-  query: ScrapeText,
-  prompt: ScrapeText,
-  max_results: Type.Optional(Type.Integer({ minimum: 1 })),
-  deep_scan: Type.Optional(Type.Boolean()),
-  webhook: Type.Optional(WebhookSchema),
-}, { additionalProperties: true })
-
-export const WebsiteEmailBody = Type.Object({
-  website: Type.String({ minLength: 1, maxLength: 2000 }),
-  max_pages: Type.Optional(Type.Integer({ minimum: 1 })),
-  include_phones: Type.Optional(Type.Boolean()),
-  include_socials: Type.Optional(Type.Boolean()),
+/** The answer of a job start (POST /api/tool-run and asynchronous aliases). */
+export const JobStarted = Type.Object({
+  job_id: Type.String(),
+  status: Type.Literal('running'),
+  tool: Type.String(),
+  status_url: Type.String(),
+  results_url: Type.String(),
+  poll_seconds: Type.Integer(),
 })
 
 export const JobParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })

@@ -4,7 +4,9 @@
 // schemas, converted to the 3.0 dialect.
 import { Type, type TSchema } from 'typebox'
 import { JobStatusSchema } from '../agent/schemas.ts'
+import type { FastifyContextConfig } from 'fastify'
 import type { ToolRegistry } from '../tools/registry.ts'
+import { JobStarted } from '../jobs/schemas.ts'
 import { toOpenApiSchema } from './json-schema-to-openapi.ts'
 
 type Schema = Record<string, unknown>
@@ -13,17 +15,9 @@ export interface RecordedRoute {
   method: string
   url: string
   schema?: { body?: TSchema, querystring?: TSchema, params?: TSchema, headers?: TSchema, response?: Record<string, TSchema>, summary?: string, description?: string }
+  config?: FastifyContextConfig
   websocket: boolean
 }
-
-const JobStarted = Type.Object({
-  job_id: Type.String(),
-  status: Type.Literal('running'),
-  tool: Type.String(),
-  status_url: Type.String(),
-  results_url: Type.String(),
-  poll_seconds: Type.Integer(),
-})
 
 const ErrorBody = Type.Object({ detail: Type.String({ description: 'Human-readable message.' }) })
 
@@ -34,7 +28,7 @@ const TAGS: Array<[RegExp, string, string]> = [
   [/^\/mcp/, 'Agent', 'MCP endpoint and agent discovery documents.'],
   [/^\/api\/auth/, 'Account', 'Signup, login, profile and usage, keys and scoped tokens.'],
   [/^\/api\/blog/, 'Blog', 'Blog posts.'],
-  [/^\/api\/(tool-run|jobs|scrape|download|website-email)/, 'Jobs', 'Start tools as jobs, read status and results, export, cancel.'],
+  [/^\/api\/(tool-run|jobs|download)/, 'Jobs', 'Start tools as jobs, read status and results, export, cancel.'],
   [/^\/(openapi\.json|docs)$/, 'Documentation', 'This description.'],
   [/.*/, 'Service', 'Health and tool status endpoints.'],
 ]
@@ -107,7 +101,7 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
 
   /** Answers the kernel knows for routes that declare no response schema. */
   const knownResponse = (method: string, url: string): { status: string, schema?: Schema, content?: Record<string, unknown> } | undefined => {
-    if (method === 'POST' && (url === '/api/tool-run' || url === '/api/scrape')) return { status: '202', schema: ref('JobStarted') }
+    if (method === 'POST' && url === '/api/tool-run') return { status: '202', schema: ref('JobStarted') }
     if ((method === 'GET' && (url === '/api/tool-run/:id/status' || url === '/api/jobs/:id')) || (method === 'DELETE' && url === '/api/tool-run/:id')) return { status: '200', schema: ref('JobStatus') }
     if (method === 'GET' && /\/results$/.test(url)) return { status: '200', schema: ref('JobResults') }
     if (method === 'GET' && (/results\.:fmt$/.test(url) || url === '/api/download/:id/:fmt')) {
@@ -126,7 +120,7 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
   const sorted = [...routes].sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method))
   for (const route of sorted) {
     const { method, url, schema = {} } = route
-    const tag = TAGS.find(([re]) => re.test(url))![1]
+    const tag = route.config?.tag ?? TAGS.find(([re]) => re.test(url))![1]
     const operation: Record<string, unknown> = {
       operationId: operationId(method, url, taken),
       tags: [tag],
@@ -149,7 +143,12 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
     }
 
     const responses: Record<string, unknown> = {}
-    if (schema.response) {
+    const declared = route.config?.responses
+    if (declared) {
+      for (const [status, answer] of Object.entries(declared)) {
+        responses[status] = { description: STATUS_TEXT[status] ?? 'Success.', content: 'content' in answer ? answer.content : json(toOpenApiSchema(answer)) }
+      }
+    } else if (schema.response) {
       for (const [status, s] of Object.entries(schema.response)) responses[status] = { description: STATUS_TEXT[status] ?? 'Success.', content: json(toOpenApiSchema(s)) }
     } else if (route.websocket) {
       responses['101'] = { description: 'Switching protocols to a WebSocket.' }
@@ -157,7 +156,8 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
       const known = knownResponse(method, url)
       responses[known?.status ?? '200'] = { description: 'Success.', ...(known?.content ? { content: known.content } : { content: json(known?.schema ?? { type: 'object' }) }) }
     }
-    if (!PUBLIC_PATHS.has(url)) {
+    const isPublic = route.config?.auth ? route.config.auth === 'none' : PUBLIC_PATHS.has(url)
+    if (!isPublic) {
       responses['401'] = { $ref: '#/components/responses/Unauthorized' }
       responses['403'] = { $ref: '#/components/responses/Forbidden' }
     }
@@ -166,7 +166,7 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
     responses.default = { $ref: '#/components/responses/Error' }
     operation.responses = responses
 
-    if (PUBLIC_PATHS.has(url)) operation.security = []
+    if (isPublic) operation.security = []
     else if (url === '/mcp') operation.security = [{ bearerAuth: [] }]
 
     const path = toOpenApiPath(url)

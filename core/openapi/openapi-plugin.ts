@@ -13,7 +13,7 @@ async function openapiPlugin (app: FastifyInstance): Promise<void> {
   const routes: RecordedRoute[] = []
   app.addHook('onRoute', (route: RouteOptions & { websocket?: boolean, wsHandler?: unknown }) => {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(m => m !== 'HEAD' && m !== 'OPTIONS')
-    for (const method of methods) routes.push({ method, url: route.url, schema: route.schema as RecordedRoute['schema'], websocket: Boolean(route.websocket || route.wsHandler) })
+    for (const method of methods) routes.push({ method, url: route.url, schema: route.schema as RecordedRoute['schema'], config: route.config as RecordedRoute['config'], websocket: Boolean(route.websocket || route.wsHandler) })
   })
 
   let document: Record<string, unknown> | undefined

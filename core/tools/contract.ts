@@ -329,6 +329,8 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
   endpoints?: ToolEndpoint[]
   /** MCP workflow prompts this tool owns (see WorkflowPrompt). */
   prompts?: WorkflowPrompt[]
+  /** Extra REST paths that start this tool's job from their own body shape (see ToolAlias). */
+  aliases?: ToolAlias[]
   run (ctx: ToolContext<Static<Input>, Static<Row>, Static<Settings>>): Promise<void>
 }
 
@@ -351,6 +353,44 @@ export interface WorkflowPrompt {
   tools: string[]
   /** The prompts/get text; required arguments are present and non-blank. */
   render (args: Record<string, string>): string
+}
+
+// ---------------------------------------------------------------- alias endpoints
+
+/**
+ * A REST path that starts this tool's job from a body of its own shape
+ * (e.g. POST /api/scrape for maps). The kernel mounts it with the same key
+ * classes, quota, caps, idempotency and errors as POST /api/tool-run; the
+ * plugin only maps the body to its params and, for a synchronous alias,
+ * shapes the answer from the job's rows.
+ */
+export interface ToolAlias<Body extends TSchema = TSchema> {
+  method: 'POST'
+  path: string
+  summary: string
+  description?: string
+  /** The request body; also its OpenAPI schema. */
+  body: Body
+  /** Accept `webhook: {url, events?, secret?}` beside the body's fields (the kernel adds it to the schema). */
+  webhook?: boolean
+  /** Body → the tool's params (default: the body as is). Throw InputError for a body the schema cannot refuse (answers 400). */
+  params? (body: Static<Body>): Record<string, unknown>
+  /** Where the started job's status_url/results_url point: /api/jobs/<id> or /api/tool-run/<id>/… (default). */
+  jobLinks?: 'jobs' | 'tool-run'
+  /**
+   * Wait up to SYNC_WAIT_SECONDS for the job and answer 200 with `answer(rows, body)`
+   * plus the job's outcome (`job_id, status, error, blocked, refunded`), done or
+   * failed, so a client reads one shape; past the window 408 with the job id, the
+   * job goes on. Without it the alias answers 202.
+   */
+  sync?: {
+    /** The answer's schema (OpenAPI) without the outcome fields, which the kernel adds. */
+    result: TSchema
+    /** How many rows `answer` needs (default 1). */
+    rows?: number
+    /** The answer from the job's first rows (none when the job failed before any row). */
+    answer (rows: Array<Record<string, unknown>>, body: Static<Body>): Record<string, unknown>
+  }
 }
 
 /**

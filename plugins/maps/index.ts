@@ -4,6 +4,7 @@
 // then keyless OpenStreetMap (Nominatim + Overpass). See README.md.
 import { defineTool } from '../../core/tools/contract.ts'
 import { findLeadsInCity } from './leads-prompt.ts'
+import { scrapeAlias } from './scrape-alias.ts'
 import { mapsInput, mapsRow } from './schema.ts'
 import { MapsSettingsSchema } from './settings.ts'
 import { createMapsState } from './state.ts'
@@ -29,6 +30,7 @@ export default defineTool({
   ],
   keywords: ['local businesses', 'business listings', 'google maps', 'map search', 'places', 'near me', 'nearby', 'in a city', 'town', 'neighbourhood', 'postcode', 'zip code', 'street address', 'ratings', 'reviews', 'latitude and longitude', 'coordinates', 'lead list', 'leads', 'prospects', 'yellow pages', 'business directory', 'openstreetmap', 'shops', 'restaurants', 'cafes', 'salons', 'clinics', 'contractors', 'dentists', 'plumbers', 'lawyers', 'gyms', 'hotels', 'agencies'],
   prompts: [findLeadsInCity],
+  aliases: [scrapeAlias],
   pollSeconds: 3,
   settings: MapsSettingsSchema,
   // deep_scan runs webemail on each listing's website.

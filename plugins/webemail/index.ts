@@ -2,8 +2,21 @@
 // social links of one site (or a list of sites), from a same-site crawl.
 import { defineTool, Type } from '../../core/tools/contract.ts'
 import { WebemailSettingsSchema } from './settings.ts'
+import { findAlias } from './find-alias.ts'
 
 const Social = Type.Object({ platform: Type.String(), url: Type.String(), host: Type.String() })
+
+const WebemailRow = Type.Object({
+  website: Type.String(),
+  domain: Type.String(),
+  pages_scanned: Type.Integer(),
+  emails: Type.Array(Type.String()),
+  phones: Type.Array(Type.String()),
+  socials: Type.Array(Social),
+  results: Type.Array(Type.Object({ email: Type.String(), type: Type.Union([Type.Literal('personal'), Type.Literal('role')]), domain: Type.String(), source_page: Type.String() })),
+  count: Type.Integer(),
+  error: Type.Optional(Type.String()),
+})
 
 export default defineTool({
   key: 'webemail',
@@ -16,17 +29,7 @@ export default defineTool({
     include_phones: Type.Boolean({ default: true }),
     include_socials: Type.Boolean({ default: true }),
   }, { additionalProperties: false }),
-  row: Type.Object({
-    website: Type.String(),
-    domain: Type.String(),
-    pages_scanned: Type.Integer(),
-    emails: Type.Array(Type.String()),
-    phones: Type.Array(Type.String()),
-    socials: Type.Array(Social),
-    results: Type.Array(Type.Object({ email: Type.String(), type: Type.Union([Type.Literal('personal'), Type.Literal('role')]), domain: Type.String(), source_page: Type.String() })),
-    count: Type.Integer(),
-    error: Type.Optional(Type.String()),
-  }),
+  row: WebemailRow,
   renames: { limit: 'max_pages' },
   examples: [
     { task: 'find the contact email addresses of a company website', args: { website: 'acme.com', max_pages: 20, include_phones: true, include_socials: true } },
@@ -35,6 +38,7 @@ export default defineTool({
   keywords: ['contact details', 'contact info', 'contact email', 'email finder', 'find emails', 'get in touch', 'reach', 'who to contact', 'phone numbers', 'social media links', 'social profiles', 'linkedin', 'instagram link', 'twitter', 'mailto', 'contact page', 'about page', 'team page', 'email scraper', 'crawl a website', 'emails of a domain', 'email address for each domain', 'company emails', 'owner email'],
   pollSeconds: 2,
   settings: WebemailSettingsSchema,
+  aliases: [findAlias(WebemailRow)],
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runWebemail(ctx),
 })

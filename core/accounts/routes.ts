@@ -11,12 +11,12 @@ export default async function accountRoutes (fastify: FastifyInstance): Promise<
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { accounts, quotas, config, catalog } = app.services
 
-  app.post('/api/auth/signup', { schema: { body: SignupBody } }, async (req) => {
+  app.post('/api/auth/signup', { schema: { body: SignupBody }, config: { auth: 'none' } }, async (req) => {
     const user = await accounts.signup(req.body)
     return { status: 'success', user }
   })
 
-  app.post('/api/auth/login', { schema: { body: LoginBody } }, async (req) => {
+  app.post('/api/auth/login', { schema: { body: LoginBody }, config: { auth: 'none' } }, async (req) => {
     const { apiKey, user } = await accounts.login(req.body)
     return { status: 'success', api_key: apiKey, user }
   })

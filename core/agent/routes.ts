@@ -57,7 +57,12 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
     tools: catalog.manifestTools(),
   }
 
-  app.post('/mcp', async (req, reply) => {
+  app.post('/mcp', {
+    config: {
+      auth: 'account',
+      responses: { 200: { content: { 'application/json': { schema: { type: 'object', description: 'JSON-RPC 2.0 response.' } }, 'text/event-stream': { schema: { type: 'string', description: 'Server-sent events carrying JSON-RPC messages.' } } } } },
+    },
+  }, async (req, reply) => {
     const p = req.principal
     if (p.kind === 'none' || p.kind === 'bad') {
       throw new AppError(401, 'Missing or invalid access token: send Authorization: Bearer <your sk- key or scp- token>.', { headers: BEARER_CHALLENGE })
@@ -99,10 +104,10 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
   app.get('/mcp', notAllowed)
   app.delete('/mcp', notAllowed)
 
-  app.get('/mcp/docs.md', async (_req, reply) => {
+  app.get('/mcp/docs.md', { config: { auth: 'none', responses: { 200: { content: { 'text/markdown': { schema: { type: 'string' } } } } } } }, async (_req, reply) => {
     reply.type('text/markdown; charset=utf-8')
     return guide
   })
 
-  app.get('/mcp/manifest.json', async () => manifest)
+  app.get('/mcp/manifest.json', { config: { auth: 'none' } }, async () => manifest)
 }

@@ -1,7 +1,10 @@
 // Schemas of what the agent endpoint answers beyond the tools' own rows: the
 // job envelope a job tool returns, the helper tools' arguments and results,
-// and the job status record (shared with the OpenAPI document).
+// (the job status record they share with REST is core/jobs/schemas.ts).
 import { Type, type TSchema } from 'typebox'
+import { JobStatusSchema } from '../jobs/schemas.ts'
+
+export { JobStatusSchema }
 
 export const WAIT_SECONDS_DEFAULT = 25
 export const WAIT_SECONDS_MAX = 60
@@ -16,27 +19,6 @@ export const WaitSeconds = (fallback: number) => Type.Integer({
   default: fallback,
   description: `Seconds to wait for the job to finish before answering (default ${fallback}, at most ${WAIT_SECONDS_MAX}). ` +
     'If the job is still running then, the answer carries its job_id: poll get_job_status, then read get_job_results.',
-})
-
-export const JobStatusSchema = Type.Object({
-  job_id: Type.String(),
-  tool: Type.String({ description: 'REST tool key.' }),
-  status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('error')]),
-  records: Type.Integer({ description: 'Rows produced so far.' }),
-  stage: Type.String({ description: 'Human-readable progress.' }),
-  has_results: Type.Boolean(),
-  done: Type.Boolean(),
-  error: Nullable(Type.String()),
-  warning: Nullable(Type.String({ description: 'Why an empty or short run was empty.' })),
-  blocked: Type.Boolean({ description: 'The source refused the request.' }),
-  refunded: Type.Boolean({ description: 'The call was given back to the quota.' }),
-  results_url: Type.String(),
-  status_url: Type.String(),
-  created_at: Type.String({ format: 'date-time' }),
-  started_at: Nullable(Type.String({ format: 'date-time' })),
-  finished_at: Nullable(Type.String({ format: 'date-time' })),
-  expires_at: Nullable(Type.String({ format: 'date-time' })),
-  summary: Nullable(Type.Record(Type.String(), Type.Unknown())),
 })
 
 /** What a job tool call returns as structuredContent, wrapping the tool's row schema. */

@@ -56,7 +56,7 @@ export default async function blogRoutes (fastify: FastifyInstance): Promise<voi
     return { status: 'success', post }
   })
 
-  app.get('/api/blog/list', { schema: { querystring: ListQuery }, onRequest: reader }, async (req) => {
+  app.get('/api/blog/list', { schema: { querystring: ListQuery }, onRequest: reader, config: { auth: 'none' } }, async (req) => {
     const includeDrafts = readerSeesDrafts(req.principal)
     const offset = req.query.offset ?? 0
     const { total, posts } = await blog.list({ limit: req.query.limit, offset, includeDrafts })
@@ -71,7 +71,7 @@ export default async function blogRoutes (fastify: FastifyInstance): Promise<voi
     return reply.send(createReadStream(image.path))
   })
 
-  app.get('/api/blog/:slug', { schema: { params: SlugParams }, onRequest: reader }, async (req) => {
+  app.get('/api/blog/:slug', { schema: { params: SlugParams }, onRequest: reader, config: { auth: 'none' } }, async (req) => {
     const includeDrafts = readerSeesDrafts(req.principal)
     return { post: await blog.get(req.params.slug, includeDrafts) }
   })

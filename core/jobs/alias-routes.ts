@@ -8,9 +8,8 @@ import { Type, type TSchema } from 'typebox'
 import { requireAccount } from '../auth/guards.ts'
 import { badRequest, timedOut } from '../errors.ts'
 import { InputError, type ToolAlias } from '../tools/contract.ts'
-import { JobStatusSchema } from '../agent/schemas.ts'
 import { idempotencyKey, markReplay } from './routes.ts'
-import { JobStarted, WebhookSchema } from './schemas.ts'
+import { JobStarted, JobStatusSchema, WebhookSchema } from './schemas.ts'
 import type { WebhookSpec } from './webhooks.ts'
 
 /** The alias body as validated: the plugin's schema, plus `webhook` when it accepts one. */

@@ -9,7 +9,7 @@ import { requireAccount } from '../auth/guards.ts'
 import { badRequest } from '../errors.ts'
 import { CONTENT_TYPES, EXPORT_FORMATS, exportStream, type ExportFormat } from '../exports/exporters.ts'
 import type { WebhookSpec } from './webhooks.ts'
-import { ArtifactParams, ExportParams, ExportQuery, JobParams, ListQuery, ResultsQuery, ToolRunBody } from './schemas.ts'
+import { ArtifactParams, ExportParams, ExportQuery, JobParams, ListQuery, JobResultsSchema, JobStarted, JobStatusSchema, ResultsQuery, ToolRunBody } from './schemas.ts'
 
 export const idempotencyKey = (headers: Record<string, unknown>) => {
   const v = headers['idempotency-key']
@@ -29,8 +29,16 @@ export function markReplay (reply: FastifyReply, replayed: boolean, freshStatus?
 export default async function jobRoutes (fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { jobs } = app.services
+  // What each kind of job route answers and who may call it (read by OpenAPI).
+  const statusRoute = { auth: 'account', tag: 'Jobs', responses: { 200: JobStatusSchema } } as const
+  const resultsRoute = { auth: 'account', tag: 'Jobs', responses: { 200: JobResultsSchema } } as const
+  const exportRoute = {
+    auth: 'account',
+    tag: 'Jobs',
+    responses: { 200: { content: Object.fromEntries(Object.values(CONTENT_TYPES).map(type => [type, { schema: { type: 'string', format: 'binary' } }])) } },
+  } as const
 
-  app.post('/api/tool-run', { schema: { body: ToolRunBody } }, async (req, reply) => {
+  app.post('/api/tool-run', { schema: { body: ToolRunBody }, config: { auth: 'account', responses: { 202: JobStarted }, tag: 'Jobs' } }, async (req, reply) => {
     const caller = requireAccount(req.principal, { scoped: true })
     const { replayed, ...started } = await jobs.start({ caller, tool: req.body.tool, params: req.body.params ?? {}, idempotencyKey: idempotencyKey(req.headers), webhook: req.body.webhook as WebhookSpec | undefined })
     markReplay(reply, replayed, 202)
@@ -41,15 +49,15 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
     const caller = requireAccount(req.principal, { scoped: true })
     return jobs.status(caller, req.params.id)
   }
-  app.get('/api/tool-run/:id/status', { schema: { params: JobParams } }, statusHandler)
-  app.get('/api/jobs/:id', { schema: { params: JobParams } }, statusHandler)
+  app.get('/api/tool-run/:id/status', { schema: { params: JobParams }, config: statusRoute }, statusHandler)
+  app.get('/api/jobs/:id', { schema: { params: JobParams }, config: statusRoute }, statusHandler)
 
   const resultsHandler = async (req: FastifyRequest<{ Params: { id: string }, Querystring: { offset?: number, limit?: number } }>) => {
     const caller = requireAccount(req.principal, { scoped: true })
     return jobs.results(caller, req.params.id, req.query.offset ?? 0, req.query.limit ?? 100)
   }
-  app.get('/api/tool-run/:id/results', { schema: { params: JobParams, querystring: ResultsQuery } }, resultsHandler)
-  app.get('/api/jobs/:id/results', { schema: { params: JobParams, querystring: ResultsQuery } }, resultsHandler)
+  app.get('/api/tool-run/:id/results', { schema: { params: JobParams, querystring: ResultsQuery }, config: resultsRoute }, resultsHandler)
+  app.get('/api/jobs/:id/results', { schema: { params: JobParams, querystring: ResultsQuery }, config: resultsRoute }, resultsHandler)
 
   const sendExport = async (reply: FastifyReply, principal: FastifyRequest['principal'], id: string, format: string, fields: string | undefined) => {
     const caller = requireAccount(principal, { scoped: true })
@@ -65,26 +73,26 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
     return reply.send(exportStream(format as ExportFormat, jobs.iterateRows(job.id), columns, selected))
   }
 
-  app.get('/api/tool-run/:id/results.:fmt', { schema: { params: ExportParams, querystring: ExportQuery } }, (req, reply) =>
+  app.get('/api/tool-run/:id/results.:fmt', { schema: { params: ExportParams, querystring: ExportQuery }, config: exportRoute }, (req, reply) =>
     sendExport(reply, req.principal, req.params.id, req.params.fmt, req.query.fields))
-  app.get('/api/jobs/:id/results.:fmt', { schema: { params: ExportParams, querystring: ExportQuery } }, (req, reply) =>
+  app.get('/api/jobs/:id/results.:fmt', { schema: { params: ExportParams, querystring: ExportQuery }, config: exportRoute }, (req, reply) =>
     sendExport(reply, req.principal, req.params.id, req.params.fmt, req.query.fields))
-  app.get('/api/download/:id/:fmt', { schema: { params: ExportParams, querystring: ExportQuery } }, (req, reply) =>
+  app.get('/api/download/:id/:fmt', { schema: { params: ExportParams, querystring: ExportQuery }, config: exportRoute }, (req, reply) =>
     sendExport(reply, req.principal, req.params.id, req.params.fmt, req.query.fields))
 
-  app.delete('/api/tool-run/:id', { schema: { params: JobParams } }, async (req) => {
+  app.delete('/api/tool-run/:id', { schema: { params: JobParams }, config: statusRoute }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: true })
     return jobs.cancel(caller, req.params.id)
   })
 
-  app.get('/api/tool-run/:id/artifacts/:artifactId', { schema: { params: ArtifactParams } }, async (req, reply) => {
+  app.get('/api/tool-run/:id/artifacts/:artifactId', { schema: { params: ArtifactParams }, config: { auth: 'account', tag: 'Jobs', responses: { 200: { content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } } } } }, async (req, reply) => {
     const caller = requireAccount(req.principal, { scoped: true })
     const artifact = await jobs.artifact(caller, req.params.id, req.params.artifactId)
     reply.header('content-type', artifact.contentType).header('content-disposition', `attachment; filename="${artifact.name}"`)
     return reply.send(createReadStream(artifact.path))
   })
 
-  app.get('/api/jobs', { schema: { querystring: ListQuery } }, async (req) => {
+  app.get('/api/jobs', { schema: { querystring: ListQuery }, config: { auth: 'account', tag: 'Jobs' } }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: true })
     return jobs.list(caller, req.query.limit ?? 50)
   })

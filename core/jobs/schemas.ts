@@ -1,5 +1,8 @@
-// Request schemas of the job endpoints.
-import { Type } from 'typebox'
+// Request and answer schemas of the job endpoints (the status record is also
+// what the agent endpoint's get_job_status returns).
+import { Type, type TSchema } from 'typebox'
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 export const WebhookSchema = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2000 }),
@@ -34,3 +37,37 @@ export const ResultsQuery = Type.Object({
 
 export const ExportQuery = Type.Object({ fields: Type.Optional(Type.String({ maxLength: 2000 })) })
 export const ListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })) })
+
+/** The job status record (GET status, cancel, the agent's get_job_status). */
+export const JobStatusSchema = Type.Object({
+  job_id: Type.String(),
+  tool: Type.String({ description: 'REST tool key.' }),
+  status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('error')]),
+  records: Type.Integer({ description: 'Rows produced so far.' }),
+  stage: Type.String({ description: 'Human-readable progress.' }),
+  has_results: Type.Boolean(),
+  done: Type.Boolean(),
+  error: Nullable(Type.String()),
+  warning: Nullable(Type.String({ description: 'Why an empty or short run was empty.' })),
+  blocked: Type.Boolean({ description: 'The source refused the request.' }),
+  refunded: Type.Boolean({ description: 'The call was given back to the quota.' }),
+  results_url: Type.String(),
+  status_url: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  started_at: Nullable(Type.String({ format: 'date-time' })),
+  finished_at: Nullable(Type.String({ format: 'date-time' })),
+  expires_at: Nullable(Type.String({ format: 'date-time' })),
+  summary: Nullable(Type.Record(Type.String(), Type.Unknown())),
+})
+
+/** A page of a job's rows (GET …/results); OpenAPI narrows `results` to the enabled tools' rows. */
+export const JobResultsSchema = Type.Object({
+  job_id: Type.String(),
+  tool: Type.String(),
+  status: Type.String(),
+  count: Type.Integer(),
+  total: Type.Integer(),
+  offset: Type.Integer(),
+  limit: Type.Integer(),
+  results: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+})

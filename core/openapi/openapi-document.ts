@@ -3,10 +3,9 @@
 // every tool's params and rows come from the kernel's and the plugins' TypeBox
 // schemas, converted to the 3.0 dialect.
 import { Type, type TSchema } from 'typebox'
-import { JobStatusSchema } from '../agent/schemas.ts'
 import type { FastifyContextConfig } from 'fastify'
 import type { ToolRegistry } from '../tools/registry.ts'
-import { JobStarted } from '../jobs/schemas.ts'
+import { JobResultsSchema, JobStarted, JobStatusSchema } from '../jobs/schemas.ts'
 import { toOpenApiSchema } from './json-schema-to-openapi.ts'
 
 type Schema = Record<string, unknown>
@@ -20,9 +19,6 @@ export interface RecordedRoute {
 }
 
 const ErrorBody = Type.Object({ detail: Type.String({ description: 'Human-readable message.' }) })
-
-/** Endpoints the spec lists as needing no key (Authentication, 6), plus the documents themselves. */
-const PUBLIC_PATHS = new Set(['/mcp/docs.md', '/mcp/manifest.json', '/api/health', '/api/blog/list', '/api/blog/:slug', '/api/auth/signup', '/api/auth/login', '/openapi.json', '/docs'])
 
 const TAGS: Array<[RegExp, string, string]> = [
   [/^\/mcp/, 'Agent', 'MCP endpoint and agent discovery documents.'],
@@ -87,33 +83,12 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
     toolRows.push(ref(`${key}_row`))
     describedTools.push(`\`${key}\` (${tool.declaration.title})`)
   }
-  components.JobResults = toOpenApiSchema(Type.Object({
-    job_id: Type.String(),
-    tool: Type.String(),
-    status: Type.String(),
-    count: Type.Integer(),
-    total: Type.Integer(),
-    offset: Type.Integer(),
-    limit: Type.Integer(),
-    results: Type.Array(Type.Record(Type.String(), Type.Unknown())),
-  }))
+  components.JobResults = toOpenApiSchema(JobResultsSchema)
+
   if (toolRows.length) (components.JobResults.properties as Record<string, Schema>).results = { type: 'array', items: { anyOf: toolRows } }
 
-  /** Answers the kernel knows for routes that declare no response schema. */
-  const knownResponse = (method: string, url: string): { status: string, schema?: Schema, content?: Record<string, unknown> } | undefined => {
-    if (method === 'POST' && url === '/api/tool-run') return { status: '202', schema: ref('JobStarted') }
-    if ((method === 'GET' && (url === '/api/tool-run/:id/status' || url === '/api/jobs/:id')) || (method === 'DELETE' && url === '/api/tool-run/:id')) return { status: '200', schema: ref('JobStatus') }
-    if (method === 'GET' && /\/results$/.test(url)) return { status: '200', schema: ref('JobResults') }
-    if (method === 'GET' && (/results\.:fmt$/.test(url) || url === '/api/download/:id/:fmt')) {
-      return { status: '200', content: Object.fromEntries(['text/csv', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/json', 'application/x-ndjson'].map(t => [t, { schema: { type: 'string', format: 'binary' } }])) }
-    }
-    if (url === '/mcp/docs.md') return { status: '200', content: { 'text/markdown': { schema: { type: 'string' } } } }
-    if (url === '/docs') return { status: '200', content: { 'text/html': { schema: { type: 'string' } } } }
-    if (method === 'POST' && url === '/mcp') {
-      return { status: '200', content: { 'application/json': { schema: { type: 'object', description: 'JSON-RPC 2.0 response.' } }, 'text/event-stream': { schema: { type: 'string', description: 'Server-sent events carrying JSON-RPC messages.' } } } }
-    }
-    return undefined
-  }
+  // Kernel schemas a route may declare as its answer, named once in components.
+  const named = new Map<unknown, string>([[JobStarted, 'JobStarted'], [JobStatusSchema, 'JobStatus'], [JobResultsSchema, 'JobResults']])
 
   const paths: Record<string, Record<string, unknown>> = {}
   const taken = new Set<string>()
@@ -146,17 +121,17 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
     const declared = route.config?.responses
     if (declared) {
       for (const [status, answer] of Object.entries(declared)) {
-        responses[status] = { description: STATUS_TEXT[status] ?? 'Success.', content: 'content' in answer ? answer.content : json(toOpenApiSchema(answer)) }
+        responses[status] = { description: STATUS_TEXT[status] ?? 'Success.', content: 'content' in answer ? answer.content : json(named.has(answer) ? ref(named.get(answer)!) : toOpenApiSchema(answer)) }
       }
     } else if (schema.response) {
       for (const [status, s] of Object.entries(schema.response)) responses[status] = { description: STATUS_TEXT[status] ?? 'Success.', content: json(toOpenApiSchema(s)) }
     } else if (route.websocket) {
       responses['101'] = { description: 'Switching protocols to a WebSocket.' }
     } else {
-      const known = knownResponse(method, url)
-      responses[known?.status ?? '200'] = { description: 'Success.', ...(known?.content ? { content: known.content } : { content: json(known?.schema ?? { type: 'object' }) }) }
+      responses['200'] = { description: 'Success.', content: json({ type: 'object' }) }
     }
-    const isPublic = route.config?.auth ? route.config.auth === 'none' : PUBLIC_PATHS.has(url)
+    // A route that declares no auth class needs a key (the safe reading for a document).
+    const isPublic = route.config?.auth === 'none'
     if (!isPublic) {
       responses['401'] = { $ref: '#/components/responses/Unauthorized' }
       responses['403'] = { $ref: '#/components/responses/Forbidden' }

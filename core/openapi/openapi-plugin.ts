@@ -20,8 +20,8 @@ async function openapiPlugin (app: FastifyInstance): Promise<void> {
   let page: string | undefined
   const openapi = () => (document ??= buildOpenApiDocument(routes, app.services.registry))
 
-  app.get('/openapi.json', async () => openapi())
-  app.get('/docs', async (_req, reply) => {
+  app.get('/openapi.json', { config: { auth: 'none' } }, async () => openapi())
+  app.get('/docs', { config: { auth: 'none', responses: { 200: { content: { 'text/html': { schema: { type: 'string' } } } } } } }, async (_req, reply) => {
     reply.type('text/html; charset=utf-8')
     return (page ??= renderDocsPage(openapi()))
   })

@@ -4,10 +4,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { presentedKey } from '../auth/auth-plugin.ts'
 import { requireAccount } from '../auth/guards.ts'
 import { badRequest } from '../errors.ts'
+import { routeDefaults } from '../openapi/route-defaults.ts'
 import { tierLimits } from '../quotas/tiers.ts'
 import { LoginBody, MeResponse, MintTokenBody, SignupBody, TokenParams, UpdateBody } from './schemas.ts'
 
 export default async function accountRoutes (fastify: FastifyInstance): Promise<void> {
+  routeDefaults(fastify, { tag: 'Account', auth: 'personal' })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { accounts, quotas, config, catalog } = app.services
 
@@ -21,7 +23,7 @@ export default async function accountRoutes (fastify: FastifyInstance): Promise<
     return { status: 'success', api_key: apiKey, user }
   })
 
-  app.get('/api/auth/me', { schema: { response: { 200: MeResponse } } }, async (req) => {
+  app.get('/api/auth/me', { schema: { response: { 200: MeResponse } }, config: { auth: 'key' } }, async (req) => {
     const p = req.principal
     if (p.kind === 'guest') {
       return { user: null, tier: 'guest', limits: { ...tierLimits('guest'), rate_limit_per_minute: config.rateLimitPerMinute }, usage: null }

@@ -6,6 +6,7 @@
 // hands it a Request built here (so the Accept header can pick JSON or SSE for
 // this request) and sends its Response through fastify, so the reply keeps
 // fastify's logging and error handling and needs no hijack.
+import { routeDefaults } from '../openapi/route-defaults.ts'
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { requireAccount } from '../auth/guards.ts'
@@ -45,6 +46,7 @@ export function responseMode (accept: string | undefined): 'json' | 'sse' | null
 }
 
 export default async function agentRoutes (app: FastifyInstance): Promise<void> {
+  routeDefaults(app, { tag: 'Agent', auth: 'none' })
   const { registry, jobs, rateLimiter, config } = app.services
   const info: ServerInfo = { name: PACKAGE.name, version: PACKAGE.version }
   const catalog = new AgentCatalog(registry)

@@ -2,6 +2,7 @@
 // list (no key; drafts for the admin key), generate (any user key, charged),
 // and the generated featured images.
 import { createReadStream } from 'node:fs'
+import { routeDefaults } from '../openapi/route-defaults.ts'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { requireAccount, requireAdmin } from '../auth/guards.ts'
@@ -35,6 +36,7 @@ function readerSeesDrafts (p: Principal): boolean {
 }
 
 export default async function blogRoutes (fastify: FastifyInstance): Promise<void> {
+  routeDefaults(fastify, { tag: 'Blog', auth: 'admin' })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { blog, config } = app.services
 
@@ -76,7 +78,7 @@ export default async function blogRoutes (fastify: FastifyInstance): Promise<voi
     return { post: await blog.get(req.params.slug, includeDrafts) }
   })
 
-  app.post('/api/blog/generate', { schema: { body: GenerateBody }, onRequest: account }, async (req, reply) => {
+  app.post('/api/blog/generate', { schema: { body: GenerateBody }, onRequest: account, config: { auth: 'account' } }, async (req, reply) => {
     const caller = requireAccount(req.principal, { scoped: true })
     const { post, image } = await blog.generate(caller, req.body.topic)
     reply.code(201)

@@ -4,6 +4,7 @@
 // then one {type:'done'|'error', job: <status record>}, then the server closes.
 // A finished job answers with the final message at once. A plain GET (no
 // Upgrade) answers 426 {detail}: the route serves nothing over HTTP.
+import { routeDefaults } from '../openapi/route-defaults.ts'
 import type { FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
 import { requireAccount } from '../auth/guards.ts'
@@ -13,6 +14,7 @@ import type { Principal } from '../auth/principal.ts'
 const AUTH_WAIT_MS = 10_000
 
 export default async function progressSocketRoutes (app: FastifyInstance): Promise<void> {
+  routeDefaults(app, { tag: 'Jobs', auth: 'account' })
   const { keys, jobs, events } = app.services
 
   // `wsHandler` + `handler` rather than `websocket: true`, whose HTTP fallback is a bare 404 without {detail}.

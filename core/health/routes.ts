@@ -1,12 +1,14 @@
 // Liveness: always 200 (the spec), with a body that says what is down. Keys
 // are not looked up (`keyless`): that lookup needs the database, so a key sent
 // while the database is down would otherwise turn the probe into a 503.
+import { routeDefaults } from '../openapi/route-defaults.ts'
 import type { FastifyInstance } from 'fastify'
 
 /** A database that does not answer within this long counts as down: a probe must answer promptly. */
 const DATABASE_CHECK_MS = 2000
 
 export default async function healthRoutes (app: FastifyInstance): Promise<void> {
+  routeDefaults(app, { tag: 'Service', auth: 'none' })
   const { db, clock } = app.services
   app.get('/api/health', { config: { keyless: true, auth: 'none' } }, async () => {
     const database = await databaseState(() => db.$queryRaw`SELECT 1`)

@@ -3,6 +3,7 @@
 // answering like POST /api/tool-run (202), or, for a synchronous alias, waiting
 // up to SYNC_WAIT_SECONDS and answering the plugin's shaping of the rows.
 // The kernel names no tool here; which paths exist is the enabled plugins' say.
+import { routeDefaults } from '../openapi/route-defaults.ts'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type, type TSchema } from 'typebox'
 import { requireAccount } from '../auth/guards.ts'
@@ -30,6 +31,7 @@ const SyncOutcome = {
 }
 
 export default async function aliasRoutes (app: FastifyInstance): Promise<void> {
+  routeDefaults(app, { tag: 'Jobs', auth: 'account' })
   const { registry, jobs, config } = app.services
   const syncWindowMs = config.syncWaitSeconds * 1000
 

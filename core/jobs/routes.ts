@@ -2,6 +2,7 @@
 // artifacts and the caller's job list. /api/jobs/<id>… are generic job paths
 // (any tool's job), where an alias declaring jobLinks 'jobs' points its answer;
 // the aliases themselves are the plugins' (alias-routes.ts).
+import { routeDefaults } from '../openapi/route-defaults.ts'
 import { createReadStream } from 'node:fs'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -27,6 +28,7 @@ export function markReplay (reply: FastifyReply, replayed: boolean, freshStatus?
 }
 
 export default async function jobRoutes (fastify: FastifyInstance): Promise<void> {
+  routeDefaults(fastify, { tag: 'Jobs', auth: 'account' })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { jobs } = app.services
   // What each kind of job route answers and who may call it (read by OpenAPI).

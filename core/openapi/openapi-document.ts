@@ -20,14 +20,15 @@ export interface RecordedRoute {
 
 const ErrorBody = Type.Object({ detail: Type.String({ description: 'Human-readable message.' }) })
 
-const TAGS: Array<[RegExp, string, string]> = [
-  [/^\/mcp/, 'Agent', 'MCP endpoint and agent discovery documents.'],
-  [/^\/api\/auth/, 'Account', 'Signup, login, profile and usage, keys and scoped tokens.'],
-  [/^\/api\/blog/, 'Blog', 'Blog posts.'],
-  [/^\/api\/(tool-run|jobs|download)/, 'Jobs', 'Start tools as jobs, read status and results, export, cancel.'],
-  [/^\/(openapi\.json|docs)$/, 'Documentation', 'This description.'],
-  [/.*/, 'Service', 'Health and tool status endpoints.'],
-]
+/** The sections of the document; a route names its own (config.tag, see route-defaults.ts), else Service. */
+const TAGS: Record<string, string> = {
+  Agent: 'MCP endpoint and agent discovery documents.',
+  Account: 'Signup, login, profile and usage, keys and scoped tokens.',
+  Blog: 'Blog posts.',
+  Jobs: 'Start tools as jobs, read status and results, export, cancel.',
+  Documentation: 'This description.',
+  Service: 'Health and tool status endpoints.',
+}
 
 const STATUS_TEXT: Record<string, string> = {
   400: 'Missing or malformed parameter.', 401: 'Missing or invalid key.', 403: 'The key or tier does not allow this.', 404: 'Not found.',
@@ -95,7 +96,7 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
   const sorted = [...routes].sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method))
   for (const route of sorted) {
     const { method, url, schema = {} } = route
-    const tag = route.config?.tag ?? TAGS.find(([re]) => re.test(url))![1]
+    const tag = route.config?.tag ?? 'Service'
     const operation: Record<string, unknown> = {
       operationId: operationId(method, url, taken),
       tags: [tag],
@@ -159,7 +160,7 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
         'Every error body is {detail}. Agents: the MCP endpoint is POST /mcp (guide: /mcp/docs.md).',
     },
     servers: [{ url: '/' }],
-    tags: TAGS.map(([, name, description]) => ({ name, description })).filter((t, i, all) => all.findIndex(o => o.name === t.name) === i),
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     security: [{ apiKey: [] }],
     paths,
     components: {

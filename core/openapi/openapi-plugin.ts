@@ -10,18 +10,19 @@ import { renderDocsPage } from './docs-page.ts'
 import { buildOpenApiDocument, type RecordedRoute } from './openapi-document.ts'
 
 async function openapiPlugin (app: FastifyInstance): Promise<void> {
-  const routes: RecordedRoute[] = []
+  const routes: Array<{ method: string, route: RouteOptions & { websocket?: boolean, wsHandler?: unknown } }> = []
   app.addHook('onRoute', (route: RouteOptions & { websocket?: boolean, wsHandler?: unknown }) => {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(m => m !== 'HEAD' && m !== 'OPTIONS')
-    for (const method of methods) routes.push({ method, url: route.url, schema: route.schema as RecordedRoute['schema'], config: route.config as RecordedRoute['config'], websocket: Boolean(route.websocket || route.wsHandler) })
+    // Kept by reference: a routes plugin's own onRoute hook (routeDefaults) fills config after this one runs.
+    for (const method of methods) routes.push({ method, route })
   })
 
   let document: Record<string, unknown> | undefined
   let page: string | undefined
-  const openapi = () => (document ??= buildOpenApiDocument(routes, app.services.registry))
+  const openapi = () => (document ??= buildOpenApiDocument(routes.map(({ method, route }) => ({ method, url: route.url, schema: route.schema as RecordedRoute['schema'], config: route.config, websocket: Boolean(route.websocket || route.wsHandler) })), app.services.registry))
 
-  app.get('/openapi.json', { config: { auth: 'none' } }, async () => openapi())
-  app.get('/docs', { config: { auth: 'none', responses: { 200: { content: { 'text/html': { schema: { type: 'string' } } } } } } }, async (_req, reply) => {
+  app.get('/openapi.json', { config: { auth: 'none', tag: 'Documentation' } }, async () => openapi())
+  app.get('/docs', { config: { auth: 'none', tag: 'Documentation', responses: { 200: { content: { 'text/html': { schema: { type: 'string' } } } } } } }, async (_req, reply) => {
     reply.type('text/html; charset=utf-8')
     return (page ??= renderDocsPage(openapi()))
   })

@@ -1,14 +1,16 @@
 // Mounts the read endpoints tool plugins declare (e.g. GET /api/search/status),
 // served from the plugin's per-app state.
+import { routeDefaults } from '../openapi/route-defaults.ts'
 import type { FastifyInstance } from 'fastify'
 import { requireAnyKey } from '../auth/guards.ts'
 import { upstreamConfig } from '../jobs/job-runner.ts'
 
 export default async function toolEndpointRoutes (app: FastifyInstance): Promise<void> {
+  routeDefaults(app, { tag: 'Service', auth: 'key' })
   const { registry, config, secrets } = app.services
   for (const tool of registry.enabled()) {
     for (const endpoint of tool.declaration.endpoints ?? []) {
-      app.get(endpoint.path, async (req) => {
+      app.get(endpoint.path, { schema: { summary: endpoint.summary }, config: { auth: endpoint.auth } }, async (req) => {
         if (endpoint.auth === 'key') requireAnyKey(req.principal)
         const answer = await endpoint.handle({ state: tool.state, query: req.query as Record<string, string>, upstream: upstreamConfig(tool, config), proxyConfigured: Boolean(config.proxyUrl) })
         // Shared state (engine health) holds upstream failure reasons, and any key, a guest's included, reads it.

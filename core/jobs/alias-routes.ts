@@ -4,7 +4,8 @@
 // up to SYNC_WAIT_SECONDS and answering the plugin's shaping of the rows.
 // The kernel names no tool here; which paths exist is the enabled plugins' say.
 import { routeDefaults } from '../openapi/route-defaults.ts'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
+import type { RouteResponses } from '../fastify-types.ts'
 import { Type, type TSchema } from 'typebox'
 import { requireAccount } from '../auth/guards.ts'
 import { badRequest, timedOut } from '../errors.ts'
@@ -39,7 +40,7 @@ export default async function aliasRoutes (app: FastifyInstance): Promise<void> 
     const key = tool.declaration.key
     for (const alias of tool.declaration.aliases ?? []) {
       const sync = alias.sync
-      const responses = sync
+      const responses: RouteResponses = sync
         ? { 200: Type.Object({ ...(sync.result as TSchema & { properties?: Record<string, TSchema> }).properties, ...SyncOutcome }), 408: Type.Object({ detail: Type.String(), job_id: Type.String(), status_url: Type.String(), results_url: Type.String() }) }
         : { 202: JobStarted }
       app.route({
@@ -47,7 +48,7 @@ export default async function aliasRoutes (app: FastifyInstance): Promise<void> 
         url: alias.path,
         schema: { summary: alias.summary, ...(alias.description ? { description: alias.description } : {}), body: aliasBody(alias) },
         config: { auth: 'account', responses, tag: 'Jobs' },
-        handler: async (req: FastifyRequest, reply) => {
+        handler: async (req, reply) => {
           const caller = requireAccount(req.principal, { scoped: true })
           const { webhook, ...fields } = req.body as Record<string, unknown>
           let params: Record<string, unknown>

@@ -66,3 +66,23 @@ t.test('JSON Schema keywords become their OpenAPI 3.0 forms', async t => {
   t.same(toOpenApiSchema({ type: 'string', examples: ['a', 'b'], $id: 'X' }), { type: 'string', example: 'a' })
   t.same(toOpenApiSchema({ type: 'array', items: [{ type: 'string' }, { type: 'integer' }] }), { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } })
 })
+
+t.test('each operation is documented from its route: auth class, tag and answers, aliases included', async t => {
+  const app = await build(t)
+  const doc = (await app.inject({ url: '/openapi.json' })).json() as OpenAPIV3.Document
+  const op = (path: string, method: 'get' | 'post') => doc.paths[path]![method] as OpenAPIV3.OperationObject
+  t.same(op('/api/health', 'get').security, [], 'auth none: no key')
+  t.notOk(op('/api/health', 'get').responses['401'])
+  t.ok(op('/api/auth/me', 'get').responses['401'], 'undeclared or keyed routes answer 401')
+  t.same(op('/api/blog/list', 'get').tags, ['Blog'])
+  t.same(op('/api/auth/tokens', 'post').tags, ['Account'])
+  const scrape = op('/api/scrape', 'post')
+  t.same(scrape.tags, ['Jobs'])
+  t.match(scrape.responses['202'], { content: { 'application/json': { schema: { $ref: '#/components/schemas/JobStarted' } } } })
+  t.ok((scrape.requestBody as OpenAPIV3.RequestBodyObject).content['application/json']!.schema, 'the plugin\'s body')
+  const find = op('/api/website-email/find', 'post')
+  t.ok(find.responses['200'] && find.responses['408'], 'a synchronous alias documents its answer and its 408')
+  t.match(op('/api/tool-run/{id}/status', 'get').responses['200'], { content: { 'application/json': { schema: { $ref: '#/components/schemas/JobStatus' } } } })
+  const exportTypes = Object.keys((op('/api/jobs/{id}/results.{fmt}', 'get').responses['200'] as OpenAPIV3.ResponseObject).content!)
+  t.ok(exportTypes.some(type => type.startsWith('text/csv')), 'exports are documented by content type')
+})

@@ -2,6 +2,7 @@
 // `parseArticle` is pure (tested on captured answers); `ArticleWriter` only
 // fetches. Every way the model can fail ends as ModelUnavailable, which the
 // service turns into a refunded 503.
+import { readCappedBody } from './capped-body.ts'
 
 export interface GeneratedArticle {
   title: string
@@ -84,24 +85,6 @@ export function parseArticle (body: unknown): GeneratedArticle {
   }
 }
 
-async function readCapped (res: Response, cap: number): Promise<string> {
-  if (!res.body) return ''
-  const reader = res.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > cap) {
-      await reader.cancel()
-      throw new ModelUnavailable('The model answered with more than 2 MB.', 'malformed')
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
-
 export class ArticleWriter {
   constructor (private readonly llm: LlmSettings, private readonly timeoutMs: number = DEFAULT_LLM_TIMEOUT_MS) {}
 
@@ -132,7 +115,7 @@ export class ArticleWriter {
         signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
         redirect: 'error',
       })
-      text = await readCapped(res, MAX_ANSWER_BYTES)
+      text = (await readCappedBody(res, MAX_ANSWER_BYTES, () => new ModelUnavailable('The model answered with more than 2 MB.', 'malformed'))).toString('utf8')
     } catch (err) {
       if (err instanceof ModelUnavailable) throw err
       if (timeout.aborted) throw new ModelUnavailable(`The article model did not answer within ${Math.round(this.timeoutMs / 1000)} s.`, 'timeout')

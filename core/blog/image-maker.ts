@@ -3,6 +3,7 @@
 // image as base64 (`b64_json`) or as a link (`url`, which the big providers
 // expire within hours, so it is downloaded at once). Every way it can fail ends
 // as ImageUnavailable: the caller stores the article without an image.
+import { readCappedBody } from './capped-body.ts'
 
 export interface ImageSettings { baseUrl: string | null, apiKey: string | null, imageModel: string | null }
 
@@ -27,24 +28,6 @@ export function sniffImage (bytes: Buffer): { contentType: string, extension: st
   if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP') return { contentType: 'image/webp', extension: 'webp' }
   if (bytes.length >= 6 && /^GIF8[79]a$/.test(bytes.toString('latin1', 0, 6))) return { contentType: 'image/gif', extension: 'gif' }
   return null
-}
-
-async function readCapped (res: Response, cap: number): Promise<Buffer> {
-  if (!res.body) return Buffer.alloc(0)
-  const reader = res.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > cap) {
-      await reader.cancel()
-      throw new ImageUnavailable(`the image model answered with more than ${Math.round(cap / 1024 / 1024)} MB`)
-    }
-    chunks.push(value)
-  }
-  return Buffer.concat(chunks)
 }
 
 export function imagePrompt (title: string, excerpt: string): string {
@@ -95,7 +78,7 @@ export class ImageMaker {
     let bytes: Buffer
     try {
       res = await fetch(url, { ...init, signal: timeout, redirect: 'follow' })
-      bytes = await readCapped(res, cap)
+      bytes = await readCappedBody(res, cap, () => new ImageUnavailable(`the image model answered with more than ${Math.round(cap / 1024 / 1024)} MB`))
     } catch (err) {
       if (err instanceof ImageUnavailable) throw err
       if (timeout.aborted) throw new ImageUnavailable(`the image model did not answer within ${Math.round(this.timeoutMs / 1000)} s`)

@@ -6,6 +6,7 @@ import t from 'tap'
 import { signup } from '../helpers/build.ts'
 import { URL_CREDENTIAL, startHostileUpstream } from '../fixtures/hostile/hostile-upstream.ts'
 import { MB, assertNothingLeaks, hostileApp, runJob } from './fixtures/hostile-jobs.ts'
+import { watchBufferPeak } from '../helpers/buffer-peak.ts'
 
 t.test('websearch urls mode and products: row errors or clean job errors, nothing of the inside in any answer, bounded memory', async t => {
   const site = await startHostileUpstream(t)
@@ -14,7 +15,7 @@ t.test('websearch urls mode and products: row errors or clean job errors, nothin
   // Loads the scraper and the extraction libraries before the baseline: they are not what is measured.
   const warm = await runJob(app, user, 'websearch', { urls: [`${site.origin}/contact`] })
   t.match(warm.status, { status: 'done' })
-  const before = process.memoryUsage().rss
+  const buffers = watchBufferPeak()
 
   // /nested and /phone-flood are extraction CPU cases (the worker pool's tests), not fetch ones.
   const urls = ['/gzip-bomb', '/deflate-bomb', '/brotli-bomb', '/big-page', '/big-page-chunked', '/redirect-inside', '/redirect-metadata', '/reset', '/contact']
@@ -35,7 +36,7 @@ t.test('websearch urls mode and products: row errors or clean job errors, nothin
   const bombStore = await runJob(app, user, 'products', { url: `${site.origin}/gzip-bomb`, max_results: 10 })
   assertNothingLeaks(t, site, bombStore, 'products from a bomb')
 
-  const growth = process.memoryUsage().rss - before
-  t.ok(growth < 150 * MB, `RSS grew ${Math.round(growth / MB)} MB over the hostile jobs`)
+  const growth = buffers.stop()
+  t.ok(growth < 100 * MB, `Buffer memory peaked ${Math.round(growth / MB)} MB above the start over the hostile jobs`)
   t.same(site.inside.hits, [], 'the inside was never reached')
 })

@@ -6,6 +6,7 @@ import t from 'tap'
 import { signup } from '../helpers/build.ts'
 import { CONTACT_EMAIL, URL_CREDENTIAL, startHostileUpstream } from '../fixtures/hostile/hostile-upstream.ts'
 import { MB, assertNothingLeaks, hostileApp, runJob } from './fixtures/hostile-jobs.ts'
+import { watchBufferPeak } from '../helpers/buffer-peak.ts'
 
 t.test('webemail: row or clean job errors, nothing of the inside in any answer, bounded memory', async t => {
   const site = await startHostileUpstream(t)
@@ -14,7 +15,7 @@ t.test('webemail: row or clean job errors, nothing of the inside in any answer, 
   // Loads crawlee and the extraction libraries before the baseline: they are not what is measured.
   const warm = await runJob(app, user, 'webemail', { website: `${site.origin}/contact`, max_pages: 1 })
   t.match(warm.status, { status: 'done' })
-  const before = process.memoryUsage().rss
+  const buffers = watchBufferPeak()
 
   const crawl = await runJob(app, user, 'webemail', { website: `${site.origin}/`, max_pages: 20 })
   assertNothingLeaks(t, site, crawl, 'webemail crawl')
@@ -32,7 +33,7 @@ t.test('webemail: row or clean job errors, nothing of the inside in any answer, 
   const credential = await runJob(app, user, 'webemail', { website: `http://${URL_CREDENTIAL}@127.0.0.1:${site.port}/fail-with-credential`, max_pages: 1 })
   assertNothingLeaks(t, site, credential, 'webemail credential URL')
 
-  const growth = process.memoryUsage().rss - before
-  t.ok(growth < 150 * MB, `RSS grew ${Math.round(growth / MB)} MB over the hostile jobs`)
+  const growth = buffers.stop()
+  t.ok(growth < 100 * MB, `Buffer memory peaked ${Math.round(growth / MB)} MB above the start over the hostile jobs`)
   t.same(site.inside.hits, [], 'the inside was never reached')
 })

@@ -1,0 +1,36 @@
+// Cover images of a media item from yt-dlp's info dict (ig_covers, fb_covers,
+// tt_covers): the largest static cover and, where the platform has one, the
+// largest animated cover, with the caption, author and counts. Pure.
+import { creatorCaption } from './captions.ts'
+import { mediaItemFromInfo, thumbnailsFromInfo, type InfoDict } from './info-dict.ts'
+import type { CoverItem } from './schemas.ts'
+
+/**
+ * One cover row. "Largest" is thumbnailsFromInfo's order (pixel area where
+ * given, then yt-dlp's preference, then its order), so a full-resolution
+ * original (Instagram's 1080-wide candidate, YouTube's maxresdefault, TikTok's
+ * origin_cover) wins over the cropped and scaled ones.
+ */
+export function coverFromInfo (info: InfoDict, options: { inputUrl?: string | null } = {}): CoverItem {
+  const item = mediaItemFromInfo(info, options)
+  const thumbnails = thumbnailsFromInfo(info)
+  const caption = creatorCaption(item.description ?? item.title)
+  return {
+    input_url: item.input_url,
+    id: item.id,
+    url: item.url,
+    platform: item.platform,
+    caption: caption.caption,
+    hashtags: caption.hashtags,
+    mentions: caption.mentions,
+    author: item.channel ?? item.uploader,
+    author_id: item.uploader_id ?? item.channel_id,
+    author_url: item.uploader_url ?? item.channel_url,
+    view_count: item.view_count,
+    like_count: item.like_count,
+    comment_count: item.comment_count,
+    published_at: item.published_at,
+    cover: thumbnails.find(t => !t.animated) ?? null,
+    animated_cover: thumbnails.find(t => t.animated) ?? null,
+  }
+}

@@ -108,6 +108,12 @@ export const TUNING_TASKS: FindToolTask[] = [
     'is this user\'s domain a disposable inbox provider?',
     'filter temp-mail addresses out of a list of customers',
   ]),
+  ...tasks('videoA_thumbnail_download', [
+    'download the thumbnail of this YouTube video in the best quality',
+    'get the HD preview image for https://youtu.be/dQw4w9WgXcQ',
+    'I need the maxresdefault jpg for a list of YouTube links',
+    'grab the cover picture of a YouTube Short',
+  ]),
 ]
 
 export const HELD_OUT_TASKS: FindToolTask[] = [
@@ -154,5 +160,9 @@ export const HELD_OUT_TASKS: FindToolTask[] = [
   ...tasks('disposable_email_check', [
     'is sharklasers.com one of those one-time mail services',
     'spot disposable email domains among these sign-ups',
+  ]),
+  ...tasks('videoA_thumbnail_download', [
+    'save the largest thumbnail image of a youtube video',
+    'what is the highest resolution thumbnail url for these videos',
   ]),
 ]

@@ -1,0 +1,65 @@
+// Tool `yt_thumbs` / agent `videoA_thumbnail_download`: a YouTube video's
+// thumbnail at the highest resolution that exists (maxres, then sd, hq, mq,
+// default), each checked with HEAD on the image host.
+import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { YtThumbsSettingsSchema } from './settings.ts'
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** Videos per call: each is a few HEAD requests; the per-run row ceiling spans them all. */
+export const MAX_VIDEOS = 200
+
+/** The image host's names, best first, with the size YouTube makes each at. */
+export const THUMBNAIL_QUALITIES = [
+  { quality: 'maxres', file: 'maxresdefault', width: 1280, height: 720 },
+  { quality: 'sd', file: 'sddefault', width: 640, height: 480 },
+  { quality: 'hq', file: 'hqdefault', width: 480, height: 360 },
+  { quality: 'mq', file: 'mqdefault', width: 320, height: 180 },
+  { quality: 'default', file: 'default', width: 120, height: 90 },
+] as const
+
+const Quality = Type.Union(THUMBNAIL_QUALITIES.map(q => Type.Literal(q.quality)))
+
+export const ytThumbsRow = Type.Object({
+  input_url: Type.String({ description: 'The link or id as given (the one of the list this row came from).' }),
+  video_id: Type.String(),
+  video_url: Type.String(),
+  found: Type.Boolean({ description: 'A real thumbnail exists (YouTube\'s 120×90 "no thumbnail" placeholder does not count).' }),
+  quality: Nullable(Quality),
+  thumbnail_url: Nullable(Type.String({ description: 'The image, linked (not stored).' })),
+  width: Nullable(Type.Integer({ description: 'Read from the image itself.' })),
+  height: Nullable(Type.Integer()),
+  content_type: Nullable(Type.String()),
+  size_bytes: Nullable(Type.Integer()),
+  checked: Type.Array(Type.Object({
+    quality: Quality,
+    url: Type.String(),
+    result: Type.Union([Type.Literal('found'), Type.Literal('missing'), Type.Literal('placeholder'), Type.Literal('error')]),
+    http_status: Nullable(Type.Integer()),
+  }), { description: 'Each size asked for, best first, and what the host answered.' }),
+  error: Nullable(Type.String({ description: 'Why this video could not be checked (the image host failed).' })),
+})
+
+export default defineTool({
+  key: 'yt_thumbs',
+  agentName: 'videoA_thumbnail_download',
+  title: 'YouTube thumbnail download',
+  description: 'Finds a YouTube video\'s thumbnail at the highest resolution that exists: maxres (1280×720 or larger), then sd (640×480), hq (480×360), mq (320×180), default (120×90), each checked on i.ytimg.com; YouTube\'s grey 120×90 "no thumbnail" placeholder counts as missing. One row per video: video id, the image URL, its quality, real width and height, size in bytes, and what each size answered. Takes any YouTube link (watch, youtu.be, shorts, embed, live, m.youtube.com) or a bare 11-character id, or a list of them. Example: {"url": "https://youtu.be/dQw4w9WgXcQ"}; {"url": ["dQw4w9WgXcQ", "https://www.youtube.com/shorts/abcdefghijk"], "image_format": "webp"}.',
+  input: Type.Object({
+    url: Type.Union([
+      Type.String({ minLength: 1, maxLength: 2000 }),
+      Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: MAX_VIDEOS }),
+    ], { description: 'A YouTube video link (watch, youtu.be, shorts, embed, live) or an 11-character video id, or a list of them: each is checked in turn and each row names it in input_url.' }),
+    image_format: Type.Union([Type.Literal('jpg'), Type.Literal('webp')], { default: 'jpg', description: 'jpg (every video) or webp (smaller files; most videos since about 2013).' }),
+  }, { additionalProperties: false }),
+  row: ytThumbsRow,
+  examples: [
+    { task: 'get the highest resolution thumbnail of a YouTube video', args: { url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ', image_format: 'jpg' } },
+    { task: 'download the cover images of several YouTube videos as webp', args: { url: ['https://youtu.be/dQw4w9WgXcQ', 'https://www.youtube.com/shorts/abcdefghijk'], image_format: 'webp' } },
+  ],
+  keywords: ['youtube thumbnail', 'thumbnail', 'thumbnail image', 'video thumbnail', 'maxresdefault', 'hqdefault', 'i.ytimg.com', 'preview image', 'poster image', 'cover image', 'youtube cover', 'hd thumbnail', 'full size thumbnail', 'youtube shorts', 'youtu.be'],
+  pollSeconds: 1,
+  settings: YtThumbsSettingsSchema,
+  // The run module loads with the first job, not at boot.
+  run: async (ctx) => (await import('./run.ts')).runYtThumbs(ctx),
+})

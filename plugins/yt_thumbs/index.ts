@@ -18,7 +18,7 @@ export const THUMBNAIL_QUALITIES = [
   { quality: 'default', file: 'default', width: 120, height: 90 },
 ] as const
 
-const Quality = Type.Union(THUMBNAIL_QUALITIES.map(q => Type.Literal(q.quality)))
+const Quality = Type.Union([Type.Literal('maxres'), Type.Literal('sd'), Type.Literal('hq'), Type.Literal('mq'), Type.Literal('default')])
 
 export const ytThumbsRow = Type.Object({
   input_url: Type.String({ description: 'The link or id as given (the one of the list this row came from).' }),

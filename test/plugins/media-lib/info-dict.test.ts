@@ -12,7 +12,7 @@ import {
 
 const itemCheck = Compile(MediaItem)
 const coverCheck = Compile(CoverItem)
-const json = (t: Tap.Test, path: string) => { const text = readCapture(t, path); return text === null ? null : JSON.parse(text) }
+const json = (t: Parameters<typeof readCapture>[0], path: string) => { const text = readCapture(t, path); return text === null ? null : JSON.parse(text) }
 
 t.test('a YouTube video: metadata, 45 formats, the best combined format and its expiry', async t => {
   const info = json(t, 'ytdlp/youtube_video.info.json')

@@ -35,8 +35,8 @@ function imageHost () {
     }
     if (!m) return reply(404, PLACEHOLDER)
     const [, , id, file] = m
-    if (id === 'blockedvid0') { res.writeHead(429, { 'content-type': 'text/plain' }); return res.end('Too Many Requests') }
-    if (id === 'brokenvid00') { res.writeHead(503, { 'content-type': 'text/plain' }); return res.end('unavailable') }
+    if (id === 'blockedvid0') { res.writeHead(429, { 'content-type': 'text/plain' }); res.end('Too Many Requests'); return }
+    if (id === 'brokenvid00') { res.writeHead(503, { 'content-type': 'text/plain' }); res.end('unavailable'); return }
     const size = sizes[file!]
     if (!size) return reply(404, PLACEHOLDER)
     if (id === 'fullvideo01') return reply(200, jpeg(size[0], size[1]))

@@ -178,3 +178,14 @@ export function cuesToText (cues: SubtitleCue[]): string {
   }
   return out.length ? `${out.join('\n')}\n` : ''
 }
+
+/**
+ * A subtitle file in the three forms ig_captions stores (.srt, .vtt, .txt),
+ * from a file of yt-dlp's extension `ext` (vtt, srt, json3); null for a format
+ * this module does not read. The extraction-pool entry point for a caption file.
+ */
+export function convertSubtitles (text: string, ext: string): { srt: string, vtt: string, txt: string, cues: number } | null {
+  const cues = parseSubtitles(text, ext)
+  if (cues === null) return null
+  return { srt: cuesToSrt(cues), vtt: cuesToVtt(cues), txt: cuesToText(cues), cues: cues.length }
+}

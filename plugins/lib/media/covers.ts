@@ -2,7 +2,7 @@
 // tt_covers): the largest static cover and, where the platform has one, the
 // largest animated cover, with the caption, author and counts. Pure.
 import { creatorCaption } from './captions.ts'
-import { mediaItemFromInfo, thumbnailsFromInfo, type InfoDict } from './info-dict.ts'
+import { isPlaylist, mediaItemFromInfo, thumbnailsFromInfo, type InfoDict } from './info-dict.ts'
 import type { CoverItem } from './schemas.ts'
 
 /**
@@ -33,4 +33,20 @@ export function coverFromInfo (info: InfoDict, options: { inputUrl?: string | nu
     cover: thumbnails.find(t => !t.animated) ?? null,
     animated_cover: thumbnails.find(t => t.animated) ?? null,
   }
+}
+
+/**
+ * Cover rows of a `-J` answer: one for an item, one per entry of a playlist
+ * (fb_covers on a page's video list, with `--flat-playlist` or full entries),
+ * nested playlists flattened, null entries skipped.
+ */
+export function coversFromInfo (info: InfoDict, options: { inputUrl?: string | null } = {}): CoverItem[] {
+  if (!isPlaylist(info)) return [coverFromInfo(info, options)]
+  const entries = Array.isArray(info.entries) ? info.entries.filter((e): e is InfoDict => e !== null && typeof e === 'object') : []
+  return entries.flatMap(entry => coversFromInfo(entry, options))
+}
+
+/** coversFromInfo on yt-dlp's stdout text (the extraction-pool entry point; SyntaxError on non-JSON). */
+export function coversFromJson (json: string, options: { inputUrl?: string | null } = {}): CoverItem[] {
+  return coversFromInfo(JSON.parse(json) as InfoDict, options)
 }

@@ -133,6 +133,22 @@ function compareCombined (a: { format: MediaFormat, index: number }, b: { format
   return 0
 }
 
+/**
+ * The video to cut frames from (video_frames on a link): the tallest format
+ * with video and a URL, at most `maxHeight` when given (default: any), no
+ * storyboard, watermark-free first; audio is not needed, so video-only formats
+ * count; ties as in BEST_COMBINED_RULE (a direct file before a stream).
+ */
+export function bestVideoFormat (formats: MediaFormat[], options: { maxHeight?: number } = {}): MediaFormat | null {
+  let best: { format: MediaFormat, index: number } | null = null
+  formats.forEach((format, index) => {
+    if (!format.has_video || format.url === null || format.protocol === 'mhtml') return
+    if (options.maxHeight !== undefined && (format.height ?? 0) > options.maxHeight) return
+    if (best === null || compareCombined({ format, index }, best) > 0) best = { format, index }
+  })
+  return (best as { format: MediaFormat } | null)?.format ?? null
+}
+
 // ---------------------------------------------------------------- thumbnails
 
 /**
@@ -317,4 +333,15 @@ export function playlistFromInfo (info: InfoDict): { id: string | null, title: s
     view_count: int(info.view_count),
     follower_count: int(info.channel_follower_count),
   }
+}
+
+/**
+ * mediaItemsFromInfo on yt-dlp's stdout text: the entry point to run in the
+ * extraction pool (`ctx.extract.call(new URL('../lib/media/info-dict.ts',
+ * import.meta.url), 'mediaItemsFromJson', [stdout, options])`), so parsing a
+ * large dict (a YouTube video's is ~850 KB) stays off the API thread.
+ * Throws SyntaxError on text that is not JSON.
+ */
+export function mediaItemsFromJson (json: string, options: Omit<ItemOptions, 'playlist'> = {}): MediaItem[] {
+  return mediaItemsFromInfo(JSON.parse(json) as InfoDict, options)
 }

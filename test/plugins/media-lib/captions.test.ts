@@ -5,7 +5,7 @@
 // written the WebVTT way at test time: no WebVTT file exists in the captures).
 import t from 'tap'
 import { readCapture } from '../../extract/captures.ts'
-import { creatorCaption, cuesToSrt, cuesToText, cuesToVtt, parseJson3, parseSrt, parseSubtitles, parseTimestamp, parseWebVtt } from '../../../plugins/lib/media/index.ts'
+import { convertSubtitles, creatorCaption, cuesToSrt, cuesToText, cuesToVtt, parseJson3, parseSrt, parseSubtitles, parseTimestamp, parseWebVtt } from '../../../plugins/lib/media/index.ts'
 
 t.test('creator caption: hashtags and mentions, in order, once each', async t => {
   const caption = creatorCaption('  Sunset drive 🌇 #BMW #m3 #BMW with @bmw.usa and @Lisa_K. Mail me: me@studio.com · https://site.test/page#top &#39;quoted&#39; #2024 #café #東京  ')
@@ -43,6 +43,8 @@ t.test('YouTube json3 automatic captions → cues → SRT, WebVTT and text', asy
   const text = cuesToText(cues)
   t.match(text, /^in the comments all right oh good I\nthink we found some comments all right\n/)
   t.same(parseSubtitles(json3, 'json3'), cues)
+  t.same(convertSubtitles(json3, 'json3'), { srt, vtt, txt: text, cues: cues.length }, 'the three files ig_captions stores, in one call')
+  t.equal(convertSubtitles('x', 'srv3'), null)
   t.equal(parseSubtitles('x', 'ttml'), null, 'a format this library does not read')
 })
 

@@ -6,7 +6,7 @@ import t from 'tap'
 import { Compile } from 'typebox/compile'
 import { readCapture } from '../../extract/captures.ts'
 import {
-  bestCombinedFormat, coverFromInfo, formatsFromInfo, isWatermarked, MediaItem, CoverItem, mediaItemFromInfo, mediaItemsFromInfo,
+  bestCombinedFormat, bestVideoFormat, coverFromInfo, coversFromJson, mediaItemsFromJson, formatsFromInfo, isWatermarked, MediaItem, CoverItem, mediaItemFromInfo, mediaItemsFromInfo,
   pickSubtitleTrack, playlistFromInfo, thumbnailsFromInfo, urlExpiry,
 } from '../../../plugins/lib/media/index.ts'
 
@@ -138,4 +138,19 @@ t.test('URL expiry forms', async t => {
   t.equal(urlExpiry('https://cdn.test/v.mp4'), null)
   t.equal(urlExpiry('not a url'), null)
   t.equal(urlExpiry(null), null)
+})
+
+t.test('the video to cut frames from, and the pool entry points on stdout text', async t => {
+  const text = readCapture(t, 'ytdlp/youtube_video.info.json')
+  const playlistText = readCapture(t, 'ytdlp/youtube_flat_playlist_trimmed.json')
+  if (text === null || playlistText === null) return
+  const [item] = mediaItemsFromJson(text, { inputUrl: 'ABC123' })
+  t.equal(bestVideoFormat(item!.formats)?.format_id, '313', 'the 2160p webm (video only is fine for frames)')
+  t.match(bestVideoFormat(item!.formats, { maxHeight: 1080 }), { format_id: '137', height: 1080, protocol: 'https' }, 'capped at 1080p: the direct mp4 with the higher bitrate')
+  t.equal(bestVideoFormat([]), null)
+  t.throws(() => mediaItemsFromJson('ERROR: [youtube] x: Private video'), SyntaxError)
+  const covers = coversFromJson(playlistText, { inputUrl: 'https://www.youtube.com/playlist?list=PLhixgUqwRTjwvBI-hmbZ2rpkAl4lutnJG' })
+  t.equal(covers.length, 5, 'a cover per entry of a page\'s (or playlist\'s) video list')
+  t.ok(covers.every(c => coverCheck.Check(c)))
+  t.match(covers[0], { id: 'Ekcseve-mOg', author: 'LiveOverflow', cover: { url: /Ekcseve-mOg\/3\.jpg$/ } })
 })

@@ -40,18 +40,20 @@ export const ytThumbsRow = Type.Object({
   error: Nullable(Type.String({ description: 'Why this video could not be checked (the image host failed).' })),
 })
 
+export const ytThumbsInput = Type.Object({
+  url: Type.Union([
+    Type.String({ minLength: 1, maxLength: 2000 }),
+    Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: MAX_VIDEOS }),
+  ], { description: 'A YouTube video link (watch, youtu.be, shorts, embed, live) or an 11-character video id, or a list of them: each is checked in turn and each row names it in input_url.' }),
+  image_format: Type.Union([Type.Literal('jpg'), Type.Literal('webp')], { default: 'jpg', description: 'jpg (every video) or webp (smaller files; most videos since about 2013).' }),
+}, { additionalProperties: false })
+
 export default defineTool({
   key: 'yt_thumbs',
   agentName: 'videoA_thumbnail_download',
   title: 'YouTube thumbnail download',
   description: 'Finds a YouTube video\'s thumbnail at the highest resolution that exists: maxres (1280×720 or larger), then sd (640×480), hq (480×360), mq (320×180), default (120×90), each checked on i.ytimg.com; YouTube\'s grey 120×90 "no thumbnail" placeholder counts as missing. One row per video: video id, the image URL, its quality, real width and height, size in bytes, and what each size answered. Takes any YouTube link (watch, youtu.be, shorts, embed, live, m.youtube.com) or a bare 11-character id, or a list of them. Example: {"url": "https://youtu.be/dQw4w9WgXcQ"}; {"url": ["dQw4w9WgXcQ", "https://www.youtube.com/shorts/abcdefghijk"], "image_format": "webp"}.',
-  input: Type.Object({
-    url: Type.Union([
-      Type.String({ minLength: 1, maxLength: 2000 }),
-      Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: MAX_VIDEOS }),
-    ], { description: 'A YouTube video link (watch, youtu.be, shorts, embed, live) or an 11-character video id, or a list of them: each is checked in turn and each row names it in input_url.' }),
-    image_format: Type.Union([Type.Literal('jpg'), Type.Literal('webp')], { default: 'jpg', description: 'jpg (every video) or webp (smaller files; most videos since about 2013).' }),
-  }, { additionalProperties: false }),
+  input: ytThumbsInput,
   row: ytThumbsRow,
   examples: [
     { task: 'get the highest resolution thumbnail of a YouTube video', args: { url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ', image_format: 'jpg' } },

@@ -5,12 +5,11 @@
 // next size is tried. The image is linked, not stored (see README.md).
 import { batchOf, InputError, ToolBlockedError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { imageSize, youtubeVideoId, youtubeWatchUrl } from '../lib/media/index.ts'
-import { THUMBNAIL_QUALITIES, type ytThumbsRow } from './index.ts'
+import { THUMBNAIL_QUALITIES, type ytThumbsInput, type ytThumbsRow } from './index.ts'
 import type { YtThumbsSettings } from './settings.ts'
 
-export interface YtThumbsInput { url: string | string[], image_format: 'jpg' | 'webp' }
 type Row = Static<typeof ytThumbsRow>
-type Ctx = ToolContext<YtThumbsInput, Row, YtThumbsSettings>
+type Ctx = ToolContext<Static<typeof ytThumbsInput>, Row, YtThumbsSettings>
 type Check = Row['checked'][number]
 
 const DEFAULT_IMAGE_HOST = 'https://i.ytimg.com'

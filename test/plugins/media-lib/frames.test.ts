@@ -1,6 +1,7 @@
 // video_frames' ffmpeg arguments as pure functions, then one real ffmpeg run
 // (a 3 s testsrc video at 1 frame/s gives 3 frames of the video's size at 0, 1
-// and 2 s), skipped visibly when ffmpeg is not installed.
+// and 2 s; a cut is found by scene change; a frame per timestamp), skipped
+// visibly when ffmpeg is not installed.
 import t from 'tap'
 import { execFile } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -86,4 +87,18 @@ t.test('a real ffmpeg run: 3 s at 1 frame/s gives 3 frames of the video\'s size'
   const files = readdirSync(capped)
   t.equal(files.length, 2, 'the cap holds')
   t.match(imageSize(readFileSync(join(capped, files[0]!))), { width: 160, height: 120 }, 'scaled')
+
+  // A cut at 2 s (testsrc, then plain red): scene change finds it; given timestamps give one frame each.
+  const cut = join(dir, 'cut.mp4')
+  await run('ffmpeg', ['-hide_banner', '-nostdin', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=160x120:rate=10', '-f', 'lavfi', '-i', 'color=c=red:duration=2:size=160x120:rate=10', '-filter_complex', '[0][1]concat=n=2:v=1', '-pix_fmt', 'yuv420p', cut])
+  const scene = join(dir, 'scene')
+  await run('mkdir', [scene])
+  const [sceneCmd] = videoFramesCommands({ input: cut, outputDir: scene, maxFrames: 10, format: 'png' }, { mode: 'scene' })
+  const sceneRun = await run('ffmpeg', sceneCmd!.args)
+  t.same(frameTimesFromShowinfo(sceneRun.stderr), [2], 'one scene change, at the cut')
+  t.same(readdirSync(scene), ['frame-00000.png'])
+  const stamps = join(dir, 'stamps')
+  await run('mkdir', [stamps])
+  for (const c of videoFramesCommands({ input: cut, outputDir: stamps, maxFrames: 10, format: 'jpeg' }, { mode: 'timestamps', timestamps: [3.2, 0.5] })) await run('ffmpeg', c.args)
+  t.same(readdirSync(stamps).sort(), ['frame-00000.jpg', 'frame-00001.jpg'], 'a frame per timestamp')
 })

@@ -134,6 +134,8 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   await app.register(toolEndpointRoutes)
   await app.register(agentRoutes)
   await app.ready()
+  // A missing media program is a warning, not a failed boot: only the tools that run it fail (naming the variable).
+  services.exec.warnMissing()
   await services.maintenance.start()
   // The pino-typed instance is a FastifyInstance for every caller.
   return app as unknown as FastifyInstance

@@ -80,6 +80,8 @@ export interface AppConfig {
   extraction: { workers: number, taskTimeoutMs: number, workerMemoryMb: number }
   proxyUrl: string | null
   userAgent: string
+  /** The media programs ctx.exec runs (core/exec). */
+  exec: ExecConfig
   redisUrl: string | null
   llm: LlmConfig
   // Job lifecycle timings (JOB_TIMEOUT_SECONDS … WEBHOOK_RETRY_BASE_MS): read here, like every
@@ -93,6 +95,20 @@ export interface AppConfig {
   tools: ToolsFileConfig
   /** Every variable the process was started with (plugins read their credentials from it). */
   env: Readonly<Record<string, string | undefined>>
+}
+
+/** ctx.exec: the media programs' binaries, limits, and the little of the environment a child gets. */
+export interface ExecConfig {
+  /** YTDLP_PATH, FFMPEG_PATH, FFPROBE_PATH: an absolute path, or a name looked up on `childPath`. */
+  programs: { 'yt-dlp': string, ffmpeg: string, ffprobe: string }
+  /** EXEC_TIMEOUT_MS: a run's default time limit. */
+  timeoutMs: number
+  /** EXEC_NETWORK_MAX_BYTES: the most bytes one run may move through the egress proxy. */
+  networkMaxBytes: number
+  /** The server's PATH, LANG and TZ: all a child inherits (no secret travels in them). */
+  childPath: string
+  childLang: string
+  childTz: string | null
 }
 
 /** The OpenAI-compatible model server behind POST /api/blog/generate. */
@@ -137,6 +153,19 @@ function urlSetting (env: Env, name: string, schemes: string[]): string | null {
   let parsed: URL
   try { parsed = new URL(v) } catch { throw new ConfigError(`${name} is not a valid URL`) }
   if (!schemes.includes(parsed.protocol.slice(0, -1))) throw new ConfigError(`${name} must be a ${schemes.map(s => `${s}://`).join(' or ')} URL, got "${parsed.protocol}//…"`)
+  return v
+}
+/**
+ * A program's binary (YTDLP_PATH …): a bare name, looked up on PATH, or an
+ * absolute path. A relative path would depend on the directory the server was
+ * started from; whether it exists is the boot's warning, not an error.
+ */
+function programPath (env: Env, name: string, fallback: string): string {
+  const v = optional(env, name) ?? fallback
+  if (/[\x00-\x1f\x7f]/.test(v)) throw new ConfigError(`${name} must not contain control characters`)
+  if (v.includes('/') ? !isAbsolute(v) || v.endsWith('/') : !/^[\w.+-]+$/.test(v)) {
+    throw new ConfigError(`${name} must be a program name found on PATH (e.g. ${fallback}) or an absolute path to it, got "${v}"`)
+  }
   return v
 }
 function bool (env: Env, name: string, fallback: boolean): boolean {
@@ -342,6 +371,19 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
     },
     proxyUrl,
     userAgent,
+    exec: {
+      programs: {
+        'yt-dlp': programPath(env, 'YTDLP_PATH', 'yt-dlp'),
+        ffmpeg: programPath(env, 'FFMPEG_PATH', 'ffmpeg'),
+        ffprobe: programPath(env, 'FFPROBE_PATH', 'ffprobe'),
+      },
+      timeoutMs: int(env, 'EXEC_TIMEOUT_MS', 600_000, 1000, 7 * 24 * 3600_000),
+      // At least 1 MiB; at most 1 TiB.
+      networkMaxBytes: int(env, 'EXEC_NETWORK_MAX_BYTES', 2 * 1024 ** 3, 1024 * 1024, 1024 ** 4),
+      childPath: str(env, 'PATH', '/usr/local/bin:/usr/bin:/bin'),
+      childLang: 'C.UTF-8',
+      childTz: optional(env, 'TZ'),
+    },
     redisUrl,
     llm: {
       baseUrl: llmBaseUrl,

@@ -25,6 +25,8 @@ import { JobEnding } from './jobs/job-ending.ts'
 import { createNetFactory, type NetFactory, type NetworkOverrides } from './jobs/net-factory.ts'
 import { BlogService } from './blog/blog-service.ts'
 import { ExtractionPool } from './extract/extraction-pool.ts'
+import { EgressProxy } from './exec/egress-proxy.ts'
+import { ExecService } from './exec/process-runner.ts'
 
 export interface Services {
   config: AppConfig
@@ -43,6 +45,9 @@ export interface Services {
   events: JobEvents
   net: NetFactory
   extraction: ExtractionPool
+  /** The local proxy media programs reach the network through (started on first use). */
+  egress: EgressProxy
+  exec: ExecService
   webhooks: WebhookSender
   ending: JobEnding
   runner: JobRunner
@@ -73,6 +78,9 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
     net: asFunction(({ config }: Services) => createNetFactory(config, base.network)).singleton(),
     // No worker starts before the first task; close() terminates whatever started.
     extraction: asFunction(({ config }: Services) => new ExtractionPool(config.extraction)).singleton().disposer(pool => pool.close()),
+    egress: asFunction(({ net, config, logger }: Services) => new EgressProxy({ ...net.guard, upstreamProxyUrl: config.proxyUrl ?? undefined, logger })).singleton().disposer(proxy => proxy.close()),
+    // Jobs are stopped first (runner.shutdown kills their children); close() kills any group still alive.
+    exec: asFunction(({ config, egress, logger }: Services) => new ExecService({ config: config.exec, proxy: egress, logger })).singleton().disposer(exec => exec.close()),
     webhooks: asFunction(({ net, logger, config, secrets }: Services) => new WebhookSender(net, logger, secrets, {
       attempts: 5, baseDelayMs: config.webhookRetryBaseMs,
     })).singleton(),
@@ -83,6 +91,7 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
     runner: asFunction((s: Services) => new JobRunner({
       db: s.db, registry: s.registry, quotas: s.quotas, clock: s.clock, config: s.config, logger: s.logger, secrets: s.secrets, events: s.events, net: s.net,
       extraction: s.extraction,
+      exec: s.exec,
       ending: s.ending,
     })).singleton(),
     queue: asFunction(({ runner, config }: Services) => new InProcessQueue(config.jobConcurrency, (id) => runner.execute(id))).singleton(),

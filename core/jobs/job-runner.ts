@@ -20,6 +20,7 @@ import type { JobRow, LiveOverlay } from './job-view.ts'
 import type { NetFactory } from './net-factory.ts'
 import type { ExtractionPool } from '../extract/extraction-pool.ts'
 import { createExtraction } from '../extract/extraction.ts'
+import type { ExecService } from '../exec/process-runner.ts'
 
 /** How a run left: an ending, or (shutdown) back to the queue. */
 type Outcome = JobEnd | { status: 'requeue' }
@@ -68,6 +69,7 @@ export class JobRunner {
     events: JobEvents
     net: NetFactory
     extraction: ExtractionPool
+    exec: ExecService
     ending: JobEnding
   }) {}
 
@@ -135,6 +137,7 @@ export class JobRunner {
       crawler: net.crawlers(signal),
       network: net.policy(),
       extract: createExtraction(this.deps.extraction, signal),
+      exec: this.deps.exec.forJob(signal, log),
       settings: tool.settings,
       upstream: upstreamConfig(tool, config),
       state: tool.state,

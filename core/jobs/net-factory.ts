@@ -4,7 +4,7 @@
 import type { LogLevel } from 'crawlee'
 import type { AppConfig } from '../config.ts'
 import type { CrawlerFactory, NetworkPolicy } from '../tools/contract.ts'
-import { createNetworkPolicy, type HostLookup } from '../net/network-policy.ts'
+import { createNetworkPolicy, systemLookup, type HostLookup, type TargetPolicy } from '../net/network-policy.ts'
 import { createHttpClient, type GuardedHttpClient } from '../net/http-client.ts'
 import { createCrawlerFactory } from '../net/crawler-factory.ts'
 
@@ -13,6 +13,8 @@ export interface NetFactory {
   /** A client bound to `signal`; close() it when the job ends (it pools connections). */
   http (signal?: AbortSignal): GuardedHttpClient
   crawlers (signal: AbortSignal): CrawlerFactory
+  /** The policy and resolver the guard applies, for the egress proxy of child processes (core/exec). */
+  readonly guard: { policy: TargetPolicy, lookup: HostLookup }
 }
 
 /**
@@ -37,6 +39,7 @@ export function createNetFactory (config: AppConfig, overrides: NetworkOverrides
   }
   return {
     policy: () => policy,
+    guard: { policy, lookup: overrides.lookup ?? systemLookup },
     http: (signal?: AbortSignal) => createHttpClient({ ...common, signal }),
     // Crawlee's own log lines would break the JSON log stream; plugins report failures through ctx.log.
     crawlers: (signal: AbortSignal) => createCrawlerFactory({ ...common, signal, logLevel: 0 as LogLevel /* OFF */ }),

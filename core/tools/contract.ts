@@ -50,6 +50,56 @@ export interface NetworkPolicy {
   assertAllowedAddress (address: string, label?: string): void
 }
 
+// ---------------------------------------------------------------- media programs
+
+/** The programs ctx.exec runs; each binary comes from a setting (YTDLP_PATH, FFMPEG_PATH, FFPROBE_PATH). */
+export type MediaProgram = 'yt-dlp' | 'ffmpeg' | 'ffprobe'
+
+export interface ExecOptions {
+  /** Longest the run may take (default EXEC_TIMEOUT_MS); past it the process group is killed and the run throws UpstreamError. */
+  timeoutMs?: number
+  /** Captured stdout is cut here (default 8 MB; the rest is read and dropped, `stdoutTruncated` says so). */
+  maxStdoutBytes?: number
+  /** Captured stderr keeps its last this many bytes (default 64 KB). */
+  maxStderrBytes?: number
+  /**
+   * true: the process reaches the network only through the kernel's egress
+   * proxy (same policy as ctx.http). false (default): it gets no proxy, and
+   * yt-dlp a proxy that refuses everything.
+   */
+  network?: boolean
+  /** Lowers EXEC_NETWORK_MAX_BYTES (bytes through the egress proxy, both ways) for this run. */
+  maxNetworkBytes?: number
+  /** Working directory, e.g. a job scratch dir (default: a private empty directory). */
+  cwd?: string
+  /** Stream stdout there instead of capturing it (ffmpeg writing to pipe:1). */
+  stdout?: NodeJS.WritableStream
+}
+
+export interface ExecResult {
+  /** The exit code; 128 + the signal number when a signal ended it. */
+  exitCode: number
+  stdout: string
+  /** The tail, with the server's internal paths replaced. */
+  stderr: string
+  stdoutTruncated: boolean
+}
+
+/**
+ * The guarded process runner (core/exec/README.md): argument arrays only, never
+ * a shell; a minimal environment; the job's signal and a time limit kill the
+ * whole process group. A non-zero exit is returned, not thrown: map yt-dlp's
+ * failures with `ytdlpFailure(result.stderr)`. Throws ToolConfigError naming the
+ * variable when the binary is missing, BlockedTargetError when the run failed
+ * after the egress proxy refused one of its targets, UpstreamError past the
+ * time or network limit, and the signal's reason when the job stops.
+ */
+export interface ProcessRunner {
+  run (program: MediaProgram, args: string[], options?: ExecOptions): Promise<ExecResult>
+  /** Whether the program's binary is installed (its setting names an executable file). */
+  available (program: MediaProgram): boolean
+}
+
 // ---------------------------------------------------------------- outcomes
 
 /**
@@ -216,6 +266,8 @@ export interface ToolContext<Input = Record<string, unknown>, Row = Record<strin
   network: NetworkPolicy
   /** Parsing and scanning off the event loop (the app's worker pool), bound to this job's signal. */
   extract: Extraction
+  /** yt-dlp, ffmpeg and ffprobe, guarded (see ProcessRunner), bound to this job's signal. */
+  exec: ProcessRunner
   upstream: UpstreamConfig
   /** Validates, stores and counts rows; drops what passes the per-run cap. Returns how many were kept. */
   push (rows: Row[]): Promise<number>
@@ -410,6 +462,10 @@ export function batchOf (ctx: Pick<ToolContext, 'remaining' | 'warn'>, values: I
 export function defineTool<Input extends TSchema, Row extends TSchema, Settings extends TSchema = NoSettings> (declaration: ToolDeclaration<Input, Row, Settings>): ToolDeclaration<Input, Row, Settings> {
   return declaration
 }
+
+// ---------------------------------------------------------------- yt-dlp outcomes
+// Pure and light (no library): what a failed yt-dlp run means for the job.
+export { ytdlpFailure } from '../exec/ytdlp-failures.ts'
 
 // ---------------------------------------------------------------- shared parsing
 // Pure extraction helpers shared by plugins (e-mails, phones, socials, readable

@@ -1,0 +1,244 @@
+// ctx.exec: runs yt-dlp, ffmpeg and ffprobe for a job, guarded. See README.md.
+//
+// - argument arrays only: spawn with shell: false, so `;`, `$(…)`, `|` in a user
+//   value are bytes of one argument, never syntax;
+// - the binary from its setting (YTDLP_PATH …), checked before each run: a
+//   missing one fails fast with ToolConfigError naming the variable (refunded);
+// - an environment of its own (PATH, LANG, TZ, HOME = a private empty directory,
+//   the proxy variables): nothing of the server's environment, where credentials live;
+// - its own process group (detached), killed whole (SIGTERM, a short grace,
+//   SIGKILL) on the job's signal (cancel, timeout, shutdown), on the run's time
+//   limit and, for stragglers, as soon as the program itself exits: no orphan;
+// - network only through the egress proxy (egress-proxy.ts), with a token minted
+//   for this run;
+// - stdout captured up to a cap (or streamed to the caller), stderr's tail kept,
+//   with the server's paths (binary, home, cwd) replaced.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { accessSync, constants as fsConstants, statSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { constants as osConstants, tmpdir } from 'node:os'
+import { delimiter, join } from 'node:path'
+import type { Writable } from 'node:stream'
+import type { Logger } from 'pino'
+import type { ExecConfig } from '../config.ts'
+import { InputError, ToolConfigError, UpstreamError, type ExecOptions, type ExecResult, type MediaProgram, type ProcessRunner } from '../tools/contract.ts'
+import type { EgressGrant, EgressProxy } from './egress-proxy.ts'
+
+export const DEFAULT_MAX_STDOUT_BYTES = 8 * 1024 * 1024
+export const DEFAULT_MAX_STDERR_BYTES = 64 * 1024
+/** Between SIGTERM and SIGKILL: ffmpeg finishes its file's trailer, yt-dlp its cleanup. */
+const KILL_GRACE_MS = 2000
+
+/** The setting that names each program's binary: what a failure tells the operator to set. */
+export const PROGRAM_SETTINGS: Readonly<Record<MediaProgram, string>> = {
+  'yt-dlp': 'YTDLP_PATH',
+  ffmpeg: 'FFMPEG_PATH',
+  ffprobe: 'FFPROBE_PATH',
+}
+
+function isExecutableFile (path: string): boolean {
+  try {
+    accessSync(path, fsConstants.X_OK)
+    return statSync(path).isFile()
+  } catch {
+    return false
+  }
+}
+
+/** Kills a process group; a group already gone is fine. */
+function killGroup (pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // ESRCH: nothing left in the group.
+  }
+}
+
+/** One per app: resolves binaries, hands each job a ProcessRunner, and kills what is left at close. */
+export class ExecService {
+  /** Process groups alive now, killed at app close whatever their job does. */
+  private readonly groups = new Set<number>()
+
+  constructor (private readonly deps: { config: ExecConfig, proxy: EgressProxy, logger: Logger }) {}
+
+  /** The binary's absolute path, or null when the setting names nothing executable. */
+  resolve (program: MediaProgram): string | null {
+    const setting = this.deps.config.programs[program]
+    if (setting.includes('/')) return isExecutableFile(setting) ? setting : null
+    for (const dir of this.deps.config.childPath.split(delimiter)) {
+      if (dir && isExecutableFile(join(dir, setting))) return join(dir, setting)
+    }
+    return null
+  }
+
+  /** Boot: a missing program is a warning (the tools that need it fail fast, naming the variable). */
+  warnMissing (): void {
+    for (const program of Object.keys(PROGRAM_SETTINGS) as MediaProgram[]) {
+      if (!this.resolve(program)) {
+        this.deps.logger.warn({ program, variable: PROGRAM_SETTINGS[program] }, `${program} was not found: the tools that run it will fail until it is installed or ${PROGRAM_SETTINGS[program]} names it`)
+      }
+    }
+  }
+
+  /** ctx.exec for one job, bound to its signal. */
+  forJob (signal: AbortSignal, log: Logger): ProcessRunner {
+    return {
+      available: (program) => PROGRAM_SETTINGS[program] !== undefined && this.resolve(program) !== null,
+      run: (program, args, options) => this.run(program, args, options ?? {}, signal, log),
+    }
+  }
+
+  /** App close: every group still alive is killed at once. */
+  close (): void {
+    for (const pid of this.groups) killGroup(pid, 'SIGKILL')
+    this.groups.clear()
+  }
+
+  private async run (program: MediaProgram, args: string[], options: ExecOptions, jobSignal: AbortSignal, log: Logger): Promise<ExecResult> {
+    const variable = PROGRAM_SETTINGS[program]
+    if (variable === undefined) throw new Error(`ctx.exec runs yt-dlp, ffmpeg or ffprobe, not ${String(program)}`)
+    if (!Array.isArray(args) || args.some(a => typeof a !== 'string')) throw new TypeError('ctx.exec arguments must be an array of strings')
+    // A NUL cannot be passed in an argument; it came from the caller's input.
+    if (args.some(a => a.includes('\0'))) throw new InputError('A value contains a NUL character')
+    jobSignal.throwIfAborted()
+    const binary = this.resolve(program)
+    if (!binary) throw new ToolConfigError(`${program} is not installed on this server: install it, or set ${variable} to its path`)
+
+    const { config, proxy } = this.deps
+    const timeoutMs = options.timeoutMs ?? config.timeoutMs
+    const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT_BYTES
+    const maxStderr = options.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES
+    const home = await mkdtemp(join(tmpdir(), 'exec-home-'))
+    const cwd = options.cwd ?? home
+    const env: Record<string, string> = { PATH: config.childPath, HOME: home, LANG: config.childLang, LC_ALL: config.childLang }
+    if (config.childTz) env.TZ = config.childTz
+    let grant: EgressGrant | null = null
+    const finalArgs = [...args]
+    try {
+      if (options.network) {
+        grant = await proxy.grant(jobSignal, Math.min(options.maxNetworkBytes ?? config.networkMaxBytes, config.networkMaxBytes))
+        if (program === 'yt-dlp') {
+          finalArgs.unshift('--proxy', grant.proxyUrl)
+        } else {
+          // ffmpeg 5 reads http_proxy for http:// inputs and, as a CONNECT tunnel, for https:// (tls.c).
+          env.http_proxy = env.https_proxy = env.HTTP_PROXY = env.HTTPS_PROXY = grant.proxyUrl
+        }
+      } else if (program === 'yt-dlp') {
+        // yt-dlp has no "offline" switch: a proxy that refuses everything is one.
+        finalArgs.unshift('--proxy', await proxy.refusingUrl())
+      }
+      // No system or user config file may add options (a proxy, an exec hook) behind our back.
+      if (program === 'yt-dlp') finalArgs.unshift('--ignore-config')
+      return await this.spawnAndWait({ program, binary, args: finalArgs, env, cwd, home, timeoutMs, maxStdout, maxStderr, stdout: options.stdout, jobSignal, grant, log })
+    } finally {
+      grant?.revoke()
+      await rm(home, { recursive: true, force: true }).catch(() => {})
+    }
+  }
+
+  private spawnAndWait (run: {
+    program: MediaProgram, binary: string, args: string[], env: Record<string, string>, cwd: string, home: string
+    timeoutMs: number, maxStdout: number, maxStderr: number, stdout?: NodeJS.WritableStream
+    jobSignal: AbortSignal, grant: EgressGrant | null, log: Logger
+  }): Promise<ExecResult> {
+    const { program, binary, jobSignal, grant } = run
+    return new Promise<ExecResult>((resolve, reject) => {
+      let child: ChildProcess
+      try {
+        child = spawn(binary, run.args, { cwd: run.cwd, env: run.env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
+      } catch (err) {
+        reject(this.spawnFailure(program, err))
+        return
+      }
+      const pid = child.pid
+      if (pid !== undefined) this.groups.add(pid)
+      let stopping: 'timeout' | 'abort' | 'stdout' | null = null
+      let stdoutError: unknown = null
+      let graceTimer: NodeJS.Timeout | undefined
+      const stop = (why: 'timeout' | 'abort' | 'stdout') => {
+        if (stopping || pid === undefined) return
+        stopping = why
+        killGroup(pid, 'SIGTERM')
+        graceTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), KILL_GRACE_MS)
+      }
+      const timer = setTimeout(() => stop('timeout'), run.timeoutMs)
+      const onAbort = () => stop('abort')
+      jobSignal.addEventListener('abort', onAbort, { once: true })
+      if (jobSignal.aborted) onAbort()
+
+      const stdoutChunks: Buffer[] = []
+      let stdoutBytes = 0
+      let stdoutTruncated = false
+      if (run.stdout) {
+        const destination = run.stdout as Writable
+        child.stdout!.pipe(destination)
+        destination.once('error', (err) => { stdoutError ??= err; stop('stdout') })
+      } else {
+        child.stdout!.on('data', (chunk: Buffer) => {
+          const room = run.maxStdout - stdoutBytes
+          if (room <= 0) { stdoutTruncated = true; return }
+          if (chunk.length > room) stdoutTruncated = true
+          const kept = chunk.length > room ? chunk.subarray(0, room) : chunk
+          stdoutChunks.push(kept)
+          stdoutBytes += kept.length
+        })
+      }
+      // The tail of stderr: the verdict is at the end.
+      let stderrTail = Buffer.alloc(0)
+      child.stderr!.on('data', (chunk: Buffer) => {
+        stderrTail = Buffer.concat([stderrTail, chunk])
+        if (stderrTail.length > run.maxStderr) stderrTail = stderrTail.subarray(stderrTail.length - run.maxStderr)
+      })
+
+      let spawnError: unknown = null
+      child.once('error', (err) => { spawnError = err })
+      // The program is gone: whatever it left in its group goes too, before the pipes can close.
+      // A process that left the group (setsid) could hold the pipes open for ever: they are closed shortly after.
+      let pipesTimer: NodeJS.Timeout | undefined
+      child.once('exit', () => {
+        if (pid !== undefined) killGroup(pid, 'SIGKILL')
+        pipesTimer = setTimeout(() => { child.stdout?.destroy(); child.stderr?.destroy() }, KILL_GRACE_MS)
+      })
+      child.once('close', (code, signal) => {
+        clearTimeout(timer)
+        clearTimeout(graceTimer)
+        clearTimeout(pipesTimer)
+        jobSignal.removeEventListener('abort', onAbort)
+        if (pid !== undefined) this.groups.delete(pid)
+        if (spawnError) return reject(this.spawnFailure(program, spawnError))
+        if (stopping === 'abort') return reject(jobSignal.reason)
+        if (stopping === 'timeout') return reject(new UpstreamError(`${program} ran longer than ${Math.round(run.timeoutMs / 1000)} s and was stopped`))
+        if (stopping === 'stdout') return reject(stdoutError)
+        const exitCode = code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0)
+        if (grant?.capExceeded) return reject(new UpstreamError(`${program} moved more than the ${grant.maxBytes}-byte network limit of one run and was cut off`))
+        // The run failed after the guard refused a target: that refusal is what it means.
+        if (exitCode !== 0 && grant && grant.refused.length > 0) return reject(grant.refused[0])
+        run.log.debug({ program, exitCode, stdoutBytes }, 'media program finished')
+        resolve({
+          exitCode,
+          stdout: Buffer.concat(stdoutChunks).toString('utf8'),
+          stderr: this.withoutPaths(stderrTail.toString('utf8'), run),
+          stdoutTruncated,
+        })
+      })
+    })
+  }
+
+  /** A spawn that failed (the binary vanished, is not executable): the operator's to fix. */
+  private spawnFailure (program: MediaProgram, err: unknown): Error {
+    const code = (err as NodeJS.ErrnoException)?.code
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'ENOEXEC') {
+      return new ToolConfigError(`${program} cannot be started on this server (${code}): check ${PROGRAM_SETTINGS[program]}`)
+    }
+    return new ToolConfigError(`${program} cannot be started on this server: check ${PROGRAM_SETTINGS[program]}`)
+  }
+
+  /** stderr names the binary, its home and working directory: none of them is the caller's business. */
+  private withoutPaths (text: string, run: { program: MediaProgram, binary: string, cwd: string, home: string }): string {
+    let out = text
+    for (const [path, label] of [[run.home, '~'], [run.cwd, '.'], [run.binary, run.program]] as const) {
+      if (path.length > 1) out = out.split(path).join(label)
+    }
+    return out
+  }
+}

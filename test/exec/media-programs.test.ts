@@ -1,0 +1,132 @@
+// The real programs under the guard: ffmpeg makes a small test video, yt-dlp's
+// generic extractor reads a local page that embeds it, ffprobe reads it over
+// http and https: all through the egress proxy, which is the only route (the
+// fixture's host name resolves nowhere but in the proxy's injected resolver).
+import t from 'tap'
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { once } from 'node:events'
+import { PassThrough } from 'node:stream'
+import pino from 'pino'
+import { BlockedTargetError, UpstreamError, ytdlpFailure } from '../../core/tools/contract.ts'
+import { tempDir } from '../helpers/build.ts'
+import { execService, hasProgram } from './_exec.ts'
+
+const missing = ['ffmpeg', 'ffprobe', 'yt-dlp'].filter(p => !hasProgram(p))
+if (missing.length > 0) {
+  t.skip(`needs ${missing.join(', ')} (.ci/run installs them)`)
+} else {
+  const log = pino({ level: 'silent' })
+  const dir = tempDir(t)
+  const HOST = 'media.test'
+
+  // The clip: 2 s of ffmpeg's test pattern, made through the runner itself (no network).
+  const maker = execService(t)
+  const made = await maker.exec.forJob(new AbortController().signal, log).run('ffmpeg', [
+    '-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=160x120:rate=10',
+    '-c:v', 'mpeg4', '-pix_fmt', 'yuv420p', '-f', 'mp4', '--', 'clip.mp4',
+  ], { cwd: dir })
+  t.equal(made.exitCode, 0, `ffmpeg made the clip ${made.stderr}`)
+  const clip = readFileSync(join(dir, 'clip.mp4'))
+
+  const hits: string[] = []
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    hits.push(`${req.headers.host} ${req.method} ${req.url}`)
+    if (req.url === '/page.html') {
+      res.setHeader('content-type', 'text/html')
+      res.end(`<!doctype html><html><head><title>Test clip</title><meta property="og:title" content="Test clip"><meta property="og:video" content="/clip.mp4"><meta property="og:video:type" content="video/mp4"></head><body><video src="/clip.mp4" controls></video></body></html>`)
+      return
+    }
+    if (req.url === '/clip.mp4') {
+      res.setHeader('content-type', 'video/mp4')
+      res.setHeader('accept-ranges', 'none')
+      res.end(clip)
+      return
+    }
+    res.statusCode = 404
+    res.end()
+  }
+  const site = createHttpServer(handler).listen(0, '127.0.0.1')
+  await once(site, 'listening')
+  const port = (site.address() as { port: number }).port
+  const inside = createHttpServer(handler).listen(0, '127.0.0.2')
+  await once(inside, 'listening')
+  const insidePort = (inside.address() as { port: number }).port
+  t.teardown(() => { site.closeAllConnections(); site.close(); inside.closeAllConnections(); inside.close() })
+
+  const allowedTargets = [`127.0.0.1:${port}`]
+  const lookup = async (name: string) => (name === HOST ? [{ address: '127.0.0.1', family: 4 }] : [])
+
+  t.test('yt-dlp -J reads the page through the proxy, and only through it', async t => {
+    hits.length = 0
+    const { exec } = execService(t, { allowedTargets, lookup })
+    const runner = exec.forJob(new AbortController().signal, log)
+    const result = await runner.run('yt-dlp', ['-J', '--no-download', '--no-playlist', '--', `http://${HOST}:${port}/page.html`], { network: true })
+    t.equal(result.exitCode, 0, result.stderr)
+    const info = JSON.parse(result.stdout)
+    t.match(info, { title: /Test clip|page/ })
+    const urls = [info.url, ...(info.formats ?? []).map((f: { url: string }) => f.url), ...((info.entries ?? []).map((e: { url: string }) => e.url))]
+    t.ok(urls.some(u => typeof u === 'string' && u.endsWith('/clip.mp4')), 'the embedded video was found')
+    t.ok(hits.includes(`${HOST}:${port} GET /page.html`), 'the fixture saw the page request, under the name only the proxy resolves')
+  })
+
+  t.test('without network: true, yt-dlp reaches nothing', async t => {
+    hits.length = 0
+    const { exec } = execService(t, { allowedTargets, lookup })
+    const result = await exec.forJob(new AbortController().signal, log).run('yt-dlp', ['-J', '--no-download', '--', `http://${HOST}:${port}/page.html`])
+    t.not(result.exitCode, 0)
+    t.same(hits, [], 'the fixture saw nothing')
+    t.type(ytdlpFailure(result.stderr), UpstreamError)
+  })
+
+  t.test('a private target is refused: the run fails with the guard\'s error, nothing reaches it', async t => {
+    hits.length = 0
+    const { exec } = execService(t, { allowedTargets, lookup })
+    const error = await exec.forJob(new AbortController().signal, log).run('yt-dlp', ['-J', '--no-download', '--', `http://127.0.0.2:${insidePort}/page.html`], { network: true }).catch(e => e)
+    t.type(error, BlockedTargetError)
+    t.match(error.message, /Refused to connect to an IP address: loopback/)
+    t.equal(error.refund, false)
+    t.same(hits, [], 'the private server saw nothing')
+  })
+
+  t.test('ffprobe reads an http:// input through the proxy (http_proxy)', async t => {
+    hits.length = 0
+    const { exec } = execService(t, { allowedTargets, lookup })
+    const result = await exec.forJob(new AbortController().signal, log).run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'json', `http://${HOST}:${port}/clip.mp4`], { network: true })
+    t.equal(result.exitCode, 0, result.stderr)
+    t.equal(Math.round(Number(JSON.parse(result.stdout).format.duration)), 2)
+    t.ok(hits.includes(`${HOST}:${port} GET /clip.mp4`))
+  })
+
+  t.test('ffprobe reads an https:// input through a CONNECT tunnel', { skip: hasProgram('openssl') ? false : 'needs openssl for the test certificate' }, async t => {
+    const certDir = tempDir(t)
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem'), '-days', '1', '-subj', `/CN=${HOST}`], { stdio: 'ignore' })
+    const secure = createHttpsServer({ key: readFileSync(join(certDir, 'key.pem')), cert: readFileSync(join(certDir, 'cert.pem')) }, handler).listen(0, '127.0.0.1')
+    await once(secure, 'listening')
+    t.teardown(() => { secure.closeAllConnections(); secure.close() })
+    const securePort = (secure.address() as { port: number }).port
+    hits.length = 0
+    const { exec } = execService(t, { allowedTargets: [`127.0.0.1:${securePort}`], lookup })
+    // ffmpeg does not verify certificates unless told to (-tls_verify 1); the self-signed one passes.
+    const result = await exec.forJob(new AbortController().signal, log).run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'json', `https://${HOST}:${securePort}/clip.mp4`], { network: true })
+    t.equal(result.exitCode, 0, result.stderr)
+    t.equal(Math.round(Number(JSON.parse(result.stdout).format.duration)), 2)
+    t.ok(hits.includes(`${HOST}:${securePort} GET /clip.mp4`), 'the https fixture saw it, through the tunnel')
+  })
+
+  t.test('ffmpeg streams a frame to the caller (pipe:1)', async t => {
+    const { exec } = execService(t)
+    const sink = new PassThrough()
+    const chunks: Buffer[] = []
+    sink.on('data', (c: Buffer) => chunks.push(c))
+    const result = await exec.forJob(new AbortController().signal, log).run('ffmpeg', ['-v', 'error', '-i', 'clip.mp4', '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', 'pipe:1'], { cwd: dir, stdout: sink })
+    t.equal(result.exitCode, 0, result.stderr)
+    const png = Buffer.concat(chunks)
+    t.same([...png.subarray(1, 4)], [...Buffer.from('PNG')], 'a PNG came out')
+    t.equal(png.readUInt32BE(16), 160, 'of the clip\'s width')
+    t.equal(png.readUInt32BE(20), 120, 'and height')
+  })
+}

@@ -110,8 +110,8 @@ export class ExecService {
     const maxStderr = options.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES
     const home = await mkdtemp(join(tmpdir(), 'exec-home-'))
     const cwd = options.cwd ?? home
-    const env: Record<string, string> = { PATH: config.childPath, HOME: home, LANG: config.childLang, LC_ALL: config.childLang }
-    if (config.childTz) env.TZ = config.childTz
+    const childEnv: Record<string, string> = { PATH: config.childPath, HOME: home, LANG: config.childLang, LC_ALL: config.childLang }
+    if (config.childTz) childEnv.TZ = config.childTz
     let grant: EgressGrant | null = null
     const finalArgs = [...args]
     try {
@@ -121,7 +121,7 @@ export class ExecService {
           finalArgs.unshift('--proxy', grant.proxyUrl)
         } else {
           // ffmpeg 5 reads http_proxy for http:// inputs and, as a CONNECT tunnel, for https:// (tls.c).
-          env.http_proxy = env.https_proxy = env.HTTP_PROXY = env.HTTPS_PROXY = grant.proxyUrl
+          childEnv.http_proxy = childEnv.https_proxy = childEnv.HTTP_PROXY = childEnv.HTTPS_PROXY = grant.proxyUrl
         }
       } else if (program === 'yt-dlp') {
         // yt-dlp has no "offline" switch: a proxy that refuses everything is one.
@@ -129,7 +129,7 @@ export class ExecService {
       }
       // No system or user config file may add options (a proxy, an exec hook) behind our back.
       if (program === 'yt-dlp') finalArgs.unshift('--ignore-config')
-      return await this.spawnAndWait({ program, binary, args: finalArgs, env, cwd, home, timeoutMs, maxStdout, maxStderr, stdout: options.stdout, jobSignal, grant, log })
+      return await this.spawnAndWait({ program, binary, args: finalArgs, env: childEnv, cwd, home, timeoutMs, maxStdout, maxStderr, stdout: options.stdout, jobSignal, grant, log })
     } finally {
       grant?.revoke()
       await rm(home, { recursive: true, force: true }).catch(() => {})

@@ -85,6 +85,14 @@ t.test('each bad value stops loadConfig with a message naming it', async t => {
     [{ EXTRACT_TASK_TIMEOUT_MS: 'fast' }, /EXTRACT_TASK_TIMEOUT_MS/],
     [{ EXTRACT_WORKER_MEMORY_MB: '8' }, /EXTRACT_WORKER_MEMORY_MB/],
     [{ PROXY_URL: 'not a url' }, /PROXY_URL/],
+    // A relative path would depend on the directory the server starts from; a name must be a bare program name.
+    [{ YTDLP_PATH: './bin/yt-dlp' }, /YTDLP_PATH/],
+    [{ FFMPEG_PATH: 'ffmpeg --enable-everything' }, /FFMPEG_PATH/],
+    [{ FFPROBE_PATH: '/usr/bin/' }, /FFPROBE_PATH/],
+    [{ FFPROBE_PATH: '/usr/bin/ff\tprobe' }, /FFPROBE_PATH/],
+    [{ EXEC_TIMEOUT_MS: '10' }, /EXEC_TIMEOUT_MS/],
+    [{ EXEC_TIMEOUT_MS: '10m' }, /EXEC_TIMEOUT_MS/],
+    [{ EXEC_NETWORK_MAX_BYTES: '1000' }, /EXEC_NETWORK_MAX_BYTES/],
     [{ LLM_BASE_URL: '::' }, /LLM_BASE_URL/],
     [{ TOOLS_CONFIG: join(dir, 'missing.json') }, /TOOLS_CONFIG/],
     [{ TOOLS_CONFIG: toolsBad }, /TOOLS_CONFIG.*enabled/],
@@ -106,6 +114,13 @@ t.test('the job timings are read once, here, and reach the services that use the
   t.match(defaults, { jobTimeoutSeconds: 900, jobHeartbeatMs: 5000, jobSweepIntervalMs: 60_000, syncWaitSeconds: 90, webhookRetryBaseMs: 1000, llm: { timeoutMs: 60_000, imageModel: null } })
   const c = loadConfig({ ...base(dir), JOB_TIMEOUT_SECONDS: '30', JOB_HEARTBEAT_MS: '250', JOB_SWEEP_INTERVAL_MS: '500', SYNC_WAIT_SECONDS: '5', WEBHOOK_RETRY_BASE_MS: '20', LLM_TIMEOUT_MS: '1500', LLM_IMAGE_MODEL: 'img-1' })
   t.match(c, { jobTimeoutSeconds: 30, jobHeartbeatMs: 250, jobSweepIntervalMs: 500, syncWaitSeconds: 5, webhookRetryBaseMs: 20, llm: { timeoutMs: 1500, imageModel: 'img-1' } })
+})
+
+t.test('the media programs default to their names on PATH; absolute paths are taken as they are', async t => {
+  const dir = tempDir(t)
+  t.match(loadConfig(base(dir)).exec, { programs: { 'yt-dlp': 'yt-dlp', ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' }, timeoutMs: 600_000, networkMaxBytes: 2 * 1024 ** 3 })
+  const c = loadConfig({ ...base(dir), YTDLP_PATH: '/opt/yt-dlp/yt-dlp', FFMPEG_PATH: 'ffmpeg7', EXEC_TIMEOUT_MS: '5000', EXEC_NETWORK_MAX_BYTES: '1048576' })
+  t.match(c.exec, { programs: { 'yt-dlp': '/opt/yt-dlp/yt-dlp', ffmpeg: 'ffmpeg7' }, timeoutMs: 5000, networkMaxBytes: 1048576 })
 })
 
 t.test('no kernel or plugin file reads a setting from the environment but config.ts', async t => {

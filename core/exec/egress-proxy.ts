@@ -77,8 +77,9 @@ export class EgressProxy {
   /** The port it listens on, starting it on first use. */
   port (): Promise<number> {
     this.listening ??= new Promise<number>((resolve, reject) => {
-      const server = createServer((req, res) => { void this.forward(req, res) })
-      server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => { void this.tunnel(req, socket, head) })
+      // Every failure inside is answered; one that escapes still only ends that exchange.
+      const server = createServer((req, res) => { this.forward(req, res).catch(() => res.destroy()) })
+      server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => { this.tunnel(req, socket, head).catch(() => socket.destroy()) })
       // A client that breaks its connection must not reach the process's error handler.
       server.on('clientError', (_err, socket) => { socket.destroy() })
       server.once('error', reject)
@@ -89,6 +90,8 @@ export class EgressProxy {
         resolve(this.ownPort)
       })
     })
+    // A failed start is retried by the next run rather than remembered.
+    this.listening.catch(() => { this.listening = null })
     return this.listening
   }
 

@@ -127,8 +127,13 @@ export class ExecService {
         // yt-dlp has no "offline" switch: a proxy that refuses everything is one.
         finalArgs.unshift('--proxy', await proxy.refusingUrl())
       }
-      // No system or user config file may add options (a proxy, an exec hook) behind our back.
-      if (program === 'yt-dlp') finalArgs.unshift('--ignore-config')
+      if (program === 'yt-dlp') {
+        // The ffmpeg yt-dlp merges and remuxes with is FFMPEG_PATH's (it passes its proxy on as -http_proxy).
+        const ffmpeg = this.resolve('ffmpeg')
+        if (ffmpeg) finalArgs.unshift('--ffmpeg-location', ffmpeg)
+        // No system or user config file may add options (a proxy, an exec hook) behind our back.
+        finalArgs.unshift('--ignore-config')
+      }
       return await this.spawnAndWait({ program, binary, args: finalArgs, env: childEnv, cwd, home, timeoutMs, maxStdout, maxStderr, stdout: options.stdout, jobSignal, grant, log })
     } finally {
       grant?.revoke()

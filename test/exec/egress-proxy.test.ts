@@ -2,7 +2,7 @@
 // CONNECT to an allowed fixture, a private target refused before any byte
 // reaches it, the run token required, the run's signal and byte cap, and
 // chaining through PROXY_URL.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { createServer, request, type IncomingMessage, type Server } from 'node:http'
 import type { Socket } from 'node:net'
 import { once } from 'node:events'
@@ -11,7 +11,7 @@ import { execService } from './_exec.ts'
 
 interface Fixture { server: Server, port: number, hits: string[] }
 
-async function fixture (t: Tap.Test, host = '127.0.0.1', body = 'hello from the fixture'): Promise<Fixture> {
+async function fixture (t: Test, host = '127.0.0.1', body = 'hello from the fixture'): Promise<Fixture> {
   const hits: string[] = []
   const server = createServer((req, res) => {
     hits.push(`${req.method} ${req.url}`)

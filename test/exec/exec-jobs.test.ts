@@ -1,7 +1,7 @@
 // ctx.exec through real jobs: a cancel, the job's time limit and a shutdown
 // each leave no child process behind; a missing binary warns at boot and fails
 // the job fast, refunded, naming the variable and no path.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { resolve } from 'node:path'
 import { randomInt } from 'node:crypto'
 import { build, signup } from '../helpers/build.ts'
@@ -11,7 +11,7 @@ import { eventually, processesWith } from './_exec.ts'
 const TOOLS_CONFIG = resolve('test/fixtures/tools.exec.test.config.json')
 const uniqueSleep = () => `sleep ${5000 + randomInt(1000)}.${randomInt(100000, 999999)}`
 
-const buildApp = (t: Tap.Test, env: Record<string, string> = {}, logLines?: string[]) =>
+const buildApp = (t: Test, env: Record<string, string> = {}, logLines?: string[]) =>
   build(t, { env: { TOOLS_CONFIG, FFMPEG_PATH: '/bin/sh', ...env }, logLines })
 
 t.test('cancelling the job kills its process group', async t => {

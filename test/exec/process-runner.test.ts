@@ -115,12 +115,13 @@ t.test('the child gets an environment of its own: no secret of the server', asyn
   t.teardown(() => { delete process.env.H4_TEST_SECRET })
   const { exec } = execService(t, { programs: { ffmpeg: '/usr/bin/env', ffprobe: '/usr/bin/env' } })
   const runner = exec.forJob(new AbortController().signal, log)
-  const offline = await runner.run('ffmpeg', [])
+  // env -0: NUL-separated, so a value with a newline cannot pass for a variable.
+  const offline = await runner.run('ffmpeg', ['-0'])
   t.notMatch(offline.stdout, /should-not-leak|H4_TEST_SECRET/)
   // tap's process-info hook patches spawn to add its own variables (and its loader in NODE_OPTIONS) to every child.
-  const names = offline.stdout.trim().split('\n').map(l => l.split('=')[0]).filter(n => !/^(_TAPJS_|NODE_OPTIONS$)/.test(n)).sort()
+  const names = offline.stdout.split('\0').filter(Boolean).map(l => l.split('=')[0]).filter(n => !/^(_TAPJS_|NODE_OPTIONS$)/.test(n)).sort()
   t.same(names, ['HOME', 'LANG', 'LC_ALL', 'PATH'], 'only the allow-listed variables')
-  t.match(offline.stdout, /^HOME=\/.*exec-home-/m, 'HOME is a private directory')
+  t.match(offline.stdout, /(^|\0)HOME=\/[^\0]*exec-home-/, 'HOME is a private directory')
   const online = await runner.run('ffprobe', [], { network: true })
   t.match(online.stdout, /^http_proxy=http:\/\/run:[\w-]+@127\.0\.0\.1:\d+$/m, 'the proxy variables, with a run token')
   t.match(online.stdout, /^https_proxy=/m)

@@ -45,6 +45,14 @@ function isExecutableFile (path: string): boolean {
   }
 }
 
+function isDirectory (path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
 /** Kills a process group; a group already gone is fine. */
 function killGroup (pid: number, signal: NodeJS.Signals): void {
   try {
@@ -105,9 +113,12 @@ export class ExecService {
     if (!binary) throw new ToolConfigError(`${program} is not installed on this server: install it, or set ${variable} to its path`)
 
     const { config, proxy } = this.deps
-    const timeoutMs = options.timeoutMs ?? config.timeoutMs
-    const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT_BYTES
-    const maxStderr = options.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES
+    const positive = (value: number | undefined, fallback: number) => (value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback)
+    const timeoutMs = positive(options.timeoutMs, config.timeoutMs)
+    const maxStdout = positive(options.maxStdoutBytes, DEFAULT_MAX_STDOUT_BYTES)
+    const maxStderr = positive(options.maxStderrBytes, DEFAULT_MAX_STDERR_BYTES)
+    // Checked here: spawn would report a missing cwd as a missing binary (ENOENT).
+    if (options.cwd !== undefined && !isDirectory(options.cwd)) throw new Error('ctx.exec: the working directory does not exist')
     const home = await mkdtemp(join(tmpdir(), 'exec-home-'))
     const cwd = options.cwd ?? home
     const childEnv: Record<string, string> = { PATH: config.childPath, HOME: home, LANG: config.childLang, LC_ALL: config.childLang }
@@ -117,12 +128,10 @@ export class ExecService {
     try {
       if (options.network) {
         grant = await proxy.grant(jobSignal, Math.min(options.maxNetworkBytes ?? config.networkMaxBytes, config.networkMaxBytes))
-        if (program === 'yt-dlp') {
-          finalArgs.unshift('--proxy', grant.proxyUrl)
-        } else {
-          // ffmpeg 5 reads http_proxy for http:// inputs and, as a CONNECT tunnel, for https:// (tls.c).
-          childEnv.http_proxy = childEnv.https_proxy = childEnv.HTTP_PROXY = childEnv.HTTPS_PROXY = grant.proxyUrl
-        }
+        if (program === 'yt-dlp') finalArgs.unshift('--proxy', grant.proxyUrl)
+        // ffmpeg 5 reads http_proxy for http:// inputs and, as a CONNECT tunnel, for https:// (tls.c);
+        // for yt-dlp they reach the programs it starts itself.
+        childEnv.http_proxy = childEnv.https_proxy = childEnv.HTTP_PROXY = childEnv.HTTPS_PROXY = grant.proxyUrl
       } else if (program === 'yt-dlp') {
         // yt-dlp has no "offline" switch: a proxy that refuses everything is one.
         finalArgs.unshift('--proxy', await proxy.refusingUrl())

@@ -101,6 +101,15 @@ if (missing.length > 0) {
     t.ok(hits.includes(`${HOST}:${port} GET /clip.mp4`))
   })
 
+  t.test("past the run's network cap the run fails (refunded)", async t => {
+    t.ok(clip.length > 4096, `the clip (${clip.length} bytes) is larger than the cap`)
+    const { exec } = execService(t, { allowedTargets, lookup })
+    const error = await exec.forJob(new AbortController().signal, log).run('ffmpeg', ['-v', 'error', '-i', `http://${HOST}:${port}/clip.mp4`, '-f', 'null', '-'], { network: true, maxNetworkBytes: 4096 }).catch(e => e)
+    t.type(error, UpstreamError)
+    t.match(error.message, /4096-byte network limit/)
+    t.equal(error.refund, true)
+  })
+
   t.test('ffprobe reads an https:// input through a CONNECT tunnel', { skip: hasProgram('openssl') ? false : 'needs openssl for the test certificate' }, async t => {
     const certDir = tempDir(t)
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem'), '-days', '1', '-subj', `/CN=${HOST}`], { stdio: 'ignore' })

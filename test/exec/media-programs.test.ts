@@ -124,6 +124,12 @@ if (missing.length > 0) {
     t.equal(result.exitCode, 0, result.stderr)
     t.equal(Math.round(Number(JSON.parse(result.stdout).format.duration)), 2)
     t.ok(hits.includes(`${HOST}:${securePort} GET /clip.mp4`), 'the https fixture saw it, through the tunnel')
+    // The tunnel is ffmpeg's `httpproxy` protocol: a -protocol_whitelist must name it for https inputs.
+    const probe = (whitelist: string) => exec.forJob(new AbortController().signal, log).run('ffprobe', ['-v', 'error', '-protocol_whitelist', whitelist, '-show_entries', 'format=duration', '-of', 'json', `https://${HOST}:${securePort}/clip.mp4`], { network: true })
+    const without = await probe('http,https,tcp,tls,crypto')
+    t.not(without.exitCode, 0)
+    t.match(without.stderr, /httpproxy/, 'refused for want of httpproxy')
+    t.equal((await probe('http,https,tcp,tls,crypto,httpproxy')).exitCode, 0, 'with httpproxy listed it works')
   })
 
   t.test('ffmpeg streams a frame to the caller (pipe:1)', async t => {

@@ -39,9 +39,11 @@ const EXT: Record<FrameImageFormat, string> = { jpeg: 'jpg', png: 'png' }
  * web video needs (no `file:`, `concat:`, `subfile:` reaching the server's own
  * files through a playlist), or a local path behind `file:` so a name with a
  * colon or a leading dash is never read as a protocol or an option.
+ * `httpproxy` is how ffmpeg tunnels https through the egress proxy (ctx.exec's
+ * `network: true`); without it an https input fails (test/exec/media-programs.test.ts).
  */
 export function ffmpegInput (input: string): string[] {
-  if (/^https?:\/\//i.test(input)) return ['-protocol_whitelist', 'http,https,tcp,tls,crypto', '-i', input]
+  if (/^https?:\/\//i.test(input)) return ['-protocol_whitelist', 'http,https,tcp,tls,crypto,httpproxy', '-i', input]
   if (/^[a-z][a-z0-9+.-]*:/i.test(input) && !/^file:/i.test(input) && !/^[a-z]:[\\/]/i.test(input)) {
     throw new RangeError('ffmpeg input must be an http(s) URL or a local file')
   }

@@ -31,7 +31,7 @@ t.test('scene change: select gt(scene,T), variable frame rate, PNG', async t => 
   const a = cmd!.args
   t.equal(a[a.indexOf('-vf') + 1], 'select=\'gt(scene,0.4)\',showinfo')
   t.same(a.slice(a.indexOf('-fps_mode'), a.indexOf('-fps_mode') + 2), ['-fps_mode', 'vfr'])
-  t.same(a.slice(a.indexOf('-i') - 2, a.indexOf('-i') + 2), ['-protocol_whitelist', 'http,https,tcp,tls,crypto', '-i', 'https://cdn.test/v.mp4'])
+  t.same(a.slice(a.indexOf('-i') - 2, a.indexOf('-i') + 2), ['-protocol_whitelist', 'http,https,tcp,tls,crypto,httpproxy', '-i', 'https://cdn.test/v.mp4'])
   t.equal(a.at(-1), '/o/frame-%05d.png')
   const [custom] = videoFramesCommands({ input: '/v.mp4', outputDir: '/o', maxFrames: 5, format: 'png' }, { mode: 'scene', threshold: 0.25 })
   t.ok(custom!.args.includes('select=\'gt(scene,0.25)\',showinfo'))

@@ -1,0 +1,35 @@
+-- Files as results (core/artifacts): job_artifacts (never written by a released tool) becomes
+-- artifacts, with the owning account and an optional digest; jobs keep their tier (file caps)
+-- and their uploaded file.
+
+-- DropIndex
+DROP INDEX "job_artifacts_job_id_idx";
+
+-- DropTable
+PRAGMA foreign_keys=off;
+DROP TABLE "job_artifacts";
+PRAGMA foreign_keys=on;
+
+-- CreateTable
+CREATE TABLE "artifacts" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "job_id" TEXT NOT NULL,
+    "account_id" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "content_type" TEXT NOT NULL,
+    "size" INTEGER NOT NULL,
+    "sha256" TEXT,
+    "created_at" DATETIME NOT NULL,
+    CONSTRAINT "artifacts_job_id_fkey" FOREIGN KEY ("job_id") REFERENCES "jobs" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "artifacts_account_id_fkey" FOREIGN KEY ("account_id") REFERENCES "accounts" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- AlterTable
+ALTER TABLE "jobs" ADD COLUMN "tier" TEXT NOT NULL DEFAULT 'registered';
+ALTER TABLE "jobs" ADD COLUMN "upload" TEXT;
+
+-- CreateIndex
+CREATE INDEX "artifacts_job_id_idx" ON "artifacts"("job_id");
+
+-- CreateIndex
+CREATE INDEX "artifacts_account_id_idx" ON "artifacts"("account_id");

@@ -20,6 +20,7 @@ import accountRoutes from './accounts/routes.ts'
 import blogRoutes from './blog/routes.ts'
 import healthRoutes from './health/routes.ts'
 import jobRoutes from './jobs/routes.ts'
+import artifactRoutes from './artifacts/routes.ts'
 import aliasRoutes from './jobs/alias-routes.ts'
 import progressSocketRoutes from './events/progress-socket.ts'
 import toolEndpointRoutes from './tools/endpoint-routes.ts'
@@ -129,6 +130,7 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   await app.register(accountRoutes)
   await app.register(blogRoutes)
   await app.register(jobRoutes)
+  await app.register(artifactRoutes)
   await app.register(aliasRoutes)
   await app.register(progressSocketRoutes)
   await app.register(toolEndpointRoutes)

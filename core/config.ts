@@ -52,6 +52,8 @@ export interface AppConfig {
   /** Absolute path of the SQLite file (sqlite only). */
   sqlitePath: string | null
   dataDir: string
+  /** ARTIFACTS_DIR: the directory artifact store (core/artifacts), owner-only like DATA_DIR. */
+  artifactsDir: string
   adminApiKey: string | null
   blogApiKey: string | null
   publicTokens: string[]
@@ -269,13 +271,13 @@ function originList (env: Env, name: string): string[] {
  * DATA_DIR holds the database, its secrets and every tenant's rows: owner-only
  * (0700), created that way and tightened at start if it was created wider.
  */
-function secureDataDir (dataDir: string): void {
+function secureDataDir (dataDir: string, name = 'DATA_DIR'): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   if ((statSync(dataDir).mode & 0o077) === 0) return
   try {
     chmodSync(dataDir, 0o700)
   } catch (err) {
-    throw new ConfigError(`DATA_DIR (${dataDir}) is readable by others and cannot be made owner-only (0700): ${(err as Error).message}`)
+    throw new ConfigError(`${name} (${dataDir}) is readable by others and cannot be made owner-only (0700): ${(err as Error).message}`)
   }
 }
 
@@ -314,6 +316,9 @@ function secretKeyFrom (env: Env, dataDir: string): string {
 export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppConfig {
   const dataDir = directory(resolve(cwd, str(env, 'DATA_DIR', './data')), 'DATA_DIR', 0o700)
   secureDataDir(dataDir)
+  // Job files are tenants' data too: owner-only, wherever the operator puts them.
+  const artifactsDir = directory(resolve(cwd, str(env, 'ARTIFACTS_DIR', resolve(dataDir, 'artifacts'))), 'ARTIFACTS_DIR', 0o700)
+  secureDataDir(artifactsDir, 'ARTIFACTS_DIR')
   const db = databaseFrom(env, dataDir, cwd)
   if (db.sqlitePath) directory(dirname(db.sqlitePath), 'DATABASE_URL', 0o700)
   const toolsConfigPath = resolve(cwd, str(env, 'TOOLS_CONFIG', 'tools.config.json'))
@@ -343,6 +348,7 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
     port: int(env, 'PORT', 3000, 0, 65535),
     ...db,
     dataDir,
+    artifactsDir,
     adminApiKey,
     blogApiKey,
     publicTokens,

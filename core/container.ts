@@ -27,6 +27,11 @@ import { BlogService } from './blog/blog-service.ts'
 import { ExtractionPool } from './extract/extraction-pool.ts'
 import { EgressProxy } from './exec/egress-proxy.ts'
 import { ExecService } from './exec/process-runner.ts'
+import { join } from 'node:path'
+import type { ArtifactStore } from './artifacts/artifact-store.ts'
+import { DirectoryArtifactStore } from './artifacts/directory-store.ts'
+import { ArtifactService } from './artifacts/artifact-service.ts'
+import { JobWorkspace } from './artifacts/job-workspace.ts'
 
 export interface Services {
   config: AppConfig
@@ -48,6 +53,11 @@ export interface Services {
   /** The local proxy media programs reach the network through (started on first use). */
   egress: EgressProxy
   exec: ExecService
+  /** Where job files' bytes live (a directory; an S3-compatible bucket behind the same interface later). */
+  artifactStore: ArtifactStore
+  artifacts: ArtifactService
+  /** Each job's scratch and upload files (DATA_DIR/work). */
+  workspace: JobWorkspace
   webhooks: WebhookSender
   ending: JobEnding
   runner: JobRunner
@@ -81,25 +91,31 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
     egress: asFunction(({ net, config, logger }: Services) => new EgressProxy({ ...net.guard, upstreamProxyUrl: config.proxyUrl ?? undefined, logger })).singleton().disposer(proxy => proxy.close()),
     // Jobs are stopped first (runner.shutdown kills their children); close() kills any group still alive.
     exec: asFunction(({ config, egress, logger }: Services) => new ExecService({ config: config.exec, proxy: egress, logger })).singleton().disposer(exec => exec.close()),
+    artifactStore: asFunction(({ config }: Services) => new DirectoryArtifactStore(config.artifactsDir)).singleton(),
+    artifacts: asFunction(({ db, artifactStore, clock, logger }: Services) => new ArtifactService({ db, store: artifactStore, clock, logger })).singleton(),
+    workspace: asFunction(({ config }: Services) => new JobWorkspace(join(config.dataDir, 'work'))).singleton(),
     webhooks: asFunction(({ net, logger, config, secrets }: Services) => new WebhookSender(net, logger, secrets, {
       attempts: 5, baseDelayMs: config.webhookRetryBaseMs,
     })).singleton(),
     // Every ending of a job (run, cancel, timeout, reaper) goes through this one.
     ending: asFunction((s: Services) => new JobEnding({
       db: s.db, clock: s.clock, quotas: s.quotas, secrets: s.secrets, events: s.events, webhooks: s.webhooks, logger: s.logger,
+      artifacts: s.artifacts, workspace: s.workspace,
     })).singleton(),
     runner: asFunction((s: Services) => new JobRunner({
       db: s.db, registry: s.registry, quotas: s.quotas, clock: s.clock, config: s.config, logger: s.logger, secrets: s.secrets, events: s.events, net: s.net,
       extraction: s.extraction,
       exec: s.exec,
       ending: s.ending,
+      artifacts: s.artifacts,
+      workspace: s.workspace,
     })).singleton(),
     queue: asFunction(({ runner, config }: Services) => new InProcessQueue(config.jobConcurrency, (id) => runner.execute(id))).singleton(),
     // The queue is handed over lazily: the service and the sweeper are built before the first job is queued.
-    jobs: asFunction((s: Services) => new JobService({ db: s.db, clock: s.clock, quotas: s.quotas, registry: s.registry, runner: s.runner, events: s.events, queue: () => container.cradle.queue, ending: s.ending })).singleton(),
+    jobs: asFunction((s: Services) => new JobService({ db: s.db, clock: s.clock, quotas: s.quotas, registry: s.registry, runner: s.runner, events: s.events, queue: () => container.cradle.queue, ending: s.ending, artifacts: s.artifacts, workspace: s.workspace })).singleton(),
     maintenance: asFunction((s: Services) => new JobMaintenance({
       db: s.db, clock: s.clock, runner: s.runner, ending: s.ending, queue: () => container.cradle.queue, logger: s.logger,
-      dataDir: s.config.dataDir, heartbeatMs: s.config.jobHeartbeatMs, intervalMs: s.config.jobSweepIntervalMs,
+      artifacts: s.artifacts, workspace: s.workspace, heartbeatMs: s.config.jobHeartbeatMs, intervalMs: s.config.jobSweepIntervalMs,
     })).singleton(),
     blog: asFunction(({ db, clock, quotas, logger, config }: Services) => new BlogService(db, clock, quotas, logger, config)).singleton(),
   })

@@ -30,6 +30,9 @@ export const payloadTooLarge = (detail = 'Request body is larger than 1 MB.') =>
 export const unsupportedMediaType = (detail = 'Unsupported content type: send application/json.') => new AppError(415, detail)
 /** A WebSocket endpoint asked for over plain HTTP (RFC 9110: 426 names the protocol to switch to). */
 export const upgradeRequired = (detail: string) => new AppError(426, detail, { headers: { upgrade: 'websocket' } })
+/** A Range no byte of the file can satisfy (RFC 9110 §15.5.17): says the file's size. */
+export const rangeNotSatisfiable = (size: number) =>
+  new AppError(416, `The requested range is outside the file (${size} bytes).`, { headers: { 'content-range': `bytes */${size}` } })
 export const malformedJson = () => new AppError(400, 'The request body is not valid JSON.')
 export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
   new AppError(429, detail, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) } })

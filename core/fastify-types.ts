@@ -2,6 +2,7 @@
 import type { Services } from './container.ts'
 import type { Principal } from './auth/principal.ts'
 import type { TSchema } from 'typebox'
+import type { IncomingUpload } from './artifacts/job-workspace.ts'
 
 /**
  * Who may call a route: `none` no key, `key` any valid key (guest included),
@@ -15,7 +16,11 @@ export type RouteResponses = Record<string, TSchema | { content: Record<string, 
 
 declare module 'fastify' {
   interface FastifyInstance { services: Services }
-  interface FastifyRequest { principal: Principal }
+  interface FastifyRequest {
+    principal: Principal
+    /** The file of a multipart job start, on disk until its job adopts it (core/jobs/multipart-start.ts). */
+    incomingUpload: IncomingUpload | null
+  }
   interface FastifyContextConfig {
     /** The route answers without looking the key up (health: the lookup needs the database it reports on). */
     keyless?: boolean
@@ -24,5 +29,7 @@ declare module 'fastify' {
     responses?: RouteResponses
     /** The OpenAPI tag (section of /docs). */
     tag?: string
+    /** The route also takes this multipart/form-data body (OpenAPI), besides its JSON `body` schema. */
+    formBody?: Record<string, unknown>
   }
 }

@@ -50,6 +50,8 @@ export const MeResponse = Type.Object({
     rate_limit_per_minute: Type.Integer(),
     max_running_jobs: Type.Integer(),
     max_queued_jobs: Type.Integer(),
+    max_file_mb: Type.Integer({ description: 'Largest file a job may store or take as an upload, in MB.' }),
+    max_job_files_mb: Type.Integer({ description: 'All the files one job stores together, in MB.' }),
   }),
   usage: Type.Union([Type.Object({
     calls_today: Type.Integer(),

@@ -12,6 +12,8 @@ import type { SecretScrubber } from '../secrets/secret-scrubber.ts'
 import type { JobEvents } from './job-events.ts'
 import { jobStatusRecord } from './job-view.ts'
 import type { WebhookSender } from './webhooks.ts'
+import type { ArtifactService } from '../artifacts/artifact-service.ts'
+import type { JobWorkspace } from '../artifacts/job-workspace.ts'
 
 /** How a job ends: done, or error with whether the call is given back and whether the source refused. */
 export type JobEnd =
@@ -38,7 +40,7 @@ export const INTERRUPTED: JobEnd = { status: 'error', error: 'The job was interr
 export const timedOut = (seconds: number): JobEnd => ({ status: 'error', error: `The job did not finish within ${seconds} s and was stopped.`, refund: true })
 
 export class JobEnding {
-  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, secrets: SecretScrubber, events: JobEvents, webhooks: WebhookSender, logger: Logger }) {}
+  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, secrets: SecretScrubber, events: JobEvents, webhooks: WebhookSender, logger: Logger, artifacts: ArtifactService, workspace: JobWorkspace }) {}
 
   /**
    * Ends a running job: outcome, expiry (retention counts from the end),
@@ -65,6 +67,9 @@ export class JobEnding {
         heartbeatAt: null,
       },
     })
+    // Scratch and upload go at every ending, even one that lost the race: this
+    // process may hold the files of a run another process ended.
+    await this.deps.workspace.remove(job.id).catch(err => this.deps.logger.warn({ err, jobId: job.id }, 'removing the job\'s working files failed'))
     if (count === 0) return false
     // The outcome is written: a failure below must not keep waiters waiting, so each step stands alone.
     if (failed && end.refund) {
@@ -82,14 +87,19 @@ export class JobEnding {
    * Shutdown: a job this process was running goes back to the queue, its rows
    * dropped, to run again from the start at the next boot. Nothing is refunded
    * or announced: the job has not ended. A job that ended meanwhile (a cancel
-   * from another process) keeps its outcome and its rows.
+   * from another process) keeps its outcome and its rows. Its files go with
+   * its rows (the rerun writes them again) and its scratch goes; its upload
+   * stays for the rerun.
    */
   async requeue (jobId: string): Promise<boolean> {
-    const { db } = this.deps
-    const [, { count }] = await db.$transaction([
+    const { db, artifacts, workspace } = this.deps
+    await workspace.removeScratch(jobId).catch(err => this.deps.logger.warn({ err, jobId }, 'removing the job\'s scratch files failed'))
+    const [, , { count }] = await db.$transaction([
       db.resultRow.deleteMany({ where: { jobId, job: { status: 'running' } } }),
+      db.artifact.deleteMany({ where: { jobId, job: { status: 'running' } } }),
       db.job.updateMany({ where: { id: jobId, status: 'running' }, data: { startedAt: null, heartbeatAt: null, stage: 'queued', records: 0, columns: null, warning: null, summary: null } }),
     ])
+    if (count > 0) await artifacts.store.deleteJob(jobId).catch(err => this.deps.logger.warn({ err, jobId }, 'removing the job\'s files failed'))
     return count > 0
   }
 }

@@ -2,8 +2,6 @@
 // the job itself go once retention has passed), the stale-job reaper (a job
 // whose worker stopped heartbeating ends as error, refunded), and at start the
 // recovery of jobs that were queued when the server stopped.
-import { rm } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { Logger } from 'pino'
 import type { Clock } from '../clock.ts'
 import type { Db } from '../db/database.ts'
@@ -11,6 +9,11 @@ import { effectiveTier, tierLimits } from '../quotas/tiers.ts'
 import { INTERRUPTED, type JobEnding } from './job-ending.ts'
 import type { JobQueue } from './job-queue.ts'
 import type { JobRunner } from './job-runner.ts'
+import type { ArtifactService } from '../artifacts/artifact-service.ts'
+import type { JobWorkspace } from '../artifacts/job-workspace.ts'
+
+/** An upload whose request died before its job existed is kept this long (a slow client's request is shorter). */
+const INCOMING_UPLOAD_MAX_AGE_MS = 6 * 3_600_000
 
 export class JobMaintenance {
   private timer: NodeJS.Timeout | null = null
@@ -18,7 +21,7 @@ export class JobMaintenance {
 
   constructor (private readonly deps: {
     db: Db, clock: Clock, runner: JobRunner, ending: JobEnding, queue: () => JobQueue, logger: Logger,
-    dataDir: string, heartbeatMs: number, intervalMs: number
+    artifacts: ArtifactService, workspace: JobWorkspace, heartbeatMs: number, intervalMs: number
   }) {}
 
   /** Re-queues jobs that never started, reaps dead ones, then sweeps on a timer. */
@@ -42,6 +45,7 @@ export class JobMaintenance {
       try {
         await this.reapStale()
         await this.sweepExpired()
+        await this.sweepWorkspace()
       } catch (err) {
         this.deps.logger.warn({ err }, 'job maintenance pass failed')
       } finally {
@@ -94,14 +98,23 @@ export class JobMaintenance {
       const expired = await db.job.findMany({ where: { expiresAt: { lte: now } }, select: { id: true }, take: 100 })
       if (expired.length === 0) break
       for (const job of expired) {
-        await rm(join(this.deps.dataDir, 'artifacts', job.id), { recursive: true, force: true })
+        await this.deps.artifacts.deleteForJob(job.id)
+        await this.deps.workspace.remove(job.id)
         await db.resultRow.deleteMany({ where: { jobId: job.id } })
-        await db.jobArtifact.deleteMany({ where: { jobId: job.id } })
         await db.job.delete({ where: { id: job.id } })
         swept++
       }
     }
     await db.idempotencyRecord.deleteMany({ where: { createdAt: { lt: new Date(now.getTime() - 24 * 3_600_000) } } })
     return swept
+  }
+
+  /** Working files an ending never removed (a crash) and uploads of requests that died before their job existed. */
+  async sweepWorkspace (): Promise<number> {
+    const { db, clock } = this.deps
+    return this.deps.workspace.sweep(async (ids) => {
+      const running = await db.job.findMany({ where: { id: { in: ids }, status: 'running' }, select: { id: true } })
+      return new Set(running.map(j => j.id))
+    }, INCOMING_UPLOAD_MAX_AGE_MS, clock().getTime())
   }
 }

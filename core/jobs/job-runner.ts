@@ -3,9 +3,6 @@
 // arrive, and hands the outcome to JobEnding.endJob, the one way a job ends.
 // See core/jobs/README.md for the outcome table.
 import { setMaxListeners } from 'node:events'
-import { mkdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { AppConfig } from '../config.ts'
 import type { Clock } from '../clock.ts'
@@ -13,7 +10,7 @@ import type { Db } from '../db/database.ts'
 import type { QuotaService } from '../quotas/quota-service.ts'
 import { withoutUrlQueries, type SecretScrubber } from '../secrets/secret-scrubber.ts'
 import type { ToolRegistry, LoadedTool } from '../tools/registry.ts'
-import { JobOutcomeError, MissingCredentialError, ToolBlockedError, ToolConfigError, type ArtifactRef, type ToolContext, type UpstreamConfig } from '../tools/contract.ts'
+import { JobOutcomeError, MissingCredentialError, ToolBlockedError, ToolConfigError, type ToolContext, type UploadedFile, type UpstreamConfig } from '../tools/contract.ts'
 import { CANCELLED, timedOut, type JobEnd, type JobEnding } from './job-ending.ts'
 import type { JobEvents } from './job-events.ts'
 import type { JobRow, LiveOverlay } from './job-view.ts'
@@ -21,6 +18,8 @@ import type { NetFactory } from './net-factory.ts'
 import type { ExtractionPool } from '../extract/extraction-pool.ts'
 import { createExtraction } from '../extract/extraction.ts'
 import type { ExecService } from '../exec/process-runner.ts'
+import type { ArtifactService } from '../artifacts/artifact-service.ts'
+import type { JobWorkspace, StoredUpload } from '../artifacts/job-workspace.ts'
 
 /** How a run left: an ending, or (shutdown) back to the queue. */
 type Outcome = JobEnd | { status: 'requeue' }
@@ -37,7 +36,7 @@ class StopSignal extends Error {
 }
 
 /** The job row fields a run reads. */
-type RunJob = JobRow & { maxRecords: number, retentionHours: number }
+type RunJob = JobRow & { maxRecords: number, retentionHours: number, tier: string, upload: string | null }
 
 /** Where a run stands: its signal and logger, how deep it is nested, and the rows a nested run it starts may return by default. */
 interface RunScope { signal: AbortSignal, log: Logger, depth: number, maxRows: number }
@@ -71,6 +70,8 @@ export class JobRunner {
     extraction: ExtractionPool
     exec: ExecService
     ending: JobEnding
+    artifacts: ArtifactService
+    workspace: JobWorkspace
   }) {}
 
   /** Asks a job running here to stop; false when it is not running in this process. */
@@ -114,6 +115,7 @@ export class JobRunner {
       logger.error({ err, jobId }, 'job bookkeeping failed')
     } finally {
       this.live.delete(jobId)
+      this.deps.artifacts.endRun(jobId)
       resolveDone()
     }
   }
@@ -148,7 +150,11 @@ export class JobRunner {
       warn: sink.warn,
       summary: sink.summary,
       blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
-      artifact: (name: string, contentType: string, data: Buffer) => this.storeArtifact(job.id, name, contentType, data),
+      // Files belong to the job whichever run writes them, and count against its caps together.
+      artifact: (file) => this.deps.artifacts.save(job, file, signal),
+      scratchDir: () => this.deps.workspace.scratchDir(job.id),
+      // The upload stands in for a param of the job's own tool: a nested tool never sees it.
+      upload: depth === 0 ? this.uploadOf(job) : null,
     }
     return { ctx, close: () => http.close().catch(() => {}) }
   }
@@ -298,15 +304,10 @@ export class JobRunner {
     })
   }
 
-  private async storeArtifact (jobId: string, name: string, contentType: string, data: Buffer): Promise<ArtifactRef> {
-    const id = randomUUID()
-    const safeName = name.replace(/[^\w.-]+/g, '_').slice(0, 120) || 'file'
-    const dir = join(this.deps.config.dataDir, 'artifacts', jobId)
-    await mkdir(dir, { recursive: true })
-    const path = join(dir, `${id}-${safeName}`)
-    await writeFile(path, data)
-    await this.deps.db.jobArtifact.create({ data: { id, jobId, name: safeName, path, contentType, size: data.length, createdAt: this.deps.clock() } })
-    return { id, name: safeName, url: `/api/tool-run/${jobId}/artifacts/${id}`, size: data.length, content_type: contentType }
+  private uploadOf (job: RunJob): UploadedFile | null {
+    if (!job.upload) return null
+    const stored = JSON.parse(job.upload) as StoredUpload
+    return Object.freeze({ path: this.deps.workspace.uploadPath(job.id), name: stored.name, size: stored.size, contentType: stored.content_type })
   }
 }
 

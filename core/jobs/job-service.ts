@@ -17,6 +17,9 @@ import type { JobEvents } from './job-events.ts'
 import { CANCELLED, type JobEnding } from './job-ending.ts'
 import { jobStatusRecord, resultsUrl, statusUrl, type JobStatusRecord } from './job-view.ts'
 import type { WebhookSpec } from './webhooks.ts'
+import type { ArtifactService } from '../artifacts/artifact-service.ts'
+import type { IncomingUpload, JobWorkspace, StoredUpload } from '../artifacts/job-workspace.ts'
+import { assertUploadType, uploadDeclaration } from './multipart-start.ts'
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000
 /** Retry-After of a start refused by the job caps: about one poll of a short job (when a slot frees is unknown). */
@@ -30,6 +33,8 @@ export interface StartRequest {
   webhook?: WebhookSpec
   /** Map-scrape jobs answer on /api/jobs/<id> as well. */
   resultsPath?: 'tool-run' | 'jobs'
+  /** A multipart start's file, already on disk under the tier cap: the job's, or discarded when the start is refused. */
+  upload?: IncomingUpload | null
 }
 
 export interface StartResponse {
@@ -48,7 +53,7 @@ export class JobService {
    */
   private readonly admissions = new Map<string, Promise<void>>()
 
-  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: JobRunner, events: JobEvents, queue: () => JobQueue, ending: JobEnding }) {}
+  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: JobRunner, events: JobEvents, queue: () => JobQueue, ending: JobEnding, artifacts: ArtifactService, workspace: JobWorkspace }) {}
 
   private validateWebhook (webhook: WebhookSpec | undefined): void {
     if (!webhook) return
@@ -58,20 +63,44 @@ export class JobService {
   }
 
   async start (req: StartRequest): Promise<StartResponse & { replayed: boolean }> {
+    const upload = req.upload ?? null
+    if (!upload) return this.admitStart(req, null)
+    let adopted = false
+    try {
+      const started = await this.admitStart(req, upload, () => { adopted = true })
+      return started
+    } finally {
+      // Refused, replayed or failed: the file has no job to belong to.
+      if (!adopted) await this.deps.workspace.discard(upload)
+    }
+  }
+
+  /** With an upload: the tool must take one, of this type, in place of its `param`, which the caller must not give too. */
+  private uploadParams (toolKey: string, params: unknown, upload: IncomingUpload): Record<string, unknown> {
+    const declared = uploadDeclaration(this.deps.registry, toolKey)
+    assertUploadType(toolKey, declared, upload.contentType)
+    const given = (params ?? {}) as Record<string, unknown>
+    if (given[declared.param] !== undefined) throw badRequest(`Give either ${declared.param} or a file, not both.`)
+    return { ...given, [declared.param]: `upload://${upload.name}` }
+  }
+
+  private async admitStart (req: StartRequest, upload: IncomingUpload | null, onAdopted?: () => void): Promise<StartResponse & { replayed: boolean }> {
     const { db, clock, quotas, registry } = this.deps
     const { caller } = req
     registry.catalog.check(req.tool)
     requireToolAllowed(caller, req.tool)
     const tool = registry.get(req.tool)!
     const limits = tierLimits(caller.tier)
-    const input = registry.prepareInput(tool, req.params, limits.max_records_per_run)
+    const params = upload ? this.uploadParams(req.tool, req.params, upload) : req.params
+    const input = registry.prepareInput(tool, params, limits.max_records_per_run)
     this.validateWebhook(req.webhook)
     const pollSeconds = tool.declaration.pollSeconds ?? 2
 
     let bodyHash: string | undefined
     if (req.idempotencyKey !== undefined) {
       if (req.idempotencyKey.length === 0 || req.idempotencyKey.length > 200) throw badRequest('Idempotency-Key must be 1 to 200 characters.')
-      bodyHash = sha256Hex(JSON.stringify({ tool: req.tool, params: req.params ?? null, webhook: req.webhook ?? null }))
+      // The file's digest is part of the request: the same key with another file is a conflict.
+      bodyHash = sha256Hex(JSON.stringify({ tool: req.tool, params: req.params ?? null, webhook: req.webhook ?? null, ...(upload ? { upload: upload.sha256 } : {}) }))
     }
 
     const jobId = randomUUID()
@@ -86,6 +115,7 @@ export class JobService {
       await this.checkJobCaps(caller)
       const now = clock()
       const charge = await quotas.charge(caller.account.id, caller.tier, now)
+      let created = false
       try {
         if (req.idempotencyKey !== undefined) {
           // The record goes in first: of two concurrent requests with one key (in two processes), one wins here.
@@ -103,11 +133,17 @@ export class JobService {
             tokenId: caller.principal.kind === 'scoped' ? caller.principal.tokenId : null,
             retentionHours: limits.retention_hours,
             maxRecords: limits.max_records_per_run,
+            tier: caller.tier,
+            upload: upload ? JSON.stringify({ name: upload.name, size: upload.size, content_type: upload.contentType } satisfies StoredUpload) : null,
             resultsPath,
             createdAt: now,
           },
         })
+        created = true
+        // Moved in once the job exists: the workspace sweeper keeps only running jobs' files.
+        if (upload) { await this.deps.workspace.adopt(upload, jobId); onAdopted?.() }
       } catch (err) {
+        if (created) await db.job.delete({ where: { id: jobId } }).catch(() => {})
         await quotas.refund(charge)
         if ((err as { code?: string }).code === 'P2002' && req.idempotencyKey !== undefined) {
           const replay = await this.replay(caller.account.id, req.idempotencyKey, bodyHash!, pollSeconds)
@@ -268,10 +304,16 @@ export class JobService {
     })
   }
 
+  /** A job's files: the same 404 as every other read for a job the caller may not see. */
+  async artifacts (caller: AccountCaller, jobId: string) {
+    const job = await this.find(caller, jobId)
+    return { job, files: await this.deps.artifacts.list(job.id) }
+  }
+
   async artifact (caller: AccountCaller, jobId: string, artifactId: string) {
-    await this.find(caller, jobId)
-    const artifact = await this.deps.db.jobArtifact.findFirst({ where: { id: artifactId, jobId } })
-    if (!artifact) throw notFound('No such file for this job.')
+    const job = await this.find(caller, jobId)
+    const artifact = await this.deps.artifacts.find(job.id, artifactId)
+    if (!artifact) throw notFound(`No file ${artifactId} for job ${jobId}.`)
     return artifact
   }
 }

@@ -3,14 +3,15 @@
 // (any tool's job), where an alias declaring jobLinks 'jobs' points its answer;
 // the aliases themselves are the plugins' (alias-routes.ts).
 import { routeDefaults } from '../openapi/route-defaults.ts'
-import { createReadStream } from 'node:fs'
+import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { requireAccount } from '../auth/guards.ts'
 import { badRequest } from '../errors.ts'
 import { CONTENT_TYPES, EXPORT_FORMATS, exportStream, type ExportFormat } from '../exports/exporters.ts'
 import type { WebhookSpec } from './webhooks.ts'
-import { ArtifactParams, ExportParams, ExportQuery, JobParams, ListQuery, JobResultsSchema, JobStarted, JobStatusSchema, ResultsQuery, ToolRunBody } from './schemas.ts'
+import { readMultipartStart } from './multipart-start.ts'
+import { ExportParams, ExportQuery, JobParams, ListQuery, JobResultsSchema, JobStarted, JobStatusSchema, ResultsQuery, ToolRunBody } from './schemas.ts'
 
 export const idempotencyKey = (headers: Record<string, unknown>) => {
   const v = headers['idempotency-key']
@@ -30,7 +31,12 @@ export function markReplay (reply: FastifyReply, replayed: boolean, freshStatus?
 export default async function jobRoutes (fastify: FastifyInstance): Promise<void> {
   routeDefaults(fastify, { tag: 'Jobs', auth: 'account' })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { jobs } = app.services
+  const { jobs, registry, workspace } = app.services
+  // Multipart is parsed by the tool-run route itself, as it comes (the file is never buffered).
+  await app.register(multipart, { throwFileSizeLimit: true })
+  app.decorateRequest('incomingUpload', null)
+  // A start refused by the body schema after its file arrived: the file goes with the answer (a no-op once adopted).
+  app.addHook('onResponse', async (req) => { if (req.incomingUpload) await workspace.discard(req.incomingUpload) })
   // What each kind of job route answers and who may call it (read by OpenAPI).
   const statusRoute = { auth: 'account', tag: 'Jobs', responses: { 200: JobStatusSchema } } as const
   const resultsRoute = { auth: 'account', tag: 'Jobs', responses: { 200: JobResultsSchema } } as const
@@ -40,9 +46,29 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
     responses: { 200: { content: Object.fromEntries(Object.values(CONTENT_TYPES).map(type => [type, { schema: { type: 'string', format: 'binary' } }])) } },
   } as const
 
-  app.post('/api/tool-run', { schema: { body: ToolRunBody }, config: { auth: 'account', responses: { 202: JobStarted }, tag: 'Jobs' } }, async (req, reply) => {
+  const toolRunForm = {
+    type: 'object',
+    required: ['tool'],
+    properties: {
+      tool: { type: 'string' },
+      params: { type: 'string', description: 'The params as JSON text; the uploaded file stands in for the param the tool names (README, Files).' },
+      webhook: { type: 'string', description: 'The webhook object as JSON text.' },
+      file: { type: 'string', format: 'binary', description: "One file, for a tool that takes uploads, up to the tier's max_file_mb (413 past it)." },
+    },
+  }
+  app.post('/api/tool-run', {
+    schema: { body: ToolRunBody },
+    config: { auth: 'account', responses: { 202: JobStarted }, tag: 'Jobs', formBody: toolRunForm },
+    // A multipart start becomes the same body before validation, its file streamed to disk under the tier cap.
+    preValidation: async (req) => {
+      if (!req.isMultipart()) return
+      const { body, upload } = await readMultipartStart(req, { registry, workspace })
+      req.body = body as typeof req.body
+      req.incomingUpload = upload
+    },
+  }, async (req, reply) => {
     const caller = requireAccount(req.principal, { scoped: true })
-    const { replayed, ...started } = await jobs.start({ caller, tool: req.body.tool, params: req.body.params ?? {}, idempotencyKey: idempotencyKey(req.headers), webhook: req.body.webhook as WebhookSpec | undefined })
+    const { replayed, ...started } = await jobs.start({ caller, tool: req.body.tool, params: req.body.params ?? {}, idempotencyKey: idempotencyKey(req.headers), webhook: req.body.webhook as WebhookSpec | undefined, upload: req.incomingUpload })
     markReplay(reply, replayed, 202)
     return started
   })
@@ -85,13 +111,6 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
   app.delete('/api/tool-run/:id', { schema: { params: JobParams }, config: statusRoute }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: true })
     return jobs.cancel(caller, req.params.id)
-  })
-
-  app.get('/api/tool-run/:id/artifacts/:artifactId', { schema: { params: ArtifactParams }, config: { auth: 'account', tag: 'Jobs', responses: { 200: { content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } } } } }, async (req, reply) => {
-    const caller = requireAccount(req.principal, { scoped: true })
-    const artifact = await jobs.artifact(caller, req.params.id, req.params.artifactId)
-    reply.header('content-type', artifact.contentType).header('content-disposition', `attachment; filename="${artifact.name}"`)
-    return reply.send(createReadStream(artifact.path))
   })
 
   app.get('/api/jobs', { schema: { querystring: ListQuery }, config: { auth: 'account', tag: 'Jobs' } }, async (req) => {

@@ -113,7 +113,7 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
         const properties = body.properties as Record<string, Schema>
         properties.params = { anyOf: toolParams, description: `The chosen tool's params: ${describedTools.join(', ')}.` }
       }
-      operation.requestBody = { required: true, content: json(body) }
+      operation.requestBody = { required: true, content: { ...json(body), ...(route.config?.formBody ? { 'multipart/form-data': { schema: route.config.formBody } } : {}) } }
     } else if (method === 'POST' && url === '/mcp') {
       operation.requestBody = { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 request (initialize, tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/read) or a batch.' }) }
     }

@@ -10,14 +10,21 @@ export interface TierLimits {
   max_running_jobs: number
   /** Jobs of one account waiting behind its running ones; a start beyond running + queued is 429. */
   max_queued_jobs: number
+  /** The largest one file of a job may be, in MB (ctx.artifact, an upload): past it the write stops and the file is gone. */
+  max_file_mb: number
+  /** All the files one job stores together, in MB (its artifacts; the upload is counted by max_file_mb alone). */
+  max_job_files_mb: number
 }
 
 // Job caps (not in the spec): enough for a dashboard or an agent to fan out a
 // little, small enough that one account cannot fill every slot of the process.
-const table: Record<TierName, { maxRecords: number, perDay: number, retentionHours: number, maxRunning: number, maxQueued: number }> = {
-  guest: { maxRecords: 20, perDay: 5, retentionHours: 2, maxRunning: 1, maxQueued: 2 },
-  registered: { maxRecords: 200, perDay: 50, retentionHours: 6, maxRunning: 2, maxQueued: 20 },
-  pro: { maxRecords: 1000, perDay: 500, retentionHours: 24, maxRunning: 4, maxQueued: 100 },
+// File caps (not in the spec): a registered account can keep a few minutes of
+// HD video or a few hundred frames per job; the disk a busy pro account can
+// hold is bounded by files per job × jobs kept for the retention window.
+const table: Record<TierName, { maxRecords: number, perDay: number, retentionHours: number, maxRunning: number, maxQueued: number, fileMb: number, jobFilesMb: number }> = {
+  guest: { maxRecords: 20, perDay: 5, retentionHours: 2, maxRunning: 1, maxQueued: 2, fileMb: 25, jobFilesMb: 50 },
+  registered: { maxRecords: 200, perDay: 50, retentionHours: 6, maxRunning: 2, maxQueued: 20, fileMb: 100, jobFilesMb: 250 },
+  pro: { maxRecords: 1000, perDay: 500, retentionHours: 24, maxRunning: 4, maxQueued: 100, fileMb: 500, jobFilesMb: 2000 },
 }
 
 export function tierLimits (tier: TierName): TierLimits {
@@ -30,6 +37,8 @@ export function tierLimits (tier: TierName): TierLimits {
     retention_hours: t.retentionHours,
     max_running_jobs: t.maxRunning,
     max_queued_jobs: t.maxQueued,
+    max_file_mb: t.fileMb,
+    max_job_files_mb: t.jobFilesMb,
   }
 }
 
@@ -40,4 +49,11 @@ export const PRO_ELIGIBLE_SIGNUPS = 100
 export function effectiveTier (account: { tier: string, proExpiresAt: Date | null }, now: Date): TierName {
   if (account.tier === 'pro') return account.proExpiresAt && account.proExpiresAt.getTime() > now.getTime() ? 'pro' : 'registered'
   return 'registered'
+}
+
+export const MB = 1024 * 1024
+
+/** A tier name read back from a stored job (an unknown value reads as the middle tier). */
+export function storedTier (value: string): TierName {
+  return value === 'guest' || value === 'pro' ? value : 'registered'
 }

@@ -174,6 +174,18 @@ export class InputError extends JobOutcomeError {
 }
 
 /**
+ * A file passed its tier's cap (`max_file_mb` for one file, `max_job_files_mb`
+ * for all of a job's files; an upload is refused with 413 before the job
+ * starts instead). The write stopped and its partial file is gone; files
+ * stored before it stay. Not refunded, like InputError: the caller chose what
+ * to fetch. A tool may catch it, `warn` and go on with smaller files.
+ */
+export class FileTooLargeError extends JobOutcomeError {
+  readonly refund = false
+  constructor (message: string, readonly limitBytes: number) { super(message); this.name = 'FileTooLargeError' }
+}
+
+/**
  * One page (or answer) could not be parsed: the parser threw, ran past
  * EXTRACT_TASK_TIMEOUT_MS, nested too deeply, or its worker ran out of memory.
  * Catch it and make it that row's or that page's error; one that escapes a run
@@ -244,7 +256,34 @@ export interface UpstreamConfig {
   requireCredential (name: string, what?: string): string
 }
 
-export interface ArtifactRef { id: string, name: string, url: string, size: number, content_type: string }
+/** A file for ctx.artifact: a stream (Node or web) or async iterable is written as it comes, never held whole. */
+export interface ArtifactFile {
+  /** Shown to the downloader; made safe by the kernel (no path separators or control characters, at most 200 characters). */
+  name: string
+  /** `type/subtype`; anything else is stored as application/octet-stream. */
+  contentType: string
+  body: NodeJS.ReadableStream | AsyncIterable<Uint8Array> | Buffer
+}
+
+/** A stored file. `url` is a path on this server (`/api/tool-run/<job>/artifacts/<id>`), like a job's status_url: put it in the row. */
+export interface ArtifactRef { id: string, url: string, name: string, size: number, contentType: string }
+
+/** The file uploaded with the job's start (multipart tool-run), on local disk, read-only to the tool. */
+export interface UploadedFile { path: string, name: string, size: number, contentType: string }
+
+/**
+ * A tool that takes an uploaded file instead of one of its URL params
+ * (`POST /api/tool-run` as multipart/form-data: fields `tool`, `params` as
+ * JSON text, and one file). With a file, the kernel sets `param` to
+ * `upload://<file name>` (so the param's schema must accept that string; a
+ * plain string or `format: 'uri'` does) and refuses a call that gives both.
+ */
+export interface UploadDeclaration {
+  /** The input param the file stands in for (e.g. `video_url`). */
+  param: string
+  /** Accepted media types; `type/*` matches a whole family (e.g. `video/*`). */
+  contentTypes: string[]
+}
 
 export interface ToolContext<Input = Record<string, unknown>, Row = Record<string, unknown>, Settings = Record<string, unknown>> {
   /** Validated, defaulted and clamped by the kernel. */
@@ -289,8 +328,17 @@ export interface ToolContext<Input = Record<string, unknown>, Row = Record<strin
   tools: { run (key: string, input: Record<string, unknown>, options?: { maxRows?: number }): Promise<Array<Record<string, unknown>>> }
   /** The plugin's own state (see ToolDeclaration.createState). */
   state: unknown
-  /** Stores a file the tool produced, kept and deleted with the job's rows. */
-  artifact (name: string, contentType: string, data: Buffer): Promise<ArtifactRef>
+  /**
+   * Stores a file the tool produced, streamed to the artifact store and kept
+   * and deleted with the job's rows (core/artifacts/README.md). Past the tier's
+   * per-file or per-job cap it throws FileTooLargeError (the partial file is
+   * removed); on cancel or timeout it rejects with the job's abort reason.
+   */
+  artifact (file: ArtifactFile): Promise<ArtifactRef>
+  /** A private directory for this job's temporary files (created on first call, 0700), removed when the job ends, however it ends. */
+  scratchDir (): Promise<string>
+  /** The file uploaded with this job's start (declaration `upload`), or null. Removed when the job ends. */
+  upload: UploadedFile | null
 }
 
 // ---------------------------------------------------------------- declaration
@@ -383,6 +431,8 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
   prompts?: WorkflowPrompt[]
   /** Extra REST paths that start this tool's job from their own body shape (see ToolAlias). */
   aliases?: ToolAlias[]
+  /** Takes an uploaded file on multipart tool-run (see UploadDeclaration); without it a file is refused (400). */
+  upload?: UploadDeclaration
   run (ctx: ToolContext<Static<Input>, Static<Row>, Static<Settings>>): Promise<void>
 }
 

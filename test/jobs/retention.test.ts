@@ -14,7 +14,7 @@ t.test('after the plan\'s retention, status, results and exports are 404 and the
   const done = await waitForEnd(app, user.apiKey, id)
   t.equal(done.expires_at, new Date(clock().getTime() + 6 * HOUR_MS).toISOString(), 'registered tier keeps results 6 h after the end')
   // A file artifact kept with the job.
-  const artifact = await app.services.runner['storeArtifact'](id, 'frame 1.png', 'image/png', Buffer.from('png'))
+  const artifact = await app.services.artifacts.save({ id, accountId: user.id, tier: 'registered' }, { name: 'frame 1.png', contentType: 'image/png', body: Buffer.from('png') }, new AbortController().signal)
   const file = await app.inject({ url: artifact.url, headers })
   t.equal(file.statusCode, 200)
   t.equal(file.body, 'png')
@@ -28,6 +28,6 @@ t.test('after the plan\'s retention, status, results and exports are 404 and the
   t.equal((await app.inject({ url: '/api/jobs', headers })).json().count, 0, 'expired jobs leave the list')
   await app.services.maintenance.tick()
   t.equal(await app.services.db.resultRow.count({ where: { jobId: id } }), 0, 'rows deleted')
-  t.equal(await app.services.db.jobArtifact.count({ where: { jobId: id } }), 0, 'artifact records deleted')
-  t.notOk(existsSync(join(app.services.config.dataDir, 'artifacts', id)), 'artifact files deleted')
+  t.equal(await app.services.db.artifact.count({ where: { jobId: id } }), 0, 'artifact records deleted')
+  t.notOk(existsSync(join(app.services.config.artifactsDir, id)), 'artifact files deleted')
 })

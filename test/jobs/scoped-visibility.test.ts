@@ -2,9 +2,6 @@
 // minted for. Every job route, the WebSocket and the agent's job tools answer
 // another tool's job exactly as they answer another account's: 404, same detail.
 import t from 'tap'
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { signup } from '../helpers/build.ts'
@@ -15,13 +12,9 @@ const textOf = (r: CallToolResult) => r.content.map(c => (c.type === 'text' ? c.
 
 /** A file for the job, as ctx.artifact would store it. */
 async function addArtifact (app: FastifyInstance, jobId: string): Promise<string> {
-  const id = randomUUID()
-  const dir = join(app.services.config.dataDir, 'artifacts', jobId)
-  mkdirSync(dir, { recursive: true })
-  const path = join(dir, `${id}-note.txt`)
-  writeFileSync(path, `file of ${jobId}`)
-  await app.services.db.jobArtifact.create({ data: { id, jobId, name: 'note.txt', path, contentType: 'text/plain', size: 20, createdAt: new Date() } })
-  return id
+  const job = await app.services.db.job.findUniqueOrThrow({ where: { id: jobId } })
+  const stored = await app.services.artifacts.save(job, { name: 'note.txt', contentType: 'text/plain', body: Buffer.from(`file of ${jobId}`) }, new AbortController().signal)
+  return stored.id
 }
 
 // Every job read route; {id} and {artifact} are filled per job.
@@ -35,6 +28,8 @@ const READ_ROUTES = [
     `/api/jobs/{id}/results.${fmt}`,
     `/api/download/{id}/${fmt}`,
   ]),
+  '/api/tool-run/{id}/artifacts',
+  '/api/tool-run/{id}/artifacts.zip',
   '/api/tool-run/{id}/artifacts/{artifact}',
 ]
 

@@ -33,6 +33,7 @@ t.test('each bad value stops loadConfig with a message naming it', async t => {
     [{ HOST: 'http://x' }, /HOST/],
     [{ DATA_DIR: aFile }, /DATA_DIR/],
     [{ DATA_DIR: join(aFile, 'below') }, /DATA_DIR/],
+    [{ ARTIFACTS_DIR: aFile }, /ARTIFACTS_DIR/],
     [{ DATABASE_URL: `file:${join(aFile, 'app.db')}` }, /DATABASE_URL/],
     [{ BLOG_API_KEY: 'short' }, /BLOG_API_KEY/],
     [{ USER_AGENT: 'bot\r\nX-Injected: 1' }, /USER_AGENT/],

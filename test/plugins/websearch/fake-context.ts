@@ -107,6 +107,8 @@ export function fakeContext (input: WebsearchInput, options: FakeContextOptions 
     summary: (data: Record<string, unknown>) => { summaries.push(data) },
     blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
     artifact: async () => { throw new Error('the websearch plugin stores no artifacts') },
+    scratchDir: async () => { throw new Error('the websearch plugin needs no scratch directory') },
+    upload: null,
     state: options.state,
     rows,
     warnings,

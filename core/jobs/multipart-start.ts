@@ -1,0 +1,106 @@
+// POST /api/tool-run as multipart/form-data: fields `tool`, `params` (JSON
+// text), optionally `webhook` (JSON text), and one file, for a tool whose
+// declaration takes an upload. The file is streamed to disk under the
+// caller's tier cap (413 past it, nothing kept, nothing charged); every other
+// refusal (400, 403, 410, 415) also comes before the charge, and the file is
+// discarded by JobService.start when the start is refused after it.
+import type { FastifyRequest } from 'fastify'
+import type { MultipartFile, Multipart } from '@fastify/multipart'
+import { requireAccount, requireToolAllowed } from '../auth/guards.ts'
+import { AppError, badRequest, isAppError, payloadTooLarge, unsupportedMediaType } from '../errors.ts'
+import { assertBodyDepth } from '../body-depth.ts'
+import { MB, tierLimits } from '../quotas/tiers.ts'
+import type { ToolRegistry } from '../tools/registry.ts'
+import type { UploadDeclaration } from '../tools/contract.ts'
+import { StoreSizeLimitError } from '../artifacts/artifact-store.ts'
+import type { IncomingUpload, JobWorkspace } from '../artifacts/job-workspace.ts'
+import { contentTypeMatches, safeContentType, safeFileName } from '../artifacts/file-names.ts'
+
+export interface MultipartStart { body: { tool: string, params?: Record<string, unknown>, webhook?: unknown }, upload: IncomingUpload | null }
+
+const FIELDS = new Set(['tool', 'params', 'webhook'])
+/** A text field is held in memory: as much as a JSON body may be. */
+const FIELD_LIMIT_BYTES = 1024 * 1024
+
+/** The tool's upload declaration, or 400 for a tool that takes none (410 and friends for an unknown key). */
+export function uploadDeclaration (registry: ToolRegistry, tool: string): UploadDeclaration {
+  registry.catalog.check(tool)
+  const declared = registry.get(tool)?.declaration.upload
+  if (!declared) throw badRequest(`The tool '${tool}' takes no uploaded file; send its params as JSON.`)
+  return declared
+}
+
+/** 415 unless the file's declared type is one the tool accepts. */
+export function assertUploadType (tool: string, declared: UploadDeclaration, contentType: string): void {
+  if (!contentTypeMatches(contentType, declared.contentTypes)) {
+    throw unsupportedMediaType(`The tool '${tool}' takes ${declared.contentTypes.join(', ')} files, not ${contentType}.`)
+  }
+}
+
+function jsonField (name: string, text: string): unknown {
+  let value: unknown
+  try { value = JSON.parse(text) } catch { throw badRequest(`The ${name} field is not valid JSON.`) }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest(`The ${name} field must be a JSON object.`)
+  assertBodyDepth(value)
+  return value
+}
+
+export async function readMultipartStart (req: FastifyRequest, deps: { registry: ToolRegistry, workspace: JobWorkspace }): Promise<MultipartStart> {
+  // Who is calling, before a byte of the file is read: a bad key costs no disk.
+  const caller = requireAccount(req.principal, { scoped: true })
+  const limits = tierLimits(caller.tier)
+  const maxBytes = limits.max_file_mb * MB
+  const fields: Record<string, string> = {}
+  let upload: IncomingUpload | null = null
+  try {
+    const parts: AsyncIterable<Multipart> = req.parts({ limits: { files: 1, fields: FIELDS.size, parts: FIELDS.size + 1, fieldSize: FIELD_LIMIT_BYTES, fileSize: maxBytes } })
+    for await (const part of parts) {
+      if (part.type === 'field') {
+        if (!FIELDS.has(part.fieldname)) throw badRequest(`Unknown form field '${safeFileName(part.fieldname).slice(0, 40)}'; send tool, params (JSON text) and one file.`)
+        if (part.valueTruncated) throw payloadTooLarge(`The ${part.fieldname} field is larger than 1 MB.`)
+        fields[part.fieldname] = typeof part.value === 'string' ? part.value : JSON.stringify(part.value)
+        continue
+      }
+      const file = part as MultipartFile
+      const contentType = safeContentType(file.mimetype)
+      const name = safeFileName(file.filename || 'upload')
+      // When the tool came first, a refused file is refused before it is read.
+      if (fields.tool !== undefined) {
+        requireToolAllowed(caller, fields.tool)
+        assertUploadType(fields.tool, uploadDeclaration(deps.registry, fields.tool), contentType)
+      }
+      try {
+        upload = await deps.workspace.receive(file.file, { name, contentType }, maxBytes)
+      } catch (err) {
+        if (err instanceof StoreSizeLimitError || (err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE' || file.file.truncated) {
+          throw payloadTooLarge(`The file is larger than the ${limits.max_file_mb} MB upload limit of the ${caller.tier} tier; nothing was charged.`)
+        }
+        throw err
+      }
+    }
+    if (fields.tool === undefined) throw badRequest('The form has no tool field.')
+    if (upload) {
+      requireToolAllowed(caller, fields.tool)
+      assertUploadType(fields.tool, uploadDeclaration(deps.registry, fields.tool), upload.contentType)
+    }
+    const body: MultipartStart['body'] = { tool: fields.tool }
+    if (fields.params !== undefined) body.params = jsonField('params', fields.params) as Record<string, unknown>
+    if (fields.webhook !== undefined) body.webhook = jsonField('webhook', fields.webhook)
+    return { body, upload }
+  } catch (err) {
+    if (upload) await deps.workspace.discard(upload)
+    throw asClientError(err)
+  }
+}
+
+/** Busboy's and the plugin's own failures (a cut body, a second file) are the client's: {detail}, never a 500. */
+function asClientError (err: unknown): unknown {
+  if (isAppError(err)) return err
+  const e = err as { code?: string, statusCode?: number, message?: string }
+  if (e.code === 'FST_FILES_LIMIT' || e.code === 'FST_PARTS_LIMIT' || e.code === 'FST_FIELDS_LIMIT') return badRequest('Send one file with the fields tool and params, nothing more.')
+  if (e.code === 'FST_PROTO_VIOLATION' || e.code === 'FST_INVALID_JSON_FIELD_ERROR' || e.code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') return badRequest('The multipart body is malformed.')
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return new AppError(e.statusCode, 'The multipart body is malformed.')
+  // Busboy's parse errors ("Unexpected end of form", a bad boundary) carry no code.
+  if (err instanceof Error && !(e.code && /^E[A-Z]+$/.test(e.code))) return badRequest('The multipart body is malformed or was cut short.')
+  return err
+}

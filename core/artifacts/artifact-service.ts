@@ -59,11 +59,18 @@ export class ArtifactService {
     const contentType = safeContentType(file.contentType)
     const bytes = await this.jobBytes(job.id)
     let mine = 0
+    // The room is given back the moment a write fails, so a concurrent write of the job is not refused for bytes that will not stay.
+    const release = () => { bytes.used -= mine; mine = 0 }
     const counted = async function * (source: AsyncIterable<Uint8Array>) {
       for await (const chunk of source) {
         mine += chunk.length
         bytes.used += chunk.length
+        if (mine > fileCap) {
+          release()
+          throw new FileTooLargeError(`The file '${name}' is larger than the ${limits.max_file_mb} MB limit of the ${tier} tier; it was not kept.`, fileCap)
+        }
         if (bytes.used > jobCap) {
+          release()
           throw new FileTooLargeError(`The job's files passed the ${limits.max_job_files_mb} MB limit of the ${tier} tier; the file '${name}' was not kept.`, jobCap)
         }
         yield chunk
@@ -75,7 +82,7 @@ export class ArtifactService {
     try {
       stored = await store.put(key, counted(asChunks(file.body)), { maxBytes: fileCap, signal })
     } catch (err) {
-      bytes.used -= mine
+      release()
       if (err instanceof StoreSizeLimitError) throw new FileTooLargeError(`The file '${name}' is larger than the ${limits.max_file_mb} MB limit of the ${tier} tier; it was not kept.`, fileCap)
       // An abort reads as the job's own reason (cancel, timeout), not the stream's AbortError.
       if (signal.aborted) throw signal.reason
@@ -84,7 +91,7 @@ export class ArtifactService {
     try {
       await db.artifact.create({ data: { id, jobId: job.id, accountId: job.accountId, name, contentType, size: stored.size, sha256: stored.sha256, createdAt: clock() } })
     } catch (err) {
-      bytes.used -= mine
+      release()
       await store.delete(key).catch(() => {})
       throw err
     }

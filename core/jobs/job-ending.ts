@@ -52,6 +52,10 @@ export class JobEnding {
     const now = clock()
     const failed = end.status === 'error'
     const blocked = failed && Boolean(end.blocked)
+    // Scratch and upload go at every ending, before the outcome is visible (a
+    // client that sees the end finds them gone), and even for an ending that
+    // loses the race: this process may hold the files of a run another ended.
+    await this.deps.workspace.remove(job.id).catch(err => this.deps.logger.warn({ err, jobId: job.id }, 'removing the job\'s working files failed'))
     const { count } = await db.job.updateMany({
       where: { id: job.id, status: 'running' },
       data: {
@@ -67,9 +71,6 @@ export class JobEnding {
         heartbeatAt: null,
       },
     })
-    // Scratch and upload go at every ending, even one that lost the race: this
-    // process may hold the files of a run another process ended.
-    await this.deps.workspace.remove(job.id).catch(err => this.deps.logger.warn({ err, jobId: job.id }, 'removing the job\'s working files failed'))
     if (count === 0) return false
     // The outcome is written: a failure below must not keep waiters waiting, so each step stands alone.
     if (failed && end.refund) {

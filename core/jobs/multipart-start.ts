@@ -50,6 +50,7 @@ export async function readMultipartStart (req: FastifyRequest, deps: { registry:
   const caller = requireAccount(req.principal, { scoped: true })
   const limits = tierLimits(caller.tier)
   const maxBytes = limits.max_file_mb * MB
+  const tooLarge = () => payloadTooLarge(`The file is larger than the ${limits.max_file_mb} MB upload limit of the ${caller.tier} tier; nothing was charged.`)
   const fields: Record<string, string> = {}
   let upload: IncomingUpload | null = null
   try {
@@ -72,11 +73,11 @@ export async function readMultipartStart (req: FastifyRequest, deps: { registry:
       try {
         upload = await deps.workspace.receive(file.file, { name, contentType }, maxBytes)
       } catch (err) {
-        if (err instanceof StoreSizeLimitError || (err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE' || file.file.truncated) {
-          throw payloadTooLarge(`The file is larger than the ${limits.max_file_mb} MB upload limit of the ${caller.tier} tier; nothing was charged.`)
-        }
+        if (err instanceof StoreSizeLimitError || file.file.truncated) throw tooLarge()
         throw err
       }
+      // Busboy stops a file at the cap and marks it cut: exactly at the cap is still too large.
+      if (file.file.truncated) throw tooLarge()
     }
     if (fields.tool === undefined) throw badRequest('The form has no tool field.')
     if (upload) {
@@ -89,6 +90,7 @@ export async function readMultipartStart (req: FastifyRequest, deps: { registry:
     return { body, upload }
   } catch (err) {
     if (upload) await deps.workspace.discard(upload)
+    if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge()
     throw asClientError(err)
   }
 }

@@ -1,0 +1,205 @@
+// Files as results (core/artifacts): a tool's streamed files are listed,
+// downloaded whole and by range, zipped; their names are made safe; other
+// accounts cannot fetch them; the tier caps stop a write and leave nothing
+// behind; cancel and retention remove files and scratch directories.
+import t from 'tap'
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { manualClock, HOUR_MS } from '../../core/clock.ts'
+import { FileTooLargeError } from '../../core/tools/contract.ts'
+import { MB } from '../../core/quotas/tiers.ts'
+import { signup } from '../helpers/build.ts'
+import { buildWithCounter, startJob, usageOf, waitForEnd } from '../helpers/jobs.ts'
+
+const HOSTILE = '../../etc/pass"wd\r\nX-Injected: 1\u202Etxt.exe résumé ✓.txt'
+
+async function runFiles (app: FastifyInstance, key: string, params: Record<string, unknown>) {
+  const started = await startJob(app, key, params, 'files')
+  if (started.statusCode !== 202) throw new Error(`start answered ${started.statusCode}: ${started.body}`)
+  const id = started.json().job_id as string
+  return { id, end: await waitForEnd(app, key, id, 60_000) }
+}
+
+const jobFiles = (app: FastifyInstance, id: string) => {
+  const dir = join(app.services.config.artifactsDir, id)
+  return existsSync(dir) ? readdirSync(dir) : []
+}
+
+t.test('streamed files: listed, rows carry their URL, downloaded whole, by range, zipped', async t => {
+  const app = await buildWithCounter(t)
+  const user = await signup(app)
+  const headers = { 'x-api-key': user.apiKey }
+  const size = 200_000
+  for (const body of ['iterable', 'stream', 'buffer']) {
+    const { id, end } = await runFiles(app, user.apiKey, { files: 2, size, body, name: 'frame.jpg', content_type: 'image/jpeg' })
+    t.equal(end.status, 'done', `${body}: job done`)
+    const rows = (await app.inject({ url: `/api/tool-run/${id}/results`, headers })).json().results
+    const list = await app.inject({ url: `/api/tool-run/${id}/artifacts`, headers })
+    t.equal(list.statusCode, 200)
+    const files = list.json().files
+    t.equal(list.json().count, 2)
+    t.same(files.map((f: { url: string }) => f.url), rows.map((r: { url: string }) => r.url), 'the rows carry each file\'s download path')
+    t.match(files[0], { name: 'frame-0.jpg', content_type: 'image/jpeg', size, sha256: /^[0-9a-f]{64}$/, url: `/api/tool-run/${id}/artifacts/${files[0].id}` })
+    t.same(jobFiles(app, id).sort(), files.map((f: { id: string }) => f.id).sort(), 'one stored file per row, no partial left')
+  }
+
+  const { id } = await runFiles(app, user.apiKey, { files: 1, size, name: 'data.bin' })
+  const [file] = (await app.inject({ url: `/api/tool-run/${id}/artifacts`, headers })).json().files
+  const whole = await app.inject({ url: file.url, headers })
+  t.equal(whole.statusCode, 200)
+  t.equal(whole.rawPayload.length, size)
+  t.equal(whole.headers['content-length'], String(size))
+  t.equal(whole.headers['accept-ranges'], 'bytes')
+  t.equal(whole.headers['x-content-type-options'], 'nosniff')
+  t.match(whole.headers.etag, /^"[0-9a-f]{32}"$/)
+  t.equal(whole.headers['content-type'], 'application/octet-stream')
+
+  const part = await app.inject({ url: file.url, headers: { ...headers, range: 'bytes=100-199' } })
+  t.equal(part.statusCode, 206)
+  t.equal(part.headers['content-range'], `bytes 100-199/${size}`)
+  t.equal(part.rawPayload.length, 100)
+  const tail = await app.inject({ url: file.url, headers: { ...headers, range: 'bytes=-10' } })
+  t.equal(tail.statusCode, 206)
+  t.equal(tail.headers['content-range'], `bytes ${size - 10}-${size - 1}/${size}`)
+  const open = await app.inject({ url: file.url, headers: { ...headers, range: `bytes=${size - 5}-` } })
+  t.equal(open.rawPayload.length, 5)
+  const past = await app.inject({ url: file.url, headers: { ...headers, range: `bytes=${size}-` } })
+  t.equal(past.statusCode, 416)
+  t.equal(past.headers['content-range'], `bytes */${size}`)
+  t.match(past.json(), { detail: /outside the file/ })
+  const several = await app.inject({ url: file.url, headers: { ...headers, range: 'bytes=0-1,5-6' } })
+  t.equal(several.statusCode, 200, 'several ranges: the whole file (RFC 9110 allows ignoring Range)')
+  const stale = await app.inject({ url: file.url, headers: { ...headers, range: 'bytes=0-9', 'if-range': '"other"' } })
+  t.equal(stale.statusCode, 200, 'If-Range with another validator: the whole file')
+  const cached = await app.inject({ url: file.url, headers: { ...headers, 'if-none-match': whole.headers.etag as string } })
+  t.equal(cached.statusCode, 304)
+
+  const missing = await app.inject({ url: `/api/tool-run/${id}/artifacts/no-such-file`, headers })
+  t.equal(missing.statusCode, 404)
+  t.match(missing.json(), { detail: /No file/ })
+})
+
+t.test('a hostile file name is stored safe and offered with RFC 6266/5987 Content-Disposition', async t => {
+  const app = await buildWithCounter(t)
+  const user = await signup(app)
+  const headers = { 'x-api-key': user.apiKey }
+  const { id, end } = await runFiles(app, user.apiKey, { files: 1, size: 10, name: HOSTILE, content_type: 'text/html; charset=utf-8' })
+  t.equal(end.status, 'done')
+  const [file] = (await app.inject({ url: `/api/tool-run/${id}/artifacts`, headers })).json().files
+  t.notMatch(file.name, /[/\\\r\n\u202E]/, 'no separators, controls or bidi overrides')
+  t.notOk(file.name.startsWith('.'), 'no leading dots')
+  t.equal(file.content_type, 'text/html', 'type without parameters')
+  const res = await app.inject({ url: file.url, headers })
+  const disposition = res.headers['content-disposition'] as string
+  t.match(disposition, /^attachment; filename="[\x20-\x7e]+"; filename\*=UTF-8''[A-Za-z0-9%._~!$&+^`|-]+$/)
+  t.notMatch(disposition, /[\r\n]/)
+  t.equal(res.headers['x-injected'], undefined, 'no header injected')
+  t.equal(decodeURIComponent(disposition.split("filename*=UTF-8''")[1]!), file.name, 'filename* round-trips the stored name')
+  t.equal(res.headers['x-content-type-options'], 'nosniff')
+  t.match(res.headers['content-security-policy'], /sandbox/, 'an HTML file cannot run as a page of this origin')
+})
+
+t.test('the zip holds every file, duplicate names made unique, streamed', async t => {
+  const app = await buildWithCounter(t)
+  const user = await signup(app)
+  const headers = { 'x-api-key': user.apiKey }
+  const { id } = await runFiles(app, user.apiKey, { files: 3, size: 5000, name: 'frame.png', content_type: 'image/png' })
+  // A second file named like the first.
+  const job = await app.services.db.job.findUniqueOrThrow({ where: { id } })
+  await app.services.artifacts.save(job, { name: 'frame-0.png', contentType: 'image/png', body: Buffer.from('again') }, new AbortController().signal)
+  const zip = await app.inject({ url: `/api/tool-run/${id}/artifacts.zip`, headers })
+  t.equal(zip.statusCode, 200)
+  t.equal(zip.headers['content-type'], 'application/zip')
+  t.match(zip.headers['content-disposition'], /^attachment; filename="files-[0-9a-f-]+-files\.zip"/)
+  const bytes = zip.rawPayload
+  t.same([...bytes.subarray(0, 4)], [0x50, 0x4b, 0x03, 0x04], 'a zip local file header')
+  const text = bytes.toString('latin1')
+  for (const name of ['frame-0.png', 'frame-1.png', 'frame-2.png', 'frame-0 (2).png']) t.ok(text.includes(name), `entry ${name}`)
+  t.ok(text.includes('PK\x05\x06'), 'the zip has its end of central directory')
+  const empty = await runFiles(app, user.apiKey, { files: 0 })
+  const none = await app.inject({ url: `/api/tool-run/${empty.id}/artifacts.zip`, headers })
+  t.equal(none.statusCode, 200, 'a job without files zips to an empty archive')
+})
+
+t.test('another account cannot list, fetch or zip a job\'s files', async t => {
+  const app = await buildWithCounter(t)
+  const owner = await signup(app)
+  const stranger = await signup(app)
+  const { id } = await runFiles(app, owner.apiKey, { files: 1, size: 10 })
+  const [file] = (await app.inject({ url: `/api/tool-run/${id}/artifacts`, headers: { 'x-api-key': owner.apiKey } })).json().files
+  for (const url of [`/api/tool-run/${id}/artifacts`, `/api/tool-run/${id}/artifacts.zip`, file.url]) {
+    const res = await app.inject({ url, headers: { 'x-api-key': stranger.apiKey } })
+    t.equal(res.statusCode, 404, `${url} for another account`)
+    t.same(res.json(), { detail: `No job ${id} for this account.` })
+    t.equal((await app.inject({ url })).statusCode, 401, `${url} without a key`)
+  }
+})
+
+t.test('caps: a file past the tier cap stops, leaves nothing, and ends the job unrefunded', async t => {
+  const app = await buildWithCounter(t)
+  const user = await signup(app)
+  const before = (await usageOf(app, user.apiKey)).calls_today
+  const { id, end } = await runFiles(app, user.apiKey, { files: 1, size: 100 * MB + 1 })
+  t.equal(end.status, 'error')
+  t.equal(end.refunded, false, 'the caller chose the file: not refunded (like InputError)')
+  t.match(end.error, /larger than the 100 MB limit of the registered tier/)
+  t.same(jobFiles(app, id), [], 'the partial file is gone')
+  t.equal(await app.services.db.artifact.count({ where: { jobId: id } }), 0)
+  t.equal((await usageOf(app, user.apiKey)).calls_today, before + 1, 'charged')
+
+  // A tool may catch it and go on.
+  const tolerant = await runFiles(app, user.apiKey, { files: 1, size: 100 * MB + 1, tolerate_cap: true })
+  t.equal(tolerant.end.status, 'done')
+  t.match(tolerant.end.warning, /100 MB limit/)
+})
+
+t.test('caps: the per-job total counts every file, concurrent writes included', async t => {
+  const app = await buildWithCounter(t)
+  const user = await signup(app)
+  const { id } = await runFiles(app, user.apiKey, { files: 0 })
+  // The guest tier's caps (25 MB a file, 50 MB a job) keep the test small; the job row says which tier holds.
+  await app.services.db.job.update({ where: { id }, data: { tier: 'guest' } })
+  const job = await app.services.db.job.findUniqueOrThrow({ where: { id } })
+  const signal = new AbortController().signal
+  const bytes = (n: number) => (async function * () { const c = Buffer.alloc(MB); for (let i = 0; i < n; i++) yield c })()
+  await t.rejects(app.services.artifacts.save(job, { name: 'big.bin', contentType: 'video/mp4', body: bytes(26) }, signal), FileTooLargeError, 'past 25 MB')
+  const results = await Promise.allSettled([20, 20, 20].map((n, i) => app.services.artifacts.save(job, { name: `part-${i}.bin`, contentType: 'video/mp4', body: bytes(n) }, signal)))
+  const refused = results.filter(r => r.status === 'rejected')
+  t.equal(refused.length, 1, 'one of three 20 MB files passes the 50 MB job total')
+  t.match((refused[0] as PromiseRejectedResult).reason, { message: /job's files passed the 50 MB limit of the guest tier/ })
+  t.equal(jobFiles(app, id).length, 2, 'only the kept files are on disk')
+  t.equal(await app.services.db.artifact.count({ where: { jobId: id } }), 2)
+})
+
+t.test('cancel removes the scratch directory; retention removes files and rows', async t => {
+  const clock = manualClock('2026-03-10T12:00:00Z')
+  const app = await buildWithCounter(t, { clock })
+  const user = await signup(app)
+  const headers = { 'x-api-key': user.apiKey }
+  const started = (await startJob(app, user.apiKey, { files: 1, size: 10, scratch: true, hold_ms: 60_000 }, 'files')).json()
+  const scratch = join(app.services.config.dataDir, 'work', started.job_id, 'scratch')
+  const stored = () => app.services.db.artifact.count({ where: { jobId: started.job_id } })
+  for (let i = 0; i < 1500 && !(existsSync(join(scratch, 'work.tmp')) && await stored() === 1); i++) await new Promise(r => setTimeout(r, 20))
+  t.ok(existsSync(join(scratch, 'work.tmp')), 'the tool wrote into its scratch directory')
+  const cancelled = await app.inject({ method: 'DELETE', url: `/api/tool-run/${started.job_id}`, headers })
+  t.equal(cancelled.json().error, 'cancelled')
+  t.notOk(existsSync(join(app.services.config.dataDir, 'work', started.job_id)), 'scratch removed at the ending')
+  t.equal(jobFiles(app, started.job_id).length, 1, 'the files it stored stay until retention')
+
+  clock.advance(7 * HOUR_MS)
+  await app.services.maintenance.tick()
+  t.same(jobFiles(app, started.job_id), [], 'files deleted with the job')
+  t.equal(await app.services.db.artifact.count({ where: { jobId: started.job_id } }), 0, 'rows deleted with the job')
+})
+
+t.test('every ending removes the working directory: error and timeout too', async t => {
+  const app = await buildWithCounter(t, { env: { JOB_TIMEOUT_SECONDS: '1' } })
+  const user = await signup(app)
+  const failed = await runFiles(app, user.apiKey, { files: 1, size: 100 * MB + 1, scratch: true })
+  t.equal(failed.end.status, 'error')
+  t.notOk(existsSync(join(app.services.config.dataDir, 'work', failed.id)), 'error: scratch removed')
+  const slow = await runFiles(app, user.apiKey, { files: 0, scratch: true, hold_ms: 10_000 })
+  t.match(slow.end.error, /did not finish within 1 s/)
+  t.notOk(existsSync(join(app.services.config.dataDir, 'work', slow.id)), 'timeout: scratch removed')
+})

@@ -56,7 +56,7 @@ t.test('the guest token gets the guest tier and no user', async t => {
   t.same(res.json(), {
     user: null,
     tier: 'guest',
-    limits: { max_records_per_run: 20, calls_per_day: 5, calls_per_month: 150, retention_hours: 2, rate_limit_per_minute: 60, max_running_jobs: 1, max_queued_jobs: 2 },
+    limits: { max_records_per_run: 20, calls_per_day: 5, calls_per_month: 150, retention_hours: 2, rate_limit_per_minute: 60, max_running_jobs: 1, max_queued_jobs: 2, max_file_mb: 25, max_job_files_mb: 50 },
     usage: null,
   })
 })

@@ -1,5 +1,5 @@
 -- Files as results (core/artifacts): job_artifacts (never written by a released tool) becomes
--- artifacts, with the owning account and an optional digest; jobs keep their tier (file caps)
+-- artifacts, with the owning account and an optional digest, and jobs keep their tier (file caps)
 -- and their uploaded file.
 
 -- DropForeignKey

@@ -84,6 +84,13 @@ export class JobService {
     return { ...given, [declared.param]: `upload://${upload.name}` }
   }
 
+  /** `upload://…` only ever names a file sent with the start: without one (JSON, the agent endpoint) it is refused. */
+  private withoutUploadMarker (param: string | undefined, params: unknown): unknown {
+    const value = param !== undefined && params !== null && typeof params === 'object' ? (params as Record<string, unknown>)[param] : undefined
+    if (typeof value === 'string' && value.startsWith('upload://')) throw badRequest(`${param} names an uploaded file, but no file was sent: send it as multipart/form-data on POST /api/tool-run, or give a URL.`)
+    return params
+  }
+
   private async admitStart (req: StartRequest, upload: IncomingUpload | null, onAdopted?: () => void): Promise<StartResponse & { replayed: boolean }> {
     const { db, clock, quotas, registry } = this.deps
     const { caller } = req
@@ -91,7 +98,7 @@ export class JobService {
     requireToolAllowed(caller, req.tool)
     const tool = registry.get(req.tool)!
     const limits = tierLimits(caller.tier)
-    const params = upload ? this.uploadParams(req.tool, req.params, upload) : req.params
+    const params = upload ? this.uploadParams(req.tool, req.params, upload) : this.withoutUploadMarker(tool.declaration.upload?.param, req.params)
     const input = registry.prepareInput(tool, params, limits.max_records_per_run)
     this.validateWebhook(req.webhook)
     const pollSeconds = tool.declaration.pollSeconds ?? 2

@@ -66,6 +66,9 @@ t.test('refusals: no file kept, nothing charged', async t => {
     t.equal(res.statusCode, status, `${what}: ${res.body}`)
     t.match(res.json(), { detail }, what)
   }
+  const marker = await app.inject({ method: 'POST', url: '/api/tool-run', headers: { 'x-api-key': user.apiKey }, payload: { tool: 'files', params: { source: 'upload://clip.mp4' } } })
+  t.equal(marker.statusCode, 400, 'upload:// without a file (JSON, the agent endpoint) is refused')
+  t.match(marker.json(), { detail: /no file was sent/ })
   // The file arrives before the tool: it is read, then refused, then removed.
   const late = await post(app, user.apiKey, [['tool', 'counter']], file, { fileFirst: true })
   t.equal(late.statusCode, 400)

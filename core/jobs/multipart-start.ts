@@ -67,8 +67,14 @@ export async function readMultipartStart (req: FastifyRequest, deps: { registry:
       const name = safeFileName(file.filename || 'upload')
       // When the tool came first, a refused file is refused before it is read.
       if (fields.tool !== undefined) {
-        requireToolAllowed(caller, fields.tool)
-        assertUploadType(fields.tool, uploadDeclaration(deps.registry, fields.tool), contentType)
+        try {
+          requireToolAllowed(caller, fields.tool)
+          assertUploadType(fields.tool, uploadDeclaration(deps.registry, fields.tool), contentType)
+        } catch (err) {
+          // The rest of the file is read and dropped, so the request ends and the answer reaches the client.
+          file.file.resume()
+          throw err
+        }
       }
       try {
         upload = await deps.workspace.receive(file.file, { name, contentType }, maxBytes)

@@ -66,7 +66,7 @@ export async function crawlSite (ctx: WebemailContext, website: string): Promise
   let blocked: string | null = null
   let refusedTarget: BlockedTargetError | null = null
 
-  const crawler = ctx.crawler.cheerio({
+  const crawler = ctx.crawler.http({
     maxRequestsPerCrawl: maxPages,
     maxConcurrency: settings.max_concurrency,
     maxRequestRetries: 1,

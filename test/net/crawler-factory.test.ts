@@ -7,10 +7,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createServer, request as httpRequest } from 'node:http'
 import { connect as netConnect, type AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
-import pino from 'pino'
 import { LocalEventManager, LogLevel } from 'crawlee'
 import { createCrawlerFactory, type CrawlerFactoryOptions } from '../../core/net/crawler-factory.ts'
 import { createNetworkPolicy } from '../../core/net/network-policy.ts'
+import { createLogger } from '../../core/logger.ts'
+import { SecretScrubber } from '../../core/secrets/secret-scrubber.ts'
 import { localServer } from './fixtures/local-server.ts'
 import { pooledExtraction } from './fixtures/pooled-extraction.ts'
 
@@ -238,11 +239,13 @@ t.test('no system-info polling: the crawler\'s event manager emits no systemInfo
   t.equal(systemInfo, 0)
 })
 
-t.test('crawlee\'s log lines become lines of the job\'s pino logger', async t => {
+t.test('crawlee\'s log lines become lines of the job\'s pino logger, secrets scrubbed', async t => {
   const lines: Array<Record<string, unknown>> = []
-  const sink = new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done() } })
-  const logger = pino({ level: 'debug' }, sink)
-  const site = await localServer(t, (_req, res) => { res.writeHead(500).end('broken') })
+  const raw: string[] = []
+  const sink = new Writable({ write (chunk, _encoding, done) { raw.push(String(chunk)); lines.push(JSON.parse(String(chunk))); done() } })
+  // The app's logger: every line passes the secret scrubber (here with one configured value).
+  const logger = createLogger('debug', sink, new SecretScrubber(['configured-secret-value']))
+  const site = await localServer(t, (_req, res) => { res.writeHead(500).end('broken by configured-secret-value') })
   const crawler = factory({ logger, logLevel: LogLevel.WARNING }).http({
     maxRequestRetries: 0,
     async requestHandler () {},
@@ -251,4 +254,6 @@ t.test('crawlee\'s log lines become lines of the job\'s pino logger', async t =>
   const crawleeLines = lines.filter(line => typeof line.crawlee === 'string')
   t.ok(crawleeLines.length > 0, 'crawlee wrote through pino')
   t.ok(crawleeLines.some(line => line.level === 50 && /HttpCrawler/.test(String(line.crawlee))), 'its error about the failed request is a pino error line')
+  t.match(raw.join(''), /down/, 'the failed URL is in the log')
+  t.notMatch(raw.join(''), /abc123secret|configured-secret-value/, 'neither the URL\'s token nor a configured value reaches the log')
 })

@@ -130,15 +130,16 @@ export class JobRunner {
     const { net, config } = this.deps
     const { signal, log, depth, maxRows } = scope
     const http = net.http(signal)
+    const extract = createExtraction(this.deps.extraction, signal)
     const ctx: ToolContext = {
       input: Object.freeze(input),
       job: { id: job.id, accountId: job.accountId, tool: tool.declaration.key },
       signal,
       log,
       http,
-      crawler: net.crawlers(signal),
+      crawler: net.crawlers(signal, { extract, logger: log }),
       network: net.policy(),
-      extract: createExtraction(this.deps.extraction, signal),
+      extract,
       exec: this.deps.exec.forJob(signal, log),
       settings: tool.settings,
       upstream: upstreamConfig(tool, config),

@@ -1,9 +1,8 @@
 // Builds the guarded network pieces a job gets (core/net), bound to the job's
 // abort signal and the operator's proxy, user agent, response-size limit and
 // private-target policy.
-import type { LogLevel } from 'crawlee'
 import type { AppConfig } from '../config.ts'
-import type { CrawlerFactory, NetworkPolicy } from '../tools/contract.ts'
+import type { CrawlerFactory, Extraction, Logger, NetworkPolicy } from '../tools/contract.ts'
 import { createNetworkPolicy, systemLookup, type HostLookup, type TargetPolicy } from '../net/network-policy.ts'
 import { createHttpClient, type GuardedHttpClient } from '../net/http-client.ts'
 import { createCrawlerFactory } from '../net/crawler-factory.ts'
@@ -12,7 +11,8 @@ export interface NetFactory {
   policy (): NetworkPolicy
   /** A client bound to `signal`; close() it when the job ends (it pools connections). */
   http (signal?: AbortSignal): GuardedHttpClient
-  crawlers (signal: AbortSignal): CrawlerFactory
+  /** Crawlers bound to `signal`; they read pages' links with `extract` (the job's pool) and log to `logger`. */
+  crawlers (signal: AbortSignal, job: { extract: Pick<Extraction, 'call'>, logger: Logger }): CrawlerFactory
   /** The policy and resolver the guard applies, for the egress proxy of child processes (core/exec). */
   readonly guard: { policy: TargetPolicy, lookup: HostLookup }
 }
@@ -41,7 +41,7 @@ export function createNetFactory (config: AppConfig, overrides: NetworkOverrides
     policy: () => policy,
     guard: { policy, lookup: overrides.lookup ?? systemLookup },
     http: (signal?: AbortSignal) => createHttpClient({ ...common, signal }),
-    // Crawlee's own log lines would break the JSON log stream; plugins report failures through ctx.log.
-    crawlers: (signal: AbortSignal) => createCrawlerFactory({ ...common, signal, logLevel: 0 as LogLevel /* OFF */ }),
+    // Crawlee's own warnings and errors become lines of the job's pino logger (JSON, secrets scrubbed).
+    crawlers: (signal, { extract, logger }) => createCrawlerFactory({ ...common, signal, extract, logger }),
   }
 }

@@ -1,6 +1,17 @@
 // Crawlee crawlers for tools (ctx.crawler): in-memory storage of their own,
 // the network guard, the configured proxy and user agent, the job's signal.
 //
+// The API thread only moves bytes. The crawler is crawlee's HttpCrawler, which
+// hands the handler the (capped) raw body and parses nothing: CheerioCrawler
+// parsed every page twice (htmlparser2 and cheerio) on the API thread before the
+// handler ran, tens to hundreds of ms per hostile page. `enqueueLinks()` reads the
+// page's links in the app's extraction pool (crawler-page-links.ts, through
+// `ctx.extract.call`), and a handler reads the page itself with `ctx.extract`.
+// crawlee's system-info polling is off (a `ps` child process per crawler every
+// second, forked from a 300 MB process, for memory snapshots): the crawl's
+// concurrency is the tool's setting, not a guess from the host's load. crawlee's
+// log lines go to the job's pino logger, which scrubs secrets.
+//
 // How the guard reaches crawlee 3's got-scraping request path (read from
 // @crawlee/http http-crawler.js and got-scraping 4):
 // - preNavigationHooks get (crawlingContext, gotOptions), and gotOptions is
@@ -35,9 +46,10 @@
 // Errors handed to the tool's handlers never carry library text that names an
 // address or port (public-errors.ts).
 import { createRequire } from 'node:module'
+import { totalmem } from 'node:os'
 import { Transform, pipeline, type Readable } from 'node:stream'
-import type { BaseHttpClient, CheerioCrawler, Configuration, LogLevel, CheerioCrawlerOptions, CheerioCrawlingContext, HttpRequest, RedirectHandler, StreamingHttpResponse } from 'crawlee'
-import { BlockedTargetError, InputError, UpstreamError, type CrawlerFactory } from '../tools/contract.ts'
+import type { BaseHttpClient, Configuration, EnqueueLinksOptions, HttpCrawler, HttpCrawlerOptions, HttpCrawlingContext, HttpRequest, LogLevel, RedirectHandler, StreamingHttpResponse } from 'crawlee'
+import { BlockedTargetError, InputError, UpstreamError, type CrawlerFactory, type Extraction, type Logger } from '../tools/contract.ts'
 import { pinnedLookup, systemLookup, urlPort, vetTarget, type HostLookup, type ResolvedAddress, type TargetPolicy } from './network-policy.ts'
 import { unbracketHost } from './ip-ranges.ts'
 import { DEFAULT_MAX_BYTES } from './http-client.ts'
@@ -53,7 +65,14 @@ export interface CrawlerFactoryOptions {
   signal: AbortSignal
   /** Host resolution (default node:dns lookup, all addresses); injected by tests. */
   lookup?: HostLookup
-  /** Crawlee's log level for these crawlers (default WARNING: crawlee is chatty at INFO). */
+  /**
+   * Runs a parser in the app's extraction pool (the job's `ctx.extract`):
+   * `enqueueLinks()` reads a page's links there, never on the API thread.
+   */
+  extract: Pick<Extraction, 'call'>
+  /** Where crawlee's own log lines go (the job's logger, which scrubs secrets); without one they are dropped. */
+  logger?: Logger
+  /** Crawlee's log level for these crawlers (default WARNING with a logger: crawlee is chatty at INFO; OFF without). */
   logLevel?: LogLevel
   /** MAX_RESPONSE_BYTES: the most decoded bytes of one page (default 5 MB). */
   maxResponseBytes?: number
@@ -152,29 +171,53 @@ function publicCrawlError (err: unknown, href: string): unknown {
   return new UpstreamError(text)
 }
 
-type HttpHook = NonNullable<CheerioCrawlerOptions['preNavigationHooks']>[number]
+type HttpHook = NonNullable<HttpCrawlerOptions['preNavigationHooks']>[number]
 type GotOptions = Parameters<HttpHook>[1]
-type RunArguments = Parameters<CheerioCrawler['run']>
+type RunArguments = Parameters<HttpCrawler<HttpCrawlingContext>['run']>
 
-// Crawlee (about 100 MB of resident memory) loads on the first crawler, not at
-// boot: processes that never crawl (exports, API-only) stay small. Its CommonJS
-// build is the one required; nothing else in the service imports crawlee.
-type CrawleeModule = typeof import('crawlee')
-let crawleeModule: CrawleeModule | null = null
-let signalBoundClass: ReturnType<typeof defineSignalBoundCrawler> | null = null
-function crawlee (): CrawleeModule {
-  crawleeModule ??= createRequire(import.meta.url)('crawlee') as CrawleeModule
-  return crawleeModule
+/** The parser `enqueueLinks()` runs in the extraction pool. */
+const PAGE_LINKS_MODULE = new URL('./crawler-page-links.ts', import.meta.url)
+
+// Crawlee loads on the first crawler, not at boot: processes that never crawl
+// (exports, API-only) stay small. Only the parts a crawler here uses load: the
+// `crawlee` package itself also loads the browser crawlers (playwright, puppeteer,
+// jsdom, linkedom, the browser pool): 1.9 s of CPU, a synchronous require on the
+// API thread at the first crawl, and 95 MB, against 0.5 s and 29 MB for
+// @crawlee/http (+ basic, core) and @crawlee/memory-storage. Both are resolved
+// from crawlee's own folder (they are its dependencies, at its version), so no
+// install layout can hand us other copies. Nothing else in the service loads crawlee.
+// The classes below extend crawlee's, so they are made when it loads; they hold
+// no state of their own (every crawler gets its own instances).
+type CrawleeModule = Pick<typeof import('crawlee'),
+  'HttpCrawler' | 'EventManager' | 'Logger' | 'Log' | 'LogLevel' | 'log' | 'Configuration' | 'ProxyConfiguration' |
+  'GotScrapingHttpClient' | 'resolveBaseUrlForEnqueueLinksFiltering' | 'MemoryStorage'>
+type CrawleeClasses = ReturnType<typeof defineCrawleeClasses>
+let crawleeClasses: CrawleeClasses | null = null
+function crawlee (): CrawleeClasses {
+  if (!crawleeClasses) {
+    const fromCrawlee = createRequire(createRequire(import.meta.url).resolve('crawlee'))
+    const loaded: CrawleeModule = {
+      ...fromCrawlee('@crawlee/http') as Omit<CrawleeModule, 'MemoryStorage'>,
+      MemoryStorage: (fromCrawlee('@crawlee/memory-storage') as Pick<CrawleeModule, 'MemoryStorage'>).MemoryStorage,
+    }
+    // crawlee's process-wide default log writes text lines to the console, past
+    // the JSON log stream and its secret scrubber. Every crawler here has its own
+    // log (handed to its pool, statistics and sessions); the shared default, used
+    // by crawlee's storages for rare warnings, is switched off once, at load.
+    loaded.log.setLevel(loaded.LogLevel.OFF)
+    crawleeClasses = defineCrawleeClasses(loaded)
+  }
+  return crawleeClasses
 }
 
-function defineSignalBoundCrawler (base: CrawleeModule['CheerioCrawler']) {
-  /** A CheerioCrawler whose run() stops when the job's signal fires, and then rejects with its reason. */
-  return class SignalBoundCheerioCrawler extends base {
-    constructor (options: CheerioCrawlerOptions, config: Configuration, private readonly jobSignal: AbortSignal) {
+function defineCrawleeClasses (loaded: CrawleeModule) {
+  /** An HttpCrawler whose run() stops when the job's signal fires, and then rejects with its reason. */
+  class SignalBoundHttpCrawler extends loaded.HttpCrawler<HttpCrawlingContext> {
+    constructor (options: HttpCrawlerOptions, config: Configuration, private readonly jobSignal: AbortSignal) {
       super(options, config)
     }
 
-    override async run (...args: RunArguments): ReturnType<CheerioCrawler['run']> {
+    override async run (...args: RunArguments): ReturnType<HttpCrawler<HttpCrawlingContext>['run']> {
       this.jobSignal.throwIfAborted()
       // abort() drops the queue and resolves run(); run() then tears the crawler down itself.
       const stop = (): void => { void this.autoscaledPool?.abort() }
@@ -188,17 +231,49 @@ function defineSignalBoundCrawler (base: CrawleeModule['CheerioCrawler']) {
       }
     }
   }
+
+  /**
+   * crawlee's event manager without the `systemInfo` events: no `ps` process and
+   * no memory or CPU sampling on the API thread. The memory and CPU load signals
+   * of the crawler's pool then never report overload; the event-loop and client
+   * signals (timers, no process) still do.
+   */
+  class NoSystemInfoEventManager extends loaded.EventManager {}
+
+  /** crawlee's log lines as pino lines of the job's logger (which scrubs secrets before writing). */
+  class PinoLogSink extends loaded.Logger {
+    constructor (private readonly target: Logger) { super({}) }
+
+    override _log (level: LogLevel, message: string, data?: Record<string, unknown>, exception?: unknown, opts: { prefix?: string | null } = {}): string {
+      const fields = { ...data, ...(opts.prefix ? { crawlee: opts.prefix } : {}), ...(exception ? { err: exception } : {}) }
+      const { ERROR, SOFT_FAIL, WARNING, INFO, DEBUG } = loaded.LogLevel
+      if (level === ERROR) this.target.error(fields, message)
+      else if (level === SOFT_FAIL || level === WARNING) this.target.warn(fields, message)
+      else if (level === INFO) this.target.info(fields, message)
+      else if (level === DEBUG) this.target.debug(fields, message)
+      else this.target.trace(fields, message)
+      return message
+    }
+  }
+
+  return { loaded, SignalBoundHttpCrawler, NoSystemInfoEventManager, PinoLogSink }
+}
+
+/** The page's decoded text (HttpCrawler hands over bytes, already converted to UTF-8 from a declared charset). */
+function bodyText (body: string | Buffer): string {
+  return typeof body === 'string' ? body : body.toString('utf8')
 }
 
 export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFactory {
-  const { policy, userAgent, proxyUrl, signal } = options
+  const { policy, userAgent, proxyUrl, signal, extract, logger } = options
   const lookup = options.lookup ?? systemLookup
-  // Crawlee's LogLevel.WARNING: crawlee is chatty at INFO.
-  const logLevel = options.logLevel ?? (3 as LogLevel)
+  // Crawlee's LogLevel.WARNING (crawlee is chatty at INFO), OFF when there is nowhere to write.
+  const logLevel = options.logLevel ?? (logger ? 3 : 0) as LogLevel
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_BYTES
 
   return {
-    cheerio (crawlerOptions) {
+    http (crawlerOptions) {
+      const { loaded, SignalBoundHttpCrawler, NoSystemInfoEventManager, PinoLogSink } = crawlee()
       const viaProxy = Boolean(proxyUrl ?? crawlerOptions.proxyConfiguration)
       // Vetted addresses per crawling context (one request, all its redirect hops).
       const vettedByContext = new WeakMap<object, Map<string, ResolvedAddress[]>>()
@@ -213,7 +288,7 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
       }
 
       /** A refused target never becomes reachable by retrying. */
-      function noRetryOnRefusal (context: CheerioCrawlingContext, err: unknown): never {
+      function noRetryOnRefusal (context: HttpCrawlingContext, err: unknown): never {
         if (err instanceof BlockedTargetError || err instanceof InputError || signal.aborted) context.request.noRetry = true
         throw err
       }
@@ -258,16 +333,56 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
         }
       }
 
-      // A fresh configuration and memory storage per crawler: parallel jobs never share queues.
-      const { Configuration, MemoryStorage, Log, ProxyConfiguration, CheerioCrawler, GotScrapingHttpClient } = crawlee()
-      signalBoundClass ??= defineSignalBoundCrawler(CheerioCrawler)
+      /**
+       * `enqueueLinks()` as CheerioCrawler had it (links of `selector`, default `a`,
+       * the same strategy and base URL rules), with the page read in the extraction
+       * pool. Given `urls`, or on a page that is not HTML or XML, it is crawlee's own.
+       */
+      function enqueueLinksFromPool (context: HttpCrawlingContext): HttpCrawlingContext['enqueueLinks'] {
+        const original = context.enqueueLinks
+        const { type } = context.contentType ?? { type: '' }
+        if (!/html|xml/i.test(type)) return original
+        return async (enqueueOptions: Omit<EnqueueLinksOptions, 'requestQueue'> = {}) => {
+          if (enqueueOptions.urls) return original(enqueueOptions)
+          const { request } = context
+          const baseUrl = loaded.resolveBaseUrlForEnqueueLinksFiltering({
+            enqueueStrategy: enqueueOptions.strategy,
+            finalRequestUrl: request.loadedUrl,
+            originalRequestUrl: request.url,
+            userProvidedBaseUrl: enqueueOptions.baseUrl,
+          })
+          const urls = await extract.call<string[]>(PAGE_LINKS_MODULE, 'crawlerPageLinks', [
+            bodyText(context.body), enqueueOptions.selector ?? 'a', enqueueOptions.baseUrl ?? request.loadedUrl ?? request.url,
+          ])
+          return original({ urls, ...enqueueOptions, baseUrl })
+        }
+      }
+
+      /** HttpCrawler's own DOM helpers would load cheerio on the API thread. */
+      const parseOnThisThread = async (): Promise<never> => {
+        throw new InputError('Tool crawlers do not parse pages on the API thread: read `body` with ctx.extract (the extraction pool)')
+      }
+
+      // A fresh configuration, memory storage and event manager per crawler: parallel jobs never share queues.
+      const { Configuration, MemoryStorage, Log, ProxyConfiguration, GotScrapingHttpClient } = loaded
       const config = new Configuration({
         persistStorage: false,
         storageClient: new MemoryStorage({ persistStorage: false, writeMetadata: false }),
+        // A set memory size: the pool's memory signal would otherwise measure the host (with `ps`) at start.
+        memoryMbytes: Math.floor(totalmem() / 1024 / 1024),
       })
-      return new signalBoundClass({
-        log: new Log({ level: logLevel, prefix: 'CheerioCrawler' }),
+      config.useEventManager(new NoSystemInfoEventManager(config))
+      const userHandler = crawlerOptions.requestHandler
+      const crawler: HttpCrawler<HttpCrawlingContext> = new SignalBoundHttpCrawler({
+        log: new Log({ level: logLevel, prefix: 'HttpCrawler', ...(logger ? { logger: new PinoLogSink(logger) } : {}) }),
         ...crawlerOptions,
+        async requestHandler (context) {
+          context.enqueueLinks = enqueueLinksFromPool(context)
+          context.parseWithCheerio = parseOnThisThread
+          context.waitForSelector = parseOnThisThread
+          // A tool without its own handler routes with crawler.router, as crawlee does.
+          await (userHandler ?? crawler.router)(context)
+        },
         proxyConfiguration: proxyUrl ? new ProxyConfiguration({ proxyUrls: [proxyUrl] }) : crawlerOptions.proxyConfiguration,
         preNavigationHooks: [...(crawlerOptions.preNavigationHooks ?? []), guardBeforeNavigation],
         postNavigationHooks: [guardAfterNavigation, ...(crawlerOptions.postNavigationHooks ?? [])],
@@ -283,6 +398,7 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
           await crawlerOptions.failedRequestHandler?.(context, publicCrawlError(error, context.request.url) as Error)
         },
       }, config, signal)
+      return crawler
     },
   }
 }

@@ -4,7 +4,7 @@
 // OpenAPI schema. See core/tools/README.md.
 import type { Static, TObject, TSchema } from 'typebox'
 import type { Logger } from 'pino'
-import type { CheerioCrawler, CheerioCrawlerOptions } from 'crawlee'
+import type { HttpCrawler, HttpCrawlerOptions, HttpCrawlingContext } from 'crawlee'
 // Types only: the DOM and phone libraries load in the extraction workers, not with the kernel.
 import type { FoundEmail, PageContent, SocialLink } from '../extract/index.ts'
 
@@ -38,9 +38,15 @@ export interface HttpClient {
   json<T = unknown> (url: string | URL, init?: GuardedRequestInit): Promise<{ status: number, url: string, headers: Headers, body: T }>
 }
 
-/** Crawlee crawlers with in-memory storage and the same guard, proxy and user agent. */
+/**
+ * Crawlee crawlers with in-memory storage and the same guard, proxy, user agent
+ * and body cap. The crawler is crawlee's HttpCrawler: the handler gets the page's
+ * raw `body` and parses nothing on the API thread; read the page with
+ * `ctx.extract` (the worker pool). `enqueueLinks()` reads the links in the pool;
+ * `parseWithCheerio()` and `waitForSelector()` are refused.
+ */
 export interface CrawlerFactory {
-  cheerio (options: CheerioCrawlerOptions): CheerioCrawler
+  http (options: HttpCrawlerOptions<HttpCrawlingContext>): HttpCrawler<HttpCrawlingContext>
 }
 
 /** For tools that open raw sockets (SMTP, DNS): the same policy the HTTP client applies. */

@@ -510,17 +510,28 @@ export function listedProductUrls (html: string, pageUrl: string): string[] {
 
 // ---------------------------------------------------------------- sitemaps and links
 
+// Each whitespace run has one place to go: `<loc>\s*(?:<!\[CDATA\[)?\s*` let a
+// `<loc>` followed by n spaces backtrack n² times (40,000 spaces: 16 s).
 export function sitemapLocations (xml: string): string[] {
   const out: string[] = []
-  for (const m of xml.matchAll(/<loc>\s*(?:<!\[CDATA\[)?\s*([^<\]\s]+)\s*(?:\]\]>)?\s*<\/loc>/gi)) out.push(m[1]!.replace(/&amp;/g, '&'))
+  for (const m of xml.matchAll(/<loc>\s*(?:<!\[CDATA\[\s*)?([^<\]\s]+)\s*(?:\]\]>\s*)?<\/loc>/gi)) out.push(m[1]!.replace(/&amp;/g, '&'))
   return out
 }
 
 export const isSitemapIndex = (xml: string): boolean => /<sitemapindex[\s>]/i.test(xml)
 
-/** Sitemap lines of robots.txt. */
+/** A sitemap's locations and whether it is an index of sitemaps: one trip to the worker pool per sitemap. */
+export function readSitemap (xml: string): { locations: string[], index: boolean } {
+  return { locations: sitemapLocations(xml), index: isSitemapIndex(xml) }
+}
+
+/**
+ * Sitemap lines of robots.txt. Spaces and tabs only around the name: `^\s*`
+ * crossed line ends, so every empty line restarted a scan to the end of the file
+ * (40,000 blank lines: 9 s).
+ */
 export function robotsSitemaps (robots: string): string[] {
-  return uniq([...robots.matchAll(/^\s*sitemap:\s*(\S+)/gim)].map(m => m[1]!))
+  return uniq([...robots.matchAll(/^[ \t]*sitemap:[ \t]*(\S+)/gim)].map(m => m[1]!))
 }
 
 const PRODUCT_PATH = /\/(products?|p|item|items|shop|store|dp)\/[^/?#]+|[?&](product|product_id|pid)=/i
@@ -553,4 +564,34 @@ export function pageLinks (html: string, pageUrl: string): string[] {
  */
 export function readProductPage (html: string, pageUrl: string): { products: ProductRow[], links: string[] } {
   return { products: parseSchemaOrgProducts(html, pageUrl), links: [...listedProductUrls(html, pageUrl), ...pageLinks(html, pageUrl)] }
+}
+
+// ---------------------------------------------------------------- whole catalogue pages
+// run.ts sends each catalogue answer here whole, through the kernel's worker pool
+// (ctx.extract.call): a 250-product page is megabytes of JSON to parse and 250
+// descriptions to turn into text, which would hold the API's event loop.
+
+/** Why a /products.json answer is not a Shopify catalogue page, or null when it is one. */
+export function shopifyPageProblem (text: string): string | null {
+  let body: unknown
+  try { body = JSON.parse(text) } catch { return 'products.json is not JSON' }
+  return shopifyProductsOf(body) ? null : 'products.json has no products list'
+}
+
+/** One /products.json page as rows (`why` when it is not JSON with a products list). */
+export function readShopifyPage (text: string, storeBase: string, currency: string | null, sourceUrl: string): { rows: ProductRow[], count: number } | { why: 'not-json' | 'no-products' } {
+  let body: unknown
+  try { body = JSON.parse(text) } catch { return { why: 'not-json' } }
+  const products = shopifyProductsOf(body)
+  if (!products) return { why: 'no-products' }
+  return { rows: products.map(p => parseShopifyProduct(p, storeBase, currency, sourceUrl)), count: products.length }
+}
+
+/** One Store API page as rows (`why` when it is not a JSON list). */
+export function readWooPage (text: string, sourceUrl: string): { rows: ProductRow[], count: number } | { why: 'not-json' | 'not-a-list' } {
+  let body: unknown
+  try { body = JSON.parse(text) } catch { return { why: 'not-json' } }
+  if (!Array.isArray(body)) return { why: 'not-a-list' }
+  const products = body.filter(isObject)
+  return { rows: products.map(p => parseWooProduct(p, sourceUrl)), count: products.length }
 }

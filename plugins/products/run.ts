@@ -4,8 +4,8 @@
 import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
 import type { ProductsSettings } from './settings.ts'
 import {
-  isSitemapIndex, looksLikeProductUrl, parseShopifyProduct, parseWooProduct, robotsSitemaps, shopifyProductsOf, sitemapLocations,
-  type Platform, type ProductRow, type readProductPage,
+  looksLikeProductUrl, robotsSitemaps,
+  type Platform, type ProductRow, type readProductPage, type readSitemap, type readShopifyPage, type readWooPage, type shopifyPageProblem,
 } from './extract.ts'
 
 /** This folder's parsers, for the kernel's worker pool (ctx.extract.call). */
@@ -59,7 +59,7 @@ async function shopifyCurrency (ctx: Ctx, origin: string): Promise<string | null
   } catch { return null }
 }
 
-async function runShopify (ctx: Ctx, origin: string, firstPage: Record<string, unknown>[] | null): Promise<number> {
+async function runShopify (ctx: Ctx, origin: string, firstPage: string): Promise<number> {
   const settings = ctx.settings
   const limit = settings.shopify_page_size
   const currency = await shopifyCurrency(ctx, origin)
@@ -67,22 +67,21 @@ async function runShopify (ctx: Ctx, origin: string, firstPage: Record<string, u
   const pushed = { n: 0 }
   for (let page = 1; ; page++) {
     const url = new URL(`/products.json?limit=${limit}&page=${page}`, origin).toString()
-    let products = page === 1 ? firstPage : null
-    if (!products) {
+    let text = page === 1 ? firstPage : null
+    if (text === null) {
       ctx.stage(`Shopify catalogue: page ${page}, ${pushed.n} products so far`)
       const res = await ctx.http.text(url, { timeoutMs: 20_000 })
       const refused = refusal(res.status, url)
       if (refused) throw refused
       if (res.status !== 200) throw new UpstreamError(`${url} answered HTTP ${res.status}`, res.status)
-      let body: unknown
-      try { body = JSON.parse(res.body) } catch { throw new UpstreamError(`${url} did not answer JSON`) }
-      products = shopifyProductsOf(body)
-      if (!products) throw new UpstreamError(`${url} answered JSON without a products list`)
+      text = res.body
     }
-    if (products.length === 0) break
-    const rows = products.map(p => parseShopifyProduct(p, origin, currency, url))
-    if (!await pushUpTo(ctx, rows, pushed)) break
-    if (products.length < limit) break
+    // Parsed and mapped in the kernel's worker pool: megabytes of JSON and a description per product.
+    const read = await ctx.extract.call<ReturnType<typeof readShopifyPage>>(EXTRACT_MODULE, 'readShopifyPage', [text, origin, currency, url])
+    if ('why' in read) throw new UpstreamError(read.why === 'not-json' ? `${url} did not answer JSON` : `${url} answered JSON without a products list`)
+    if (read.count === 0) break
+    if (!await pushUpTo(ctx, read.rows, pushed)) break
+    if (read.count < limit) break
     if (ctx.signal.aborted) throw ctx.signal.reason
   }
   return pushed.n
@@ -90,7 +89,9 @@ async function runShopify (ctx: Ctx, origin: string, firstPage: Record<string, u
 
 // ---------------------------------------------------------------- WooCommerce
 
-async function runWoo (ctx: Ctx, origin: string, firstPage: Record<string, unknown>[] | null, firstTotalPages: number | null): Promise<number> {
+type WooPage = Exclude<ReturnType<typeof readWooPage>, { why: string }>
+
+async function runWoo (ctx: Ctx, origin: string, firstPage: WooPage, firstTotalPages: number | null): Promise<number> {
   const settings = ctx.settings
   const perPage = settings.woo_page_size
   const pushed = { n: 0 }
@@ -98,8 +99,8 @@ async function runWoo (ctx: Ctx, origin: string, firstPage: Record<string, unkno
   for (let page = 1; ; page++) {
     if (totalPages !== null && page > totalPages) break
     const url = new URL(`/wp-json/wc/store/v1/products?per_page=${perPage}&page=${page}`, origin).toString()
-    let products = page === 1 ? firstPage : null
-    if (!products) {
+    let read = page === 1 ? firstPage : null
+    if (!read) {
       ctx.stage(`WooCommerce catalogue: page ${page}${totalPages ? ` of ${totalPages}` : ''}, ${pushed.n} products so far`)
       const res = await ctx.http.text(url, { timeoutMs: 20_000 })
       const refused = refusal(res.status, url)
@@ -107,16 +108,15 @@ async function runWoo (ctx: Ctx, origin: string, firstPage: Record<string, unkno
       // WordPress answers 400 rest_post_invalid_page_number past the last page.
       if (res.status === 400 && /invalid_page_number/.test(res.body)) break
       if (res.status !== 200) throw new UpstreamError(`${url} answered HTTP ${res.status}`, res.status)
-      let body: unknown
-      try { body = JSON.parse(res.body) } catch { throw new UpstreamError(`${url} did not answer JSON`) }
-      if (!Array.isArray(body)) throw new UpstreamError(`${url} answered JSON that is not a product list`)
-      products = body.filter((p): p is Record<string, unknown> => typeof p === 'object' && p !== null)
+      // Parsed and mapped in the kernel's worker pool, like Shopify's pages.
+      const answer = await ctx.extract.call<ReturnType<typeof readWooPage>>(EXTRACT_MODULE, 'readWooPage', [res.body, url])
+      if ('why' in answer) throw new UpstreamError(answer.why === 'not-json' ? `${url} did not answer JSON` : `${url} answered JSON that is not a product list`)
+      read = answer
       totalPages ??= Number(res.headers.get('x-wp-totalpages')) || null
     }
-    if (products.length === 0) break
-    const rows = products.map(p => parseWooProduct(p, url))
-    if (!await pushUpTo(ctx, rows, pushed)) break
-    if (products.length < perPage) break
+    if (read.count === 0) break
+    if (!await pushUpTo(ctx, read.rows, pushed)) break
+    if (read.count < perPage) break
     if (ctx.signal.aborted) throw ctx.signal.reason
   }
   return pushed.n
@@ -142,8 +142,10 @@ async function sitemapUrls (ctx: Ctx, start: URL, budget: number): Promise<strin
     try {
       const res = await ctx.http.text(sitemap, { timeoutMs: 15_000, maxBytes: 10 * 1024 * 1024 })
       if (res.status !== 200) continue
-      const locs = sitemapLocations(res.body).filter(u => { try { return new URL(u).hostname === start.hostname } catch { return false } })
-      if (isSitemapIndex(res.body)) {
+      // Up to 10 MB of XML: read in the worker pool, not on the API's event loop.
+      const read = await ctx.extract.call<ReturnType<typeof readSitemap>>(EXTRACT_MODULE, 'readSitemap', [res.body])
+      const locs = read.locations.filter(u => { try { return new URL(u).hostname === start.hostname } catch { return false } })
+      if (read.index) {
         // Product sitemaps (Shopify's sitemap_products_1, Yoast's product-sitemap) before the rest.
         const children = [...locs.filter(u => /product/i.test(u)), ...locs.filter(u => !/product/i.test(u))]
         queue.unshift(...children.filter(u => /product/i.test(u)))
@@ -237,10 +239,10 @@ async function runSchemaOrg (ctx: Ctx, start: URL): Promise<number> {
 
 // ---------------------------------------------------------------- detection
 
-interface Probe<T> { kind: 'yes', first: T[], totalPages: number | null } 
-type ProbeResult = Probe<Record<string, unknown>> | { kind: 'no', why: string }
+type ShopifyProbe = { kind: 'yes', firstPage: string } | { kind: 'no', why: string }
+type WooProbe = { kind: 'yes', first: WooPage, totalPages: number | null } | { kind: 'no', why: string }
 
-async function probeShopify (ctx: Ctx, origin: string): Promise<ProbeResult> {
+async function probeShopify (ctx: Ctx, origin: string): Promise<ShopifyProbe> {
   const limit = ctx.settings.shopify_page_size
   const url = new URL(`/products.json?limit=${limit}&page=1`, origin).toString()
   const res = await ctx.http.text(url, { timeoutMs: 20_000 })
@@ -248,24 +250,21 @@ async function probeShopify (ctx: Ctx, origin: string): Promise<ProbeResult> {
   if (refused) throw refused
   if (/\/password(\?|$)/.test(new URL(res.url || url).pathname)) throw new ToolBlockedError(`${new URL(origin).host} is password-protected (Shopify storefront password page)`)
   if (res.status !== 200) return { kind: 'no', why: `products.json answered HTTP ${res.status}` }
-  try {
-    const products = shopifyProductsOf(JSON.parse(res.body))
-    return products ? { kind: 'yes', first: products, totalPages: null } : { kind: 'no', why: 'products.json has no products list' }
-  } catch { return { kind: 'no', why: 'products.json is not JSON' } }
+  // Checked in the worker pool; the page is mapped there again once the shop's currency is known.
+  const problem = await ctx.extract.call<ReturnType<typeof shopifyPageProblem>>(EXTRACT_MODULE, 'shopifyPageProblem', [res.body])
+  return problem === null ? { kind: 'yes', firstPage: res.body } : { kind: 'no', why: problem }
 }
 
-async function probeWoo (ctx: Ctx, origin: string): Promise<ProbeResult> {
+async function probeWoo (ctx: Ctx, origin: string): Promise<WooProbe> {
   const perPage = ctx.settings.woo_page_size
   const url = new URL(`/wp-json/wc/store/v1/products?per_page=${perPage}&page=1`, origin).toString()
   const res = await ctx.http.text(url, { timeoutMs: 20_000 })
   const refused = refusal(res.status, url)
   if (refused) throw refused
   if (res.status !== 200) return { kind: 'no', why: `the Store API answered HTTP ${res.status}` }
-  try {
-    const body = JSON.parse(res.body)
-    if (!Array.isArray(body)) return { kind: 'no', why: 'the Store API answer is not a list' }
-    return { kind: 'yes', first: body.filter((p): p is Record<string, unknown> => typeof p === 'object' && p !== null), totalPages: Number(res.headers.get('x-wp-totalpages')) || null }
-  } catch { return { kind: 'no', why: 'the Store API answer is not JSON' } }
+  const read = await ctx.extract.call<ReturnType<typeof readWooPage>>(EXTRACT_MODULE, 'readWooPage', [res.body, url])
+  if ('why' in read) return { kind: 'no', why: read.why === 'not-json' ? 'the Store API answer is not JSON' : 'the Store API answer is not a list' }
+  return { kind: 'yes', first: read, totalPages: Number(res.headers.get('x-wp-totalpages')) || null }
 }
 
 /**
@@ -319,7 +318,7 @@ async function readStore (ctx: Ctx): Promise<void> {
   if (wanted === 'auto' || wanted === 'shopify') {
     ctx.stage('Looking for a Shopify catalogue')
     const probe = await probeShopify(ctx, origin)
-    if (probe.kind === 'yes') { platform = 'shopify'; count = await runShopify(ctx, origin, probe.first) }
+    if (probe.kind === 'yes') { platform = 'shopify'; count = await runShopify(ctx, origin, probe.firstPage) }
     else if (wanted === 'shopify') throw new UpstreamError(`${start.host} is not answering as a Shopify store: ${probe.why}`)
   }
   if (!platform && (wanted === 'auto' || wanted === 'woocommerce')) {

@@ -2,7 +2,7 @@
 // the start page, the sitemap's same-site pages, then links, contact-like
 // pages first; stops at max_pages. Pages go to SiteFindingsBuilder (pure).
 import { BlockedTargetError, ExtractionError, MissingCredentialError, ToolBlockedError, UpstreamError, type PageContacts, type ToolContext } from '../../core/tools/contract.ts'
-import { isPriorityPage, sameSite, SiteFindingsBuilder, siteHost, sitemapLocations, startUrlOf, type SiteFindings } from './findings.ts'
+import { isPriorityPage, sameSite, SiteFindingsBuilder, siteHost, startUrlOf, type SiteFindings, type sitemapLocations } from './findings.ts'
 import type { WebemailSettings } from './settings.ts'
 
 export interface WebemailInput {
@@ -13,6 +13,9 @@ export interface WebemailInput {
 }
 
 type WebemailContext = ToolContext<WebemailInput, Record<string, unknown>, WebemailSettings>
+
+/** This folder's pure parsers, for the kernel's worker pool (ctx.extract.call). */
+const FINDINGS_MODULE = new URL('./findings.ts', import.meta.url)
 
 const SKIP_EXTENSIONS = /\.(?:pdf|jpe?g|png|gif|webp|svg|ico|css|js|json|xml|zip|gz|rar|7z|mp[34]|mov|avi|webm|woff2?|ttf|eot|docx?|xlsx?|pptx?|csv|txt)(?:$|\?)/i
 
@@ -37,7 +40,8 @@ async function sitemapPages (ctx: WebemailContext, start: URL, budget: number): 
     try {
       const res = await ctx.http.text(sitemapUrl, { timeoutMs: 10_000, maxBytes: 5 * 1024 * 1024 })
       if (res.status !== 200) continue
-      for (const loc of sitemapLocations(res.body)) {
+      // Up to 5 MB of XML: read in the worker pool, not on the API's event loop.
+      for (const loc of await ctx.extract.call<ReturnType<typeof sitemapLocations>>(FINDINGS_MODULE, 'sitemapLocations', [res.body])) {
         if (!sameSite(loc, start.hostname)) continue
         if (/\.xml(\.gz)?($|\?)/i.test(loc)) queue.push(loc)
         else if (!SKIP_EXTENSIONS.test(loc)) found.push(loc)
@@ -66,7 +70,7 @@ export async function crawlSite (ctx: WebemailContext, website: string): Promise
   let blocked: string | null = null
   let refusedTarget: BlockedTargetError | null = null
 
-  const crawler = ctx.crawler.cheerio({
+  const crawler = ctx.crawler.http({
     maxRequestsPerCrawl: maxPages,
     maxConcurrency: settings.max_concurrency,
     maxRequestRetries: 1,

@@ -1,15 +1,23 @@
 // Crawlers from the factory against local sites: in-memory storage per
-// crawler, the guard before each request and on redirects, the job signal.
+// crawler, the guard before each request and on redirects, the job signal,
+// links read in the extraction pool, no system-info polling, crawlee's log
+// lines into pino.
 import t from 'tap'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createServer, request as httpRequest } from 'node:http'
 import { connect as netConnect, type AddressInfo } from 'node:net'
-import { LogLevel } from 'crawlee'
+import { Writable } from 'node:stream'
+import { LocalEventManager, LogLevel } from 'crawlee'
 import { createCrawlerFactory, type CrawlerFactoryOptions } from '../../core/net/crawler-factory.ts'
 import { createNetworkPolicy } from '../../core/net/network-policy.ts'
+import { createLogger } from '../../core/logger.ts'
+import { SecretScrubber } from '../../core/secrets/secret-scrubber.ts'
 import { localServer } from './fixtures/local-server.ts'
+import { pooledExtraction } from './fixtures/pooled-extraction.ts'
 
 const USER_AGENT = 'extraction-jobs-test/1.0'
+// enqueueLinks() reads the links in the extraction pool, as in the app.
+const extract = pooledExtraction(t)
 
 function factory (options: Partial<CrawlerFactoryOptions> & { allowPrivateTargets?: boolean, allowedTargets?: string[] } = {}) {
   const { allowPrivateTargets = true, allowedTargets, ...rest } = options
@@ -17,10 +25,14 @@ function factory (options: Partial<CrawlerFactoryOptions> & { allowPrivateTarget
     policy: createNetworkPolicy({ allowPrivateTargets, allowedTargets }),
     userAgent: USER_AGENT,
     signal: new AbortController().signal,
+    extract,
     logLevel: LogLevel.OFF, // the refusals below would log as errors
     ...rest,
   })
 }
+
+/** The page's <title>, read with a regular expression: the handler gets bytes, not a DOM. */
+const titleOf = (body: string | Buffer) => /<title>([^<]*)<\/title>/.exec(String(body))?.[1] ?? ''
 
 /** A small site: / links to /a and /b, /b links to /c; each page's title is its path. */
 function smallSite (userAgents: string[] = []) {
@@ -38,9 +50,9 @@ t.test('crawls a small local site with the configured user agent', async t => {
   const userAgents: string[] = []
   const site = await localServer(t, smallSite(userAgents))
   const titles: string[] = []
-  const crawler = factory().cheerio({
-    async requestHandler ({ $, enqueueLinks }) {
-      titles.push($('title').text())
+  const crawler = factory().http({
+    async requestHandler ({ body, enqueueLinks }) {
+      titles.push(titleOf(body))
       await enqueueLinks() // same hostname by default: elsewhere.example is not followed
     },
   })
@@ -55,7 +67,7 @@ t.test('parallel crawlers have their own queues', async t => {
   const site = await localServer(t, smallSite())
   const crawlers = factory()
   const seen: string[][] = [[], []]
-  const [first, second] = [0, 1].map(i => crawlers.cheerio({
+  const [first, second] = [0, 1].map(i => crawlers.http({
     async requestHandler ({ request }) { seen[i].push(new URL(request.url).pathname) },
   }))
   await Promise.all([first.run([`${site.origin}/a`, `${site.origin}/b`]), second.run([`${site.origin}/a`, `${site.origin}/b`])])
@@ -66,7 +78,7 @@ t.test('refuses a loopback start URL when private targets are not allowed', asyn
   const site = await localServer(t, smallSite())
   let handled = 0
   const failures: string[] = []
-  const crawler = factory({ allowPrivateTargets: false }).cheerio({
+  const crawler = factory({ allowPrivateTargets: false }).http({
     async requestHandler () { handled++ },
     async failedRequestHandler ({ request }, error) { failures.push(`${request.url} ${error.message}`) },
   })
@@ -96,7 +108,7 @@ t.test('refuses a redirect to loopback after an allowed first hop', async t => {
     allowPrivateTargets: false,
     allowedTargets: [`127.0.0.1:${entry.port}`],
     lookup: async name => (name === 'public.example' || name === 'localhost') ? [{ address: '127.0.0.1', family: 4 }] : [],
-  }).cheerio({
+  }).http({
     maxRequestRetries: 2,
     async requestHandler () { handled++ },
     async failedRequestHandler (_context, error) { failures.push(error.message) },
@@ -122,7 +134,7 @@ t.test('the job signal stops a running crawl and the run rejects with its reason
   })
   const job = new AbortController()
   let handled = 0
-  const crawler = factory({ signal: job.signal }).cheerio({
+  const crawler = factory({ signal: job.signal }).http({
     maxConcurrency: 2,
     async requestHandler ({ enqueueLinks }) {
       handled++
@@ -139,7 +151,7 @@ t.test('the job signal stops a running crawl and the run rejects with its reason
 
   const aborted = new AbortController()
   aborted.abort(new Error('already cancelled'))
-  const late = factory({ signal: aborted.signal }).cheerio({ async requestHandler () { handled++ } })
+  const late = factory({ signal: aborted.signal }).http({ async requestHandler () { handled++ } })
   await t.rejects(late.run([`${site.origin}/0`]), { message: 'already cancelled' })
 })
 
@@ -172,18 +184,76 @@ t.test('crawls through the configured proxy', async t => {
   const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
 
   const titles: string[] = []
-  const crawler = factory({ proxyUrl }).cheerio({ async requestHandler ({ $ }) { titles.push($('title').text()) } })
+  const crawler = factory({ proxyUrl }).http({ async requestHandler ({ body }) { titles.push(titleOf(body)) } })
   await crawler.run([`${site.origin}/a`])
   t.same(titles, ['page /a'])
   t.equal(proxied.length, 1, 'the request went through the proxy')
   t.match(proxied[0], `127.0.0.1:${site.port}`)
 
   const refused: string[] = []
-  const guarded = factory({ proxyUrl, allowPrivateTargets: false }).cheerio({
+  const guarded = factory({ proxyUrl, allowPrivateTargets: false }).http({
     async requestHandler () { titles.push('never') },
     async failedRequestHandler (_context, error) { refused.push(error.message) },
   })
   await guarded.run([`${site.origin}/b`])
   t.match(refused, [/loopback/])
   t.equal(proxied.length, 1, 'the proxy was not asked for the refused target')
+})
+
+t.test('the handler gets raw bytes; enqueueLinks reads links in the pool with selector, <base> and strategy', async t => {
+  const site = await localServer(t, (req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+    if (req.url === '/') {
+      res.end('<html><head><base href="/docs/"></head><body><a href="one">1</a><a class="x" href="two">2</a><a href="http://elsewhere.example/">far</a><a href="mailto:a@b.example">m</a></body></html>')
+    } else res.end('<html><body>leaf</body></html>')
+  })
+  const seen: string[] = []
+  let dom: unknown = 'unset'
+  let parseError = ''
+  const crawler = factory().http({
+    async requestHandler (context) {
+      seen.push(new URL(context.request.url).pathname)
+      dom = (context as unknown as { $?: unknown }).$
+      t.ok(Buffer.isBuffer(context.body) || typeof context.body === 'string', 'the body is handed over as it came')
+      if (context.request.url.endsWith('/')) {
+        await context.parseWithCheerio().catch((err: Error) => { parseError = err.message })
+        await context.enqueueLinks({ selector: 'a.x' })
+        await context.enqueueLinks({ urls: [`${site.origin}/docs/three`] })
+      }
+    },
+  })
+  await crawler.run([`${site.origin}/`])
+  t.equal(dom, undefined, 'no cheerio DOM was built on this thread')
+  t.match(parseError, /do not parse pages on the API thread/)
+  t.same(seen.sort(), ['/', '/docs/three', '/docs/two'], 'the selector and the page\'s <base href> were applied; other hosts left out')
+})
+
+t.test('no system-info polling: the crawler\'s event manager emits no systemInfo (no `ps` process)', async t => {
+  const site = await localServer(t, smallSite())
+  let systemInfo = 0
+  const crawler = factory().http({ async requestHandler () {} })
+  const events = crawler.config.getEventManager()
+  t.notOk(events instanceof LocalEventManager, 'not crawlee\'s LocalEventManager, which samples memory with ps every second')
+  events.on('systemInfo', () => { systemInfo++ })
+  await crawler.run([`${site.origin}/`, `${site.origin}/a`])
+  t.equal(systemInfo, 0)
+})
+
+t.test('crawlee\'s log lines become lines of the job\'s pino logger, secrets scrubbed', async t => {
+  const lines: Array<Record<string, unknown>> = []
+  const raw: string[] = []
+  const sink = new Writable({ write (chunk, _encoding, done) { raw.push(String(chunk)); lines.push(JSON.parse(String(chunk))); done() } })
+  // The app's logger: every line passes the secret scrubber (here with one configured value).
+  const logger = createLogger('debug', sink, new SecretScrubber(['configured-secret-value']))
+  const site = await localServer(t, (_req, res) => { res.writeHead(500).end('broken by configured-secret-value') })
+  const crawler = factory({ logger, logLevel: LogLevel.WARNING }).http({
+    maxRequestRetries: 0,
+    async requestHandler () {},
+  })
+  await crawler.run([`${site.origin}/down?token=abc123secret`])
+  const crawleeLines = lines.filter(line => typeof line.crawlee === 'string')
+  t.ok(crawleeLines.length > 0, 'crawlee wrote through pino')
+  t.ok(crawleeLines.some(line => line.level === 50 && /HttpCrawler/.test(String(line.crawlee))), 'its error about the failed request is a pino error line')
+  t.match(raw.join(''), /down/, 'the failed URL is in the log')
+  t.notMatch(raw.join(''), /abc123secret|configured-secret-value/, 'neither the URL\'s token nor a configured value reaches the log')
 })

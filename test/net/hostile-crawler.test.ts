@@ -8,9 +8,12 @@ import { createCrawlerFactory, type CrawlerFactoryOptions } from '../../core/net
 import { createNetworkPolicy } from '../../core/net/network-policy.ts'
 import { rebindingLookup, startHostileUpstream, tableLookup } from '../fixtures/hostile/hostile-upstream.ts'
 import { watchBufferPeak } from '../helpers/buffer-peak.ts'
+import { pooledExtraction } from './fixtures/pooled-extraction.ts'
 
 const CAP = 5 * 1024 * 1024
 const MB = 1024 * 1024
+// enqueueLinks() reads the links in the extraction pool, as in the app.
+const extract = pooledExtraction(t)
 
 function factory (options: Partial<CrawlerFactoryOptions> & { allowPrivateTargets?: boolean, allowedTargets?: string[] } = {}) {
   const { allowPrivateTargets = false, allowedTargets, ...rest } = options
@@ -18,6 +21,7 @@ function factory (options: Partial<CrawlerFactoryOptions> & { allowPrivateTarget
     policy: createNetworkPolicy({ allowPrivateTargets, allowedTargets }),
     userAgent: 'hostile-test/1.0',
     signal: new AbortController().signal,
+    extract,
     logLevel: LogLevel.OFF,
     maxResponseBytes: CAP,
     ...rest,
@@ -29,7 +33,7 @@ interface Outcome { handled: string[], failures: Map<string, { message: string, 
 /** Crawls from `start`, following every same-origin link, and records each page's outcome by path. */
 async function crawl (crawlerFactory: ReturnType<typeof factory>, start: string[], options: { follow?: boolean } = {}): Promise<Outcome> {
   const outcome: Outcome = { handled: [], failures: new Map() }
-  const crawler = crawlerFactory.cheerio({
+  const crawler = crawlerFactory.http({
     maxRequestRetries: 2,
     navigationTimeoutSecs: 10,
     async requestHandler ({ request, enqueueLinks }) {
@@ -115,7 +119,7 @@ t.test('a closed port on an allowed host reads "could not connect"; context.send
   t.match(closed.failures.get('/'), { message: `Could not load http://closed.hostile.test:${site.closedPort}/: could not connect` })
 
   let sendError = ''
-  const crawler = factory({ allowPrivateTargets: true }).cheerio({
+  const crawler = factory({ allowPrivateTargets: true }).http({
     async requestHandler ({ sendRequest }) {
       await sendRequest({ url: `${site.inside.origin}/secret` }).catch((err: Error) => { sendError = err.message })
     },

@@ -82,7 +82,7 @@ export function fakeContext (input: WebsearchInput, options: FakeContextOptions 
     signal: new AbortController().signal,
     log: pino({ level: 'silent' }),
     http: loopbackHttp(),
-    crawler: { cheerio () { throw new Error('the websearch plugin does not use crawlers') } },
+    crawler: { http () { throw new Error('the websearch plugin does not use crawlers') } },
     network: { allowPrivateTargets: true, assertAllowedAddress () {} },
     upstream: {
       urls: options.urls ?? {},

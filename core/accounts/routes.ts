@@ -23,7 +23,7 @@ export default async function accountRoutes (fastify: FastifyInstance): Promise<
     return { status: 'success', api_key: apiKey, user }
   })
 
-  app.get('/api/auth/me', { schema: { response: { 200: MeResponse } }, config: { auth: 'key' } }, async (req) => {
+  app.get('/api/auth/me', { schema: { response: { 200: MeResponse } }, config: { auth: 'user' } }, async (req) => {
     const p = req.principal
     if (p.kind === 'guest') {
       return { user: null, tier: 'guest', limits: { ...tierLimits('guest'), rate_limit_per_minute: config.rateLimitPerMinute }, usage: null }

@@ -19,7 +19,8 @@ import { AgentToolCalls } from './tool-calls.ts'
 
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string, version: string }
 
-const BEARER_CHALLENGE = { 'www-authenticate': 'Bearer realm="mcp"' }
+// MCP clients look for a Bearer challenge on a 401 (the auth hook adds it, see authChallenge).
+const BEARER_CHALLENGE = { wwwAuthenticate: 'Bearer realm="mcp"', detail: 'Missing or invalid access token: send Authorization: Bearer <your sk- key or scp- token>.' }
 
 /**
  * Which answer the client asked for. An explicit text/event-stream at least as
@@ -62,14 +63,11 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
   app.post('/mcp', {
     config: {
       auth: 'account',
+      authChallenge: BEARER_CHALLENGE,
       responses: { 200: { content: { 'application/json': { schema: { type: 'object', description: 'JSON-RPC 2.0 response.' } }, 'text/event-stream': { schema: { type: 'string', description: 'Server-sent events carrying JSON-RPC messages.' } } } } },
     },
   }, async (req, reply) => {
-    const p = req.principal
-    if (p.kind === 'none' || p.kind === 'bad') {
-      throw new AppError(401, 'Missing or invalid access token: send Authorization: Bearer <your sk- key or scp- token>.', { headers: BEARER_CHALLENGE })
-    }
-    const caller = requireAccount(p, { scoped: true })
+    const caller = requireAccount(req.principal, { scoped: true })
     // A JSON-RPC batch is as many calls as it has messages: the request was counted
     // once on arrival, the rest of the batch is counted here (all or nothing: 429).
     if (Array.isArray(req.body) && req.body.length > 1) countRequests(rateLimiter, config, req, req.body.length - 1)

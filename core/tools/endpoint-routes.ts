@@ -1,8 +1,8 @@
 // Mounts the read endpoints tool plugins declare (e.g. GET /api/search/status),
-// served from the plugin's per-app state.
+// served from the plugin's per-app state. The endpoint's `auth` is the route's
+// access class, enforced by the auth hook.
 import { routeDefaults } from '../openapi/route-defaults.ts'
 import type { FastifyInstance } from 'fastify'
-import { requireAnyKey } from '../auth/guards.ts'
 import { upstreamConfig } from '../jobs/job-runner.ts'
 
 export default async function toolEndpointRoutes (app: FastifyInstance): Promise<void> {
@@ -11,7 +11,6 @@ export default async function toolEndpointRoutes (app: FastifyInstance): Promise
   for (const tool of registry.enabled()) {
     for (const endpoint of tool.declaration.endpoints ?? []) {
       app.get(endpoint.path, { config: { auth: endpoint.auth } }, async (req) => {
-        if (endpoint.auth === 'key') requireAnyKey(req.principal)
         const answer = await endpoint.handle({ state: tool.state, query: req.query as Record<string, string>, upstream: upstreamConfig(tool, config), proxyConfigured: Boolean(config.proxyUrl) })
         // Shared state (engine health) holds upstream failure reasons, and any key, a guest's included, reads it.
         return secrets.scrubValue(answer)

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { requireAccount } from '../auth/guards.ts'
 import { countRequests } from '../auth/auth-plugin.ts'
+import { Type } from 'typebox'
 import { AppError } from '../errors.ts'
 import { AgentCatalog } from './agent-catalog.ts'
 import { agentInstructions, renderGuide, type ServerInfo } from './guide.ts'
@@ -45,6 +46,21 @@ export function responseMode (accept: string | undefined): 'json' | 'sse' | null
   if (json > 0) return 'json'
   return null
 }
+
+/** /mcp/manifest.json: each tool's REST key, agent schema, renames and fixed params (agent-catalog.ts manifestTools). */
+const ManifestAnswer = Type.Object({
+  name: Type.String(),
+  version: Type.String(),
+  tools: Type.Array(Type.Object({
+    name: Type.String(),
+    rest_key: Type.String(),
+    description: Type.String(),
+    renames: Type.Record(Type.String(), Type.String(), { description: 'Agent argument → REST param.' }),
+    fixed_params: Type.Record(Type.String(), Type.Unknown()),
+    inputSchema: Type.Object({}, { additionalProperties: true }),
+    outputSchema: Type.Object({}, { additionalProperties: true }),
+  })),
+})
 
 export default async function agentRoutes (app: FastifyInstance): Promise<void> {
   routeDefaults(app, { tag: 'Agent', auth: 'none' })
@@ -101,13 +117,14 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
     reply.code(405)
     return { detail: 'This MCP endpoint is stateless: send JSON-RPC messages with POST /mcp; there is no session to open or close.' }
   }
-  app.get('/mcp', notAllowed)
-  app.delete('/mcp', notAllowed)
+  const notAllowedRoute = { config: { responses: { 405: Type.Object({ detail: Type.String() }) } } }
+  app.get('/mcp', notAllowedRoute, notAllowed)
+  app.delete('/mcp', notAllowedRoute, notAllowed)
 
   app.get('/mcp/docs.md', { config: { auth: 'none', responses: { 200: { content: { 'text/markdown': { schema: { type: 'string' } } } } } } }, async (_req, reply) => {
     reply.type('text/markdown; charset=utf-8')
     return guide
   })
 
-  app.get('/mcp/manifest.json', { config: { auth: 'none' } }, async () => manifest)
+  app.get('/mcp/manifest.json', { config: { auth: 'none', responses: { 200: ManifestAnswer } } }, async () => manifest)
 }

@@ -10,7 +10,7 @@ export default async function toolEndpointRoutes (app: FastifyInstance): Promise
   const { registry, config, secrets } = app.services
   for (const tool of registry.enabled()) {
     for (const endpoint of tool.declaration.endpoints ?? []) {
-      app.get(endpoint.path, { config: { auth: endpoint.auth } }, async (req) => {
+      app.get(endpoint.path, { schema: { summary: endpoint.summary }, config: { auth: endpoint.auth, responses: { 200: endpoint.response } } }, async (req) => {
         const answer = await endpoint.handle({ state: tool.state, query: req.query as Record<string, string>, upstream: upstreamConfig(tool, config), proxyConfigured: Boolean(config.proxyUrl) })
         // Shared state (engine health) holds upstream failure reasons, and any key, a guest's included, reads it.
         return secrets.scrubValue(answer)

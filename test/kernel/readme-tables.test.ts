@@ -48,7 +48,9 @@ t.test('the Configuration table names every variable config.ts reads', async t =
   // Tool credentials are read by the names tools.config.json gives (README: "the exception").
   const credentials = new Set(loadToolsFile(resolve('tools.config.json')).tools.flatMap(e => Object.values(e.credentials ?? {})))
   const documented = new Set(tableRows(section(README, /^## Configuration$/), 'variable').flatMap(row => [...row[0]!.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map(m => m[1]!)))
-  const variables = [...read].filter(name => /^[A-Z][A-Z0-9_]*$/.test(name) && !credentials.has(name))
+  // The process environment handed on to child programs (yt-dlp, ffmpeg) as it is: not service settings.
+  const inherited = new Set(['PATH', 'LANG', 'TZ', 'HOME', 'LC_ALL'])
+  const variables = [...read].filter(name => /^[A-Z][A-Z0-9_]*$/.test(name) && !credentials.has(name) && !inherited.has(name))
   t.ok(variables.length >= 25, `config.ts read ${variables.length} variables`)
   for (const name of variables) t.ok(documented.has(name), `${name} is in the README's Configuration table`)
 })

@@ -2,7 +2,7 @@
 // declaration loads, its settings are checked at boot, and a run through the
 // real kernel (buildApp + inject, a real database) pushes the rows it promises.
 import t from 'tap'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { ToolRegistry } from '../../../core/tools/registry.ts'
 import { build, signup, tempDir } from '../../helpers/build.ts'
@@ -11,10 +11,11 @@ import { startJob, waitForEnd } from '../../helpers/jobs.ts'
 const FIXTURES = resolve('test/fixtures')
 const counterOnly = (settings?: Record<string, unknown>) => ({ tools: [{ key: 'counter', plugin: './plugins/counter', enabled: true, ...(settings ? { settings } : {}) }], retired: [] })
 
-/** A tools config with only the counter, and these settings. */
+/** The kernel tests' tools config (test/fixtures/tools.test.config.json) with these counter settings. */
 function writeConfig (t: Parameters<typeof tempDir>[0], settings: Record<string, unknown>): string {
-  const file = counterOnly(settings)
-  file.tools[0]!.plugin = join(FIXTURES, 'plugins', 'counter')
+  const file = JSON.parse(readFileSync(join(FIXTURES, 'tools.test.config.json'), 'utf8')) as { tools: Array<{ key: string, plugin: string | null, settings?: Record<string, unknown> }> }
+  for (const entry of file.tools) if (entry.plugin) entry.plugin = resolve(FIXTURES, entry.plugin)
+  file.tools.find(e => e.key === 'counter')!.settings = settings
   const path = join(tempDir(t), 'tools.config.json')
   writeFileSync(path, JSON.stringify(file))
   return path
@@ -36,7 +37,7 @@ t.test('a run through the kernel: rows, summary, and the settings in use', async
   const app = await build(t, { env: { TOOLS_CONFIG: writeConfig(t, { text_prefix: 'item' }) } })
   const user = await signup(app)
   const started = await startJob(app, user.apiKey, { max_results: 4, batch: 2, label: 'x' })
-  t.equal(started.statusCode, 202)
+  t.equal(started.statusCode, 202, started.body)
   const status = await waitForEnd(app, user.apiKey, started.json().job_id)
   t.match(status, { status: 'done', records: 4, summary: { counted: 4, label: 'x' } })
   const rows = (await app.inject({ url: `/api/tool-run/${status.job_id}/results`, headers: { 'x-api-key': user.apiKey } })).json().results

@@ -6,24 +6,24 @@ import { requireAccount } from '../auth/guards.ts'
 import { badRequest } from '../errors.ts'
 import { routeDefaults } from '../openapi/route-defaults.ts'
 import { tierLimits } from '../quotas/tiers.ts'
-import { LoginBody, MeResponse, MintTokenBody, SignupBody, TokenParams, UpdateBody } from './schemas.ts'
+import { LoginAnswer, LoginBody, MeResponse, MintedTokenAnswer, MintTokenBody, RegeneratedKeyAnswer, SignupBody, TokenListAnswer, TokenParams, TokenRevokedAnswer, UpdateBody, UserAnswer } from './schemas.ts'
 
 export default async function accountRoutes (fastify: FastifyInstance): Promise<void> {
   routeDefaults(fastify, { tag: 'Account', auth: 'personal' })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { accounts, quotas, config, catalog } = app.services
 
-  app.post('/api/auth/signup', { schema: { body: SignupBody }, config: { auth: 'none' } }, async (req) => {
+  app.post('/api/auth/signup', { schema: { body: SignupBody }, config: { auth: 'none', responses: { 200: UserAnswer } } }, async (req) => {
     const user = await accounts.signup(req.body)
     return { status: 'success', user }
   })
 
-  app.post('/api/auth/login', { schema: { body: LoginBody }, config: { auth: 'none' } }, async (req) => {
+  app.post('/api/auth/login', { schema: { body: LoginBody }, config: { auth: 'none', responses: { 200: LoginAnswer } } }, async (req) => {
     const { apiKey, user } = await accounts.login(req.body)
     return { status: 'success', api_key: apiKey, user }
   })
 
-  app.get('/api/auth/me', { schema: { response: { 200: MeResponse } }, config: { auth: 'key' } }, async (req) => {
+  app.get('/api/auth/me', { schema: { response: { 200: MeResponse } }, config: { auth: 'user' } }, async (req) => {
     const p = req.principal
     if (p.kind === 'guest') {
       return { user: null, tier: 'guest', limits: { ...tierLimits('guest'), rate_limit_per_minute: config.rateLimitPerMinute }, usage: null }
@@ -41,24 +41,24 @@ export default async function accountRoutes (fastify: FastifyInstance): Promise<
     }
   })
 
-  app.post('/api/auth/update', { schema: { body: UpdateBody } }, async (req) => {
+  app.post('/api/auth/update', { schema: { body: UpdateBody }, config: { responses: { 200: UserAnswer } } }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: false })
     if (req.body.name === undefined && req.body.new_password === undefined) throw badRequest('Nothing to update: send name or new_password.')
     return { status: 'success', user: await accounts.update(caller.account.id, req.body) }
   })
 
-  app.post('/api/auth/regenerate-key', async (req) => {
+  app.post('/api/auth/regenerate-key', { config: { responses: { 200: RegeneratedKeyAnswer } } }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: false })
     const apiKey = await accounts.regenerateKey(caller.account.id)
     return { status: 'success', api_key: apiKey, detail: 'The previous key no longer works.' }
   })
 
-  app.post('/api/auth/claim-pro', async (req) => {
+  app.post('/api/auth/claim-pro', { config: { responses: { 200: UserAnswer } } }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: false })
     return { status: 'success', user: await accounts.claimPro(caller.account.id) }
   })
 
-  app.post('/api/auth/tokens', { schema: { body: MintTokenBody } }, async (req, reply) => {
+  app.post('/api/auth/tokens', { schema: { body: MintTokenBody }, config: { responses: { 201: MintedTokenAnswer } } }, async (req, reply) => {
     const caller = requireAccount(req.principal, { scoped: false })
     const known = new Set(catalog.keys())
     const unknown = req.body.tools.filter(t => !known.has(t))
@@ -68,13 +68,13 @@ export default async function accountRoutes (fastify: FastifyInstance): Promise<
     return { status: 'success', token, ...view }
   })
 
-  app.get('/api/auth/tokens', async (req) => {
+  app.get('/api/auth/tokens', { config: { responses: { 200: TokenListAnswer } } }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: false })
     const tokens = await accounts.listScopedTokens(caller.account.id)
     return { count: tokens.length, tokens }
   })
 
-  app.delete('/api/auth/tokens/:id', { schema: { params: TokenParams } }, async (req) => {
+  app.delete('/api/auth/tokens/:id', { schema: { params: TokenParams }, config: { responses: { 200: TokenRevokedAnswer } } }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: false })
     await accounts.revokeScopedToken(caller.account.id, req.params.id)
     return { status: 'success', id: req.params.id, revoked: true }

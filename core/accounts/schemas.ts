@@ -26,8 +26,9 @@ export const MintTokenBody = Type.Object({
 
 export const TokenParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
 
-// The `me` answer: a response schema lets fastify serialise it with a compiled
-// serialiser (this endpoint is polled by dashboards and agents).
+// The answers (OpenAPI documents them from the routes' declarations). The `me`
+// answer is also a fastify response schema: a compiled serialiser (this
+// endpoint is polled by dashboards and agents).
 const UserView = Type.Object({
   id: Type.String(),
   email: Type.String(),
@@ -61,3 +62,29 @@ export const MeResponse = Type.Object({
     jobs_queued: Type.Integer(),
   }), Type.Null()]),
 })
+
+const Success = Type.Literal('success')
+
+/** signup: the personal sk- key is in user.api_key. */
+export const UserAnswer = Type.Object({ status: Success, user: UserView })
+
+export const LoginAnswer = Type.Object({ status: Success, api_key: Type.String(), user: UserView })
+
+export const RegeneratedKeyAnswer = Type.Object({ status: Success, api_key: Type.String(), detail: Type.String() })
+
+const ScopedTokenView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  tools: Type.Array(Type.String()),
+  created_at: Type.String({ format: 'date-time' }),
+  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+})
+
+/** The token itself is shown once, here. */
+export const MintedTokenAnswer = Type.Object({ status: Success, token: Type.String(), ...ScopedTokenView.properties })
+
+export const TokenListAnswer = Type.Object({ count: Type.Integer(), tokens: Type.Array(ScopedTokenView) })
+
+export const TokenRevokedAnswer = Type.Object({ status: Success, id: Type.String(), revoked: Type.Literal(true) })

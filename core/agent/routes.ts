@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import { requireAccount } from '../auth/guards.ts'
 import { countRequests } from '../auth/auth-plugin.ts'
+import { Type } from 'typebox'
 import { AppError } from '../errors.ts'
 import { AgentCatalog } from './agent-catalog.ts'
 import { agentInstructions, renderGuide, type ServerInfo } from './guide.ts'
@@ -19,7 +20,8 @@ import { AgentToolCalls } from './tool-calls.ts'
 
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string, version: string }
 
-const BEARER_CHALLENGE = { 'www-authenticate': 'Bearer realm="mcp"' }
+// MCP clients look for a Bearer challenge on a 401 (the auth hook adds it, see authChallenge).
+const BEARER_CHALLENGE = { wwwAuthenticate: 'Bearer realm="mcp"', detail: 'Missing or invalid access token: send Authorization: Bearer <your sk- key or scp- token>.' }
 
 /**
  * Which answer the client asked for. An explicit text/event-stream at least as
@@ -45,6 +47,21 @@ export function responseMode (accept: string | undefined): 'json' | 'sse' | null
   return null
 }
 
+/** /mcp/manifest.json: each tool's REST key, agent schema, renames and fixed params (agent-catalog.ts manifestTools). */
+const ManifestAnswer = Type.Object({
+  name: Type.String(),
+  version: Type.String(),
+  tools: Type.Array(Type.Object({
+    name: Type.String(),
+    rest_key: Type.String(),
+    description: Type.String(),
+    renames: Type.Record(Type.String(), Type.String(), { description: 'Agent argument → REST param.' }),
+    fixed_params: Type.Record(Type.String(), Type.Unknown()),
+    inputSchema: Type.Object({}, { additionalProperties: true }),
+    outputSchema: Type.Object({}, { additionalProperties: true }),
+  })),
+})
+
 export default async function agentRoutes (app: FastifyInstance): Promise<void> {
   routeDefaults(app, { tag: 'Agent', auth: 'none' })
   const { registry, jobs, rateLimiter, config } = app.services
@@ -62,14 +79,11 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
   app.post('/mcp', {
     config: {
       auth: 'account',
+      authChallenge: BEARER_CHALLENGE,
       responses: { 200: { content: { 'application/json': { schema: { type: 'object', description: 'JSON-RPC 2.0 response.' } }, 'text/event-stream': { schema: { type: 'string', description: 'Server-sent events carrying JSON-RPC messages.' } } } } },
     },
   }, async (req, reply) => {
-    const p = req.principal
-    if (p.kind === 'none' || p.kind === 'bad') {
-      throw new AppError(401, 'Missing or invalid access token: send Authorization: Bearer <your sk- key or scp- token>.', { headers: BEARER_CHALLENGE })
-    }
-    const caller = requireAccount(p, { scoped: true })
+    const caller = requireAccount(req.principal, { scoped: true })
     // A JSON-RPC batch is as many calls as it has messages: the request was counted
     // once on arrival, the rest of the batch is counted here (all or nothing: 429).
     if (Array.isArray(req.body) && req.body.length > 1) countRequests(rateLimiter, config, req, req.body.length - 1)
@@ -103,13 +117,14 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
     reply.code(405)
     return { detail: 'This MCP endpoint is stateless: send JSON-RPC messages with POST /mcp; there is no session to open or close.' }
   }
-  app.get('/mcp', notAllowed)
-  app.delete('/mcp', notAllowed)
+  const notAllowedRoute = { config: { responses: { 405: Type.Object({ detail: Type.String() }) } } }
+  app.get('/mcp', notAllowedRoute, notAllowed)
+  app.delete('/mcp', notAllowedRoute, notAllowed)
 
   app.get('/mcp/docs.md', { config: { auth: 'none', responses: { 200: { content: { 'text/markdown': { schema: { type: 'string' } } } } } } }, async (_req, reply) => {
     reply.type('text/markdown; charset=utf-8')
     return guide
   })
 
-  app.get('/mcp/manifest.json', { config: { auth: 'none' } }, async () => manifest)
+  app.get('/mcp/manifest.json', { config: { auth: 'none', responses: { 200: ManifestAnswer } } }, async () => manifest)
 }

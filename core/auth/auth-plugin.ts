@@ -1,10 +1,16 @@
-// Resolves the caller on every request, then applies the per-IP rate limit
-// (whose ceiling depends on whether the key is Pro). /api/health is exempt.
+// Resolves the caller on every request, applies the per-IP rate limit
+// (whose ceiling depends on whether the key is Pro; /api/health is exempt),
+// then enforces the route's declared access class (`config.auth`), before the
+// body is read: the declaration is what lets a caller through, so OpenAPI and
+// the README's table cannot drift from what the server does. Boot fails on a
+// route that declares no class.
 // The IP is fastify's `request.ip`, which honours TRUST_PROXY (config.ts): with
 // a hop count it is the address the nearest trusted proxy saw, never the
 // client-written leftmost X-Forwarded-For.
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
+import { ROUTE_AUTH_CLASSES } from '../fastify-types.ts'
+import { authorizeRoute, type RouteAuthSettings } from './guards.ts'
 import type { AppConfig } from '../config.ts'
 import type { Principal } from './principal.ts'
 import type { RateLimiter } from '../quotas/rate-limiter.ts'
@@ -40,6 +46,17 @@ export function countRequests (rateLimiter: RateLimiter, config: Pick<AppConfig,
 async function authPlugin (app: FastifyInstance): Promise<void> {
   const { keys, rateLimiter, config } = app.services
   app.decorateRequest('principal', null as never)
+  const settings: RouteAuthSettings = { adminConfigured: config.adminApiKey !== null, blogApiKey: config.blogApiKey }
+
+  // Every route declares its class. Checked when the app is ready: routes
+  // plugins fill their defaults in (routeDefaults) after this hook sees a route.
+  const routes: RouteOptions[] = []
+  app.addHook('onRoute', route => { routes.push(route) })
+  app.addHook('onReady', async () => {
+    const undeclared = routes.filter(r => !ROUTE_AUTH_CLASSES.includes(r.config?.auth as never)).map(r => `${String(r.method)} ${r.url}`)
+    if (undeclared.length) throw new Error(`routes without an access class (config.auth, one of ${ROUTE_AUTH_CLASSES.join(', ')}): ${undeclared.join(', ')}`)
+  })
+
   app.addHook('onRequest', async (request) => {
     // A keyless route (health) ignores keys: their lookup needs the database, which may be what is down.
     if (request.routeOptions.config?.keyless) {
@@ -48,8 +65,12 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     }
     request.principal = await keys.resolve(presentedKey(request))
     const path = request.url.split('?')[0]!
-    if (UNLIMITED.has(path)) return
-    countRequests(rateLimiter, config, request)
+    if (!UNLIMITED.has(path)) countRequests(rateLimiter, config, request)
+    const route = request.routeOptions.config
+    // No route (404), or a WebSocket whose socket enforces the class after the upgrade.
+    if (request.is404 || route.authAfterUpgrade) return
+    const blogKey = request.headers['x-blog-key']
+    authorizeRoute(request.principal, route, settings, typeof blogKey === 'string' ? blogKey.trim() : undefined)
   })
 }
 

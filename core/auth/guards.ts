@@ -1,6 +1,11 @@
-// What each class of endpoint lets through. Routes call one of these first;
-// the table of key kinds against endpoint classes is in README.md (Authentication).
-import { forbidden, unauthorized } from '../errors.ts'
+// What each class of endpoint lets through. A route declares its class
+// (`config.auth`, see RouteAuth in fastify-types.ts) and the auth hook enforces
+// it with `authorizeRoute` before the body is read; handlers call
+// `requireAccount` for the typed caller (and may refuse more, never less).
+// The table of key kinds against endpoint classes is in README.md (Authentication).
+import { AppError, forbidden, unauthorized } from '../errors.ts'
+import { safeEqual } from '../crypto.ts'
+import type { FastifyContextConfig } from 'fastify'
 import type { AccountRecord, Principal } from './principal.ts'
 import type { TierName } from '../quotas/tiers.ts'
 
@@ -10,6 +15,7 @@ export interface AccountCaller {
   principal: Extract<Principal, { kind: 'personal' | 'scoped' }>
 }
 
+const ADMIN_HAS_NO_ACCOUNT = 'The admin key belongs to no account: use a personal sk- key here.'
 const SIGN_UP = 'A guest token cannot do this: sign up (POST /api/auth/signup) and use your personal sk- key.'
 
 /** Read endpoints: any valid key, the guest token included. */
@@ -30,7 +36,7 @@ export function requireAccount (p: Principal, options: { scoped: boolean }): Acc
     case 'guest':
       throw forbidden(SIGN_UP)
     case 'admin':
-      throw forbidden('The admin key belongs to no account: use a personal sk- key here.')
+      throw forbidden(ADMIN_HAS_NO_ACCOUNT)
     case 'scoped':
       if (!options.scoped) throw forbidden('A scoped token cannot manage the account or mint tokens: use the personal sk- key.')
       return { account: p.account, tier: p.tier, principal: p }
@@ -70,4 +76,54 @@ export function requireAdmin (p: Principal, adminConfigured: boolean): void {
   if (!adminConfigured) throw forbidden('Admin endpoints are disabled on this server (ADMIN_API_KEY is not set).')
   if (p.kind === 'none' || p.kind === 'bad') throw unauthorized()
   if (p.kind !== 'admin') throw forbidden('This endpoint needs the admin master key.')
+}
+
+/** What the server knows that some classes need. */
+export interface RouteAuthSettings {
+  adminConfigured: boolean
+  /** BLOG_API_KEY, for routes that accept X-Blog-Key. */
+  blogApiKey: string | null
+}
+
+/**
+ * Enforces a route's declared class (`config.auth`) for this caller: 401
+ * `{detail}` without a valid key, 403 for a key the class does not admit.
+ * `blogKey` is the X-Blog-Key header sent, if any: on a route that accepts it,
+ * a good admin key is enough on its own, otherwise a blog key that is sent must match.
+ */
+export function authorizeRoute (p: Principal, route: Pick<FastifyContextConfig, 'auth' | 'acceptsBlogKey' | 'authChallenge'>, settings: RouteAuthSettings, blogKey?: string): void {
+  try {
+    switch (route.auth) {
+      case 'none':
+        return
+      case 'key':
+        requireAnyKey(p)
+        return
+      case 'user':
+        requireAnyKey(p)
+        if (p.kind === 'admin') throw forbidden(ADMIN_HAS_NO_ACCOUNT)
+        return
+      case 'account':
+        requireAccount(p, { scoped: true })
+        return
+      case 'personal':
+        requireAccount(p, { scoped: false })
+        return
+      case 'admin':
+        if (route.acceptsBlogKey && p.kind !== 'admin' && blogKey) {
+          if (settings.blogApiKey && safeEqual(blogKey, settings.blogApiKey)) return
+          throw unauthorized('Invalid X-Blog-Key.')
+        }
+        requireAdmin(p, settings.adminConfigured)
+        return
+      default:
+        // Boot refuses a route without a class (auth-plugin.ts); fail closed all the same.
+        throw forbidden('This endpoint declares no access class.')
+    }
+  } catch (err) {
+    if (route.authChallenge && err instanceof AppError && err.statusCode === 401) {
+      throw new AppError(401, route.authChallenge.detail, { headers: { 'www-authenticate': route.authChallenge.wwwAuthenticate } })
+    }
+    throw err
+  }
 }

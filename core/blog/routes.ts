@@ -5,29 +5,10 @@ import { createReadStream } from 'node:fs'
 import { routeDefaults } from '../openapi/route-defaults.ts'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { requireAccount, requireAdmin } from '../auth/guards.ts'
+import { requireAccount } from '../auth/guards.ts'
 import type { Principal } from '../auth/principal.ts'
-import type { AppConfig } from '../config.ts'
-import { safeEqual } from '../crypto.ts'
 import { notFound, unauthorized } from '../errors.ts'
-import { EditBody, GenerateBody, ImageParams, ListQuery, PublishBody, SlugParams } from './schemas.ts'
-
-/**
- * The write endpoints take the admin master key in x-api-key, or the older blog
- * key in X-Blog-Key (compared in constant time). A good admin key is enough on
- * its own; otherwise an X-Blog-Key that is sent must match.
- */
-function requireBlogWriter (req: FastifyRequest, config: AppConfig): 'admin' | 'blog-key' {
-  if (req.principal.kind === 'admin') return 'admin'
-  const header = req.headers['x-blog-key']
-  const blogKey = typeof header === 'string' ? header.trim() : undefined
-  if (blogKey) {
-    if (config.blogApiKey && safeEqual(blogKey, config.blogApiKey)) return 'blog-key'
-    throw unauthorized('Invalid X-Blog-Key.')
-  }
-  requireAdmin(req.principal, config.adminApiKey !== null)
-  return 'admin'
-}
+import { EditBody, GenerateBody, GeneratedAnswer, ImageAnswer, ImageParams, ListAnswer, ListQuery, PostAnswer, PublishBody, ReadAnswer, SlugParams } from './schemas.ts'
 
 /** Reads need no key, but a key that is sent must be valid (a mistyped admin key would silently hide drafts). */
 function readerSeesDrafts (p: Principal): boolean {
@@ -38,27 +19,27 @@ function readerSeesDrafts (p: Principal): boolean {
 export default async function blogRoutes (fastify: FastifyInstance): Promise<void> {
   routeDefaults(fastify, { tag: 'Blog', auth: 'admin' })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { blog, config } = app.services
+  const { blog } = app.services
 
-  // Keys are checked in onRequest, before the body is read or validated: a caller
-  // without the right key learns nothing about the body's shape.
-  const writer = async (req: FastifyRequest) => { requireBlogWriter(req, config) }
-  // The spec: "any valid user key" generates, a scoped token included (guest and admin keys belong to no account).
-  const account = async (req: FastifyRequest) => { requireAccount(req.principal, { scoped: true }) }
+  // The access class is enforced by the auth hook, before the body is read or
+  // validated: a caller without the right key learns nothing about the body's
+  // shape. Writes take the admin key, or the older X-Blog-Key (acceptsBlogKey).
+  const writer = { auth: 'admin', acceptsBlogKey: true } as const
+  // Reads are public, but refuse a bad key here, before the body (drafts depend on the key).
   const reader = async (req: FastifyRequest) => { readerSeesDrafts(req.principal) }
 
-  app.post('/api/blog/post', { schema: { body: PublishBody }, onRequest: writer }, async (req, reply) => {
+  app.post('/api/blog/post', { schema: { body: PublishBody }, config: { ...writer, responses: { 201: PostAnswer } } }, async (req, reply) => {
     const post = await blog.create(req.body, 'api')
     reply.code(201)
     return { status: 'success', post }
   })
 
-  app.put('/api/blog/post/:slug', { schema: { params: SlugParams, body: EditBody }, onRequest: writer }, async (req) => {
+  app.put('/api/blog/post/:slug', { schema: { params: SlugParams, body: EditBody }, config: { ...writer, responses: { 200: PostAnswer } } }, async (req) => {
     const post = await blog.update(req.params.slug, req.body)
     return { status: 'success', post }
   })
 
-  app.get('/api/blog/list', { schema: { querystring: ListQuery }, onRequest: reader, config: { auth: 'none' } }, async (req) => {
+  app.get('/api/blog/list', { schema: { querystring: ListQuery }, onRequest: reader, config: { auth: 'none', responses: { 200: ListAnswer } } }, async (req) => {
     const includeDrafts = readerSeesDrafts(req.principal)
     const offset = req.query.offset ?? 0
     const { total, posts } = await blog.list({ limit: req.query.limit, offset, includeDrafts })
@@ -66,19 +47,19 @@ export default async function blogRoutes (fastify: FastifyInstance): Promise<voi
   })
 
   // Registered before /api/blog/:slug reads it as a slug; names are random UUIDs the store gave out.
-  app.get('/api/blog/images/:name', { schema: { params: ImageParams }, onRequest: reader }, async (req, reply) => {
+  app.get('/api/blog/images/:name', { schema: { params: ImageParams }, onRequest: reader, config: { auth: 'none', responses: { 200: ImageAnswer } } }, async (req, reply) => {
     const image = blog.images.find(req.params.name)
     if (!image) throw notFound(`No blog image named '${req.params.name}'.`)
     reply.header('content-type', image.contentType).header('cache-control', 'public, max-age=31536000, immutable')
     return reply.send(createReadStream(image.path))
   })
 
-  app.get('/api/blog/:slug', { schema: { params: SlugParams }, onRequest: reader, config: { auth: 'none' } }, async (req) => {
+  app.get('/api/blog/:slug', { schema: { params: SlugParams }, onRequest: reader, config: { auth: 'none', responses: { 200: ReadAnswer } } }, async (req) => {
     const includeDrafts = readerSeesDrafts(req.principal)
     return { post: await blog.get(req.params.slug, includeDrafts) }
   })
 
-  app.post('/api/blog/generate', { schema: { body: GenerateBody }, onRequest: account, config: { auth: 'account' } }, async (req, reply) => {
+  app.post('/api/blog/generate', { schema: { body: GenerateBody }, config: { auth: 'account', responses: { 201: GeneratedAnswer } } }, async (req, reply) => {
     const caller = requireAccount(req.principal, { scoped: true })
     const { post, image } = await blog.generate(caller, req.body.topic)
     reply.code(201)

@@ -1,6 +1,6 @@
 // Request schemas of the blog endpoints (TypeBox: validation and types in one).
 // Unknown fields are ignored, so a post read back from GET can be sent to PUT as is.
-import { Type, type Static } from 'typebox'
+import { Type, type Static, type TSchema } from 'typebox'
 import { SLUG_MAX, SLUG_PATTERN } from './slug.ts'
 
 const Text = (maxLength: number) => Type.String({ maxLength })
@@ -48,3 +48,51 @@ export const ImageParams = Type.Object({ name: Type.String({ minLength: 1, maxLe
 
 /** Any string: a slug that cannot exist is simply not found. */
 export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) })
+
+// ---------------------------------------------------------------- answers (OpenAPI)
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** A post as every endpoint answers it (PostView in blog-service.ts). */
+const PostSchema = Type.Object({
+  id: Type.String(),
+  slug: Type.String(),
+  title: Type.String(),
+  content: Type.String({ description: 'Sanitised HTML.' }),
+  excerpt: Type.String(),
+  category: Type.String(),
+  status: Status,
+  is_featured: Type.Boolean(),
+  meta_description: Type.String(),
+  seo_keywords: Type.Array(Type.String()),
+  featured_image: Nullable(Type.String()),
+  image_url: Nullable(Type.String()),
+  source: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  published_at: Nullable(Type.String({ format: 'date-time' })),
+})
+
+export const PostAnswer = Type.Object({ status: Type.Literal('success'), post: PostSchema })
+
+export const ReadAnswer = Type.Object({ post: PostSchema })
+
+export const ListAnswer = Type.Object({
+  count: Type.Integer(),
+  total: Type.Integer(),
+  limit: Nullable(Type.Integer()),
+  offset: Type.Integer(),
+  posts: Type.Array(Type.Omit(PostSchema, ['content'])),
+})
+
+export const GeneratedAnswer = Type.Object({
+  status: Type.Literal('success'),
+  id: Type.String(),
+  post: PostSchema,
+  image: Type.Object({
+    status: Type.Union([Type.Literal('generated'), Type.Literal('failed'), Type.Literal('not_configured')]),
+    detail: Nullable(Type.String()),
+  }),
+})
+
+export const ImageAnswer = { content: { 'image/*': { schema: { type: 'string', format: 'binary' } } } }

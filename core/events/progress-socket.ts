@@ -7,7 +7,7 @@
 import { routeDefaults } from '../openapi/route-defaults.ts'
 import type { FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
-import { requireAccount } from '../auth/guards.ts'
+import { authorizeRoute, requireAccount } from '../auth/guards.ts'
 import { isAppError, upgradeRequired } from '../errors.ts'
 import type { Principal } from '../auth/principal.ts'
 
@@ -15,12 +15,15 @@ const AUTH_WAIT_MS = 10_000
 
 export default async function progressSocketRoutes (app: FastifyInstance): Promise<void> {
   routeDefaults(app, { tag: 'Jobs', auth: 'account' })
-  const { keys, jobs, events } = app.services
+  const { keys, jobs, events, config } = app.services
+  const authSettings = { adminConfigured: config.adminApiKey !== null, blogApiKey: config.blogApiKey }
 
   // `wsHandler` + `handler` rather than `websocket: true`, whose HTTP fallback is a bare 404 without {detail}.
   app.route<{ Params: { id: string } }>({
     method: 'GET',
     url: '/api/tool-run/:id/ws',
+    // The key may come as the first message: the socket enforces the class (account) itself, closing with 4401.
+    config: { auth: 'account', authAfterUpgrade: true },
     handler: async () => { throw upgradeRequired('This endpoint is a WebSocket: connect with an Upgrade: websocket request (ws:// or wss://), or poll GET /api/tool-run/<id>/status.') },
     wsHandler: (socket: WebSocket, req) => {
       const jobId = req.params.id
@@ -29,7 +32,10 @@ export default async function progressSocketRoutes (app: FastifyInstance): Promi
 
       const follow = async (principal: Principal) => {
         let caller
-        try { caller = requireAccount(principal, { scoped: true }) } catch (err) { return fail(4401, isAppError(err) ? err.detail : 'unauthorised') }
+        try {
+          authorizeRoute(principal, req.routeOptions.config, authSettings)
+          caller = requireAccount(principal, { scoped: true })
+        } catch (err) { return fail(4401, isAppError(err) ? err.detail : 'unauthorised') }
         // Subscribe before reading the status so the final event cannot slip between the two.
         const buffered: unknown[] = []
         let ready = false

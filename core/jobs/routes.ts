@@ -11,7 +11,7 @@ import { badRequest } from '../errors.ts'
 import { CONTENT_TYPES, EXPORT_FORMATS, exportStream, type ExportFormat } from '../exports/exporters.ts'
 import type { WebhookSpec } from './webhooks.ts'
 import { readMultipartStart } from './multipart-start.ts'
-import { ExportParams, ExportQuery, JobParams, ListQuery, JobResultsSchema, JobStarted, JobStatusSchema, ResultsQuery, ToolRunBody } from './schemas.ts'
+import { ExportParams, ExportQuery, JobParams, ListQuery, JobListSchema, JobResultsSchema, JobStarted, JobStatusSchema, ResultsQuery, ToolRunBody } from './schemas.ts'
 
 export const idempotencyKey = (headers: Record<string, unknown>) => {
   const v = headers['idempotency-key']
@@ -113,7 +113,7 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
     return jobs.cancel(caller, req.params.id)
   })
 
-  app.get('/api/jobs', { schema: { querystring: ListQuery }, config: { auth: 'account', tag: 'Jobs' } }, async (req) => {
+  app.get('/api/jobs', { schema: { querystring: ListQuery }, config: { auth: 'account', tag: 'Jobs', responses: { 200: JobListSchema } } }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: true })
     return jobs.list(caller, req.query.limit ?? 50)
   })

@@ -71,3 +71,20 @@ export const JobResultsSchema = Type.Object({
   limit: Type.Integer(),
   results: Type.Array(Type.Record(Type.String(), Type.Unknown())),
 })
+
+/** GET /api/jobs: the caller's jobs, newest first. */
+export const JobListSchema = Type.Object({
+  count: Type.Integer(),
+  jobs: Type.Array(Type.Object({
+    job_id: Type.String(),
+    tool: Type.String(),
+    status: JobStatusSchema.properties.status,
+    records: Type.Integer(),
+    stage: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+    finished_at: Nullable(Type.String({ format: 'date-time' })),
+    expires_at: Nullable(Type.String({ format: 'date-time' })),
+    status_url: Type.String(),
+    results_url: Type.String(),
+  })),
+})

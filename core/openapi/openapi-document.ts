@@ -131,19 +131,20 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
     } else {
       responses['200'] = { description: 'Success.', content: json({ type: 'object' }) }
     }
-    // A route that declares no auth class needs a key (the safe reading for a document).
-    const isPublic = route.config?.auth === 'none'
-    if (!isPublic) {
-      responses['401'] = { $ref: '#/components/responses/Unauthorized' }
-      responses['403'] = { $ref: '#/components/responses/Forbidden' }
-    }
+    // The route's access class (enforced from the same declaration by the auth hook, see core/auth/guards.ts).
+    const auth = route.config?.auth
+    const isPublic = auth === 'none'
+    if (!isPublic) responses['401'] = { $ref: '#/components/responses/Unauthorized' }
+    // `key` admits every valid key; the other classes refuse some kinds (or, admin, every key when ADMIN_API_KEY is unset).
+    if (!isPublic && auth !== 'key') responses['403'] = { $ref: '#/components/responses/Forbidden' }
     if (!responses['400'] && (schema.body || schema.querystring || schema.params)) responses['400'] = { $ref: '#/components/responses/BadRequest' }
     responses['429'] = { $ref: '#/components/responses/TooManyRequests' }
     responses.default = { $ref: '#/components/responses/Error' }
     operation.responses = responses
 
     if (isPublic) operation.security = []
-    else if (url === '/mcp') operation.security = [{ bearerAuth: [] }]
+    else if (route.config?.authChallenge) operation.security = [{ bearerAuth: [] }]
+    else if (route.config?.acceptsBlogKey) operation.security = [{ apiKey: [] }, { blogKey: [] }]
 
     const path = toOpenApiPath(url)
     paths[path] ??= {}
@@ -167,6 +168,7 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Personal sk- key, scoped scp- token, guest pub- token or the admin key.' },
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'The agent endpoint: a personal sk- key or a scoped scp- token.' },
+        blogKey: { type: 'apiKey', in: 'header', name: 'X-Blog-Key', description: 'The older blog key (BLOG_API_KEY), accepted on blog writes instead of the admin key.' },
       },
       schemas: components,
       responses: {

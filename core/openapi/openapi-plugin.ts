@@ -21,7 +21,7 @@ async function openapiPlugin (app: FastifyInstance): Promise<void> {
   let page: string | undefined
   const openapi = () => (document ??= buildOpenApiDocument(routes.map(({ method, route }) => ({ method, url: route.url, schema: route.schema as RecordedRoute['schema'], config: route.config, websocket: Boolean(route.websocket || route.wsHandler) })), app.services.registry))
 
-  app.get('/openapi.json', { config: { auth: 'none', tag: 'Documentation' } }, async () => openapi())
+  app.get('/openapi.json', { config: { auth: 'none', tag: 'Documentation', responses: { 200: { content: { 'application/json': { schema: { type: 'object', description: 'This OpenAPI 3.0.3 document.' } } } } } } }, async () => openapi())
   app.get('/docs', { config: { auth: 'none', tag: 'Documentation', responses: { 200: { content: { 'text/html': { schema: { type: 'string' } } } } } } }, async (_req, reply) => {
     reply.type('text/html; charset=utf-8')
     return (page ??= renderDocsPage(openapi()))

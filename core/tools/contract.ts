@@ -379,8 +379,10 @@ export interface ToolEndpoint {
   method: 'GET'
   path: string
   summary: string
-  /** `none`: no key needed; `key`: any valid key (guest included). */
+  /** Who may call it (the route's access class, enforced by the kernel): `none` no key needed; `key` any valid key (guest included). */
   auth: 'none' | 'key'
+  /** The answer's schema (OpenAPI documents it; every route declares its answers). */
+  response: TSchema
   handle (args: { state: unknown, query: Record<string, string>, upstream: UpstreamConfig, proxyConfigured: boolean }): unknown | Promise<unknown>
 }
 

@@ -1,8 +1,8 @@
 // Mounts the read endpoints tool plugins declare (e.g. GET /api/search/status),
-// served from the plugin's per-app state.
+// served from the plugin's per-app state. The endpoint's `auth` is the route's
+// access class, enforced by the auth hook.
 import { routeDefaults } from '../openapi/route-defaults.ts'
-import type { FastifyInstance } from 'fastify'
-import { requireAnyKey } from '../auth/guards.ts'
+import type { FastifyInstance, FastifySchema } from 'fastify'
 import { upstreamConfig } from '../jobs/job-runner.ts'
 
 export default async function toolEndpointRoutes (app: FastifyInstance): Promise<void> {
@@ -10,8 +10,9 @@ export default async function toolEndpointRoutes (app: FastifyInstance): Promise
   const { registry, config, secrets } = app.services
   for (const tool of registry.enabled()) {
     for (const endpoint of tool.declaration.endpoints ?? []) {
-      app.get(endpoint.path, { config: { auth: endpoint.auth } }, async (req) => {
-        if (endpoint.auth === 'key') requireAnyKey(req.principal)
+      // OpenAPI reads `summary` from the schema (fastify's FastifySchema does not name it).
+      const schema: FastifySchema & { summary: string } = { summary: endpoint.summary }
+      app.get(endpoint.path, { schema, config: { auth: endpoint.auth, responses: { 200: endpoint.response } } }, async (req) => {
         const answer = await endpoint.handle({ state: tool.state, query: req.query as Record<string, string>, upstream: upstreamConfig(tool, config), proxyConfigured: Boolean(config.proxyUrl) })
         // Shared state (engine health) holds upstream failure reasons, and any key, a guest's included, reads it.
         return secrets.scrubValue(answer)

@@ -10,10 +10,11 @@ import {
   AUTO_ORDER, ENGINE_CHOICES, PROVIDER_CREDENTIALS, backendsFor, choiceFor, isConfigured, missingCredentials,
   type CredentialLookup, type EngineChoice, type EngineId,
 } from './engine-catalog.ts'
+import { Type, type Static } from '../../core/tools/contract.ts'
 
 export type Clock = () => Date
 
-export type HealthKind = 'ok' | 'blocked' | 'error' | 'unconfigured'
+type HealthKind = Static<typeof HealthKindSchema>
 
 export interface EngineObservation {
   kind: Exclude<HealthKind, 'unconfigured'>
@@ -37,32 +38,35 @@ export interface SearchStatusConfig {
   proxyConfigured: boolean
 }
 
-export interface EngineHealthEntry {
-  ok: boolean
-  kind: HealthKind
-  reason: string
-  age_s: number
-  cooldown_remaining_s?: number
-  /** For an engine with several backends (duckduckgo): the backend id this entry describes. */
-  backend?: EngineId
-}
+const HealthKindSchema = Type.Union([Type.Literal('ok'), Type.Literal('blocked'), Type.Literal('error'), Type.Literal('unconfigured')])
 
-/** The Search status record (GET /api/search/status), every field of the spec. */
-export interface SearchStatusRecord {
-  providers: { serper: boolean, serpapi: boolean, google_cse: boolean }
-  proxy_configured: boolean
-  google_ready: boolean
-  google_cooldown_active: boolean
-  last_google_block_reason: string
-  engines: string[]
-  engine_health_observed: boolean
-  engines_working: string[]
-  engines_blocked: string[]
-  engines_unconfigured: string[]
-  engine_health: Record<string, EngineHealthEntry>
-  recommended_engine: string
-  note: string
-}
+const EngineHealthEntrySchema = Type.Object({
+  ok: Type.Boolean(),
+  kind: HealthKindSchema,
+  reason: Type.String(),
+  age_s: Type.Integer(),
+  cooldown_remaining_s: Type.Optional(Type.Integer()),
+  backend: Type.Optional(Type.String({ description: 'For an engine with several backends (duckduckgo): the backend this entry describes.' })),
+})
+export type EngineHealthEntry = Static<typeof EngineHealthEntrySchema>
+
+/** The Search status record (GET /api/search/status), every field of the spec; also the endpoint's documented answer. */
+export const SearchStatusSchema = Type.Object({
+  providers: Type.Object({ serper: Type.Boolean(), serpapi: Type.Boolean(), google_cse: Type.Boolean() }),
+  proxy_configured: Type.Boolean(),
+  google_ready: Type.Boolean(),
+  google_cooldown_active: Type.Boolean(),
+  last_google_block_reason: Type.String(),
+  engines: Type.Array(Type.String()),
+  engine_health_observed: Type.Boolean(),
+  engines_working: Type.Array(Type.String()),
+  engines_blocked: Type.Array(Type.String()),
+  engines_unconfigured: Type.Array(Type.String()),
+  engine_health: Type.Record(Type.String(), EngineHealthEntrySchema),
+  recommended_engine: Type.String(),
+  note: Type.String(),
+})
+export type SearchStatusRecord = Static<typeof SearchStatusSchema>
 
 export class EngineHealth {
   readonly startedAt: Date

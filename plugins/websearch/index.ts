@@ -5,7 +5,7 @@
 import { Type, defineTool } from '../../core/tools/contract.ts'
 import { researchTopic } from './research-prompt.ts'
 import { ENGINE_CHOICES } from './engine-catalog.ts'
-import { EngineHealth, createEngineHealth } from './engine-health.ts'
+import { EngineHealth, SearchStatusSchema, createEngineHealth } from './engine-health.ts'
 import { MAX_QUERIES, MAX_URLS, websearchInput, websearchRow } from './schema.ts'
 import { WebsearchSettingsSchema } from './settings.ts'
 
@@ -106,6 +106,7 @@ const declaration = defineTool({
       path: '/api/search/status',
       summary: 'Search status record: configured providers, proxy, per-engine health observed since start, cooldowns and the engine auto would use now.',
       auth: 'key',
+      response: SearchStatusSchema,
       handle: ({ state, upstream, proxyConfigured }) => {
         // The registry always passes the state createState made; anything else is a wiring bug worth seeing.
         if (!(state instanceof EngineHealth)) throw new Error('websearch: the search status endpoint got no engine-health state')

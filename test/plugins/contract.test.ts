@@ -1,11 +1,12 @@
 // The contract test: every plugin named in tools.config.json loads, declares
 // what the kernel needs, and its examples are valid input for its own schemas.
 import t from 'tap'
-import { dirname, resolve } from 'node:path'
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
 import { Compile } from 'typebox/compile'
 import { Value } from 'typebox/value'
 import { loadToolsFile } from '../../core/config.ts'
-import { ToolRegistry } from '../../core/tools/registry.ts'
+import { PLUGINS_DIR, ToolRegistry } from '../../core/tools/registry.ts'
 
 const configPath = resolve('tools.config.json')
 const file = loadToolsFile(configPath)
@@ -87,4 +88,26 @@ t.test('the REST-only check catches a renamed parameter and lets agent names and
   t.same(restOnlyNamesIn('Looks an advertiser up by name. Example: {"query": "Acme"}.', ['advertiser'], ['query']), [], 'a plain word is prose')
   t.same(restOnlyNamesIn('Example: {"advertiser": "Acme"}.', ['advertiser'], ['query']), ['advertiser'])
   t.same(restOnlyNamesIn('Example: {"website": "acme.com", "limit": 20}.', ['website', 'max_pages'], ['website', 'limit']), [])
+})
+
+/** Every .ts file of a folder, sub-folders included. */
+function sourceFiles (dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap(entry => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return sourceFiles(path)
+    return entry.name.endsWith('.ts') ? [path] : []
+  })
+}
+
+t.test('a plugin imports from the kernel only the contract (and the shared parsing helpers)', async t => {
+  const kernel = resolve('core')
+  const allowed = [resolve('core/tools/contract.ts'), resolve('core/extract')]
+  for (const entry of file.tools.filter(e => e.plugin)) {
+    for (const path of sourceFiles(join(PLUGINS_DIR, entry.plugin!))) {
+      const specifiers = [...readFileSync(path, 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map(m => m[1] ?? m[2]!)
+      const reached = specifiers.filter(s => s.startsWith('.')).map(s => resolve(dirname(path), s))
+      const offending = reached.filter(target => target.startsWith(kernel + '/') && !allowed.some(a => target === a || target.startsWith(a + '/')))
+      t.same(offending.map(o => relative(process.cwd(), o)), [], `${relative(process.cwd(), path)} imports from core/ only the contract`)
+    }
+  }
 })

@@ -6,7 +6,7 @@ import type { Static, TObject, TSchema } from 'typebox'
 import type { Logger } from 'pino'
 import type { HttpCrawler, HttpCrawlerOptions, HttpCrawlingContext } from 'crawlee'
 // Types only: the DOM and phone libraries load in the extraction workers, not with the kernel.
-import type { FoundEmail, PageContent, SocialLink } from '../extract/index.ts'
+import type { FoundEmail, PageContent, SocialLink } from '../../plugins/lib/index.ts'
 
 export { Type } from 'typebox'
 export type { Static, TSchema } from 'typebox'

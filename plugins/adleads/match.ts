@@ -3,8 +3,8 @@
 
 type Json = Record<string, unknown>
 
-import { namesMatch } from '../../core/extract/business-names.ts'
-export { nameTokens, namesMatch } from '../../core/extract/business-names.ts'
+import { namesMatch } from '../lib/business-names.ts'
+export { nameTokens, namesMatch } from '../lib/business-names.ts'
 
 /** example.com from a listing's website, or null. */
 export function domainOf (website: unknown): string | null {

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Resolver } from 'node:dns/promises'
 import { BlockedTargetError, type NetworkPolicy } from '../../core/tools/contract.ts'
-import { classifyEmail } from '../../core/extract/emails.ts'
+import { classifyEmail } from '../lib/emails.ts'
 import { checkEmailSyntax, needsSmtpUtf8, type SyntaxResult } from './syntax.ts'
 import { lookupMailHosts, resolveHostAddresses } from './dns.ts'
 import { SmtpError, SmtpSession, probeRecipient, type RecipientProbe } from './smtp.ts'

@@ -154,7 +154,7 @@ export function parseCreatives (body: unknown): { creatives: Creative[], nextPag
 
 // ---------------------------------------------------------------- matching
 
-export { nameTokens, namesMatch } from '../../core/extract/business-names.ts'
+export { nameTokens, namesMatch } from '../lib/business-names.ts'
 
 /** example.com from "https://www.example.com/path" or "www.example.com". */
 export function bareDomain (input: string): string | null {

@@ -167,7 +167,7 @@ async function main (): Promise<void> {
   printTable('Hostile jobs', rows)
 
   // Inline vs pooled for an ordinary page (≈ 9 KB), to decide whether small inputs should skip the pool.
-  const { pageContacts } = await import('../../core/extract/extraction-tasks.ts')
+  const { pageContacts } = await import('../../core/workers/extraction-tasks.ts')
   const small = `<html><body><article>${'<p>Opening hours, directions and the team. Call +1 212 555 0123 or write to office@example.com.</p>'.repeat(80)}</article><a href="https://twitter.com/acme">x</a></body></html>`
   const options = { phones: true, socials: true, defaultCountry: 'US' }
   const inline: number[] = []

@@ -27,7 +27,7 @@ export type TaskOutcome =
 /** E-mails (typed role/personal), phones, socials and links of one page: webemail's scan. */
 export async function pageContacts (html: string, url: string, options: ContactScanOptions = {}): Promise<PageContacts> {
   const [{ findEmails, classifyEmail }, { findPhones }, { findSocialLinks }, { extractLinks }] = await Promise.all([
-    import('./emails.ts'), import('./phones.ts'), import('./socials.ts'), import('./page.ts'),
+    import('../../plugins/lib/emails.ts'), import('../../plugins/lib/phones.ts'), import('../../plugins/lib/socials.ts'), import('../../plugins/lib/page.ts'),
   ])
   return {
     emails: findEmails(html, url).map(found => ({ ...found, type: classifyEmail(found.email) })),
@@ -43,27 +43,27 @@ type Prepared = () => unknown
 async function prepare (task: ExtractionTask): Promise<Prepared> {
   switch (task.kind) {
     case 'page': {
-      const { extractPage } = await import('./page.ts')
+      const { extractPage } = await import('../../plugins/lib/page.ts')
       return () => extractPage(task.html, task.url)
     }
     case 'contacts': {
-      await Promise.all([import('./emails.ts'), import('./phones.ts'), import('./socials.ts'), import('./page.ts')])
+      await Promise.all([import('../../plugins/lib/emails.ts'), import('../../plugins/lib/phones.ts'), import('../../plugins/lib/socials.ts'), import('../../plugins/lib/page.ts')])
       return () => pageContacts(task.html, task.url, task.options)
     }
     case 'warm': {
-      await Promise.all([import('./emails.ts'), import('./phones.ts'), import('./socials.ts'), import('./page.ts')])
+      await Promise.all([import('../../plugins/lib/emails.ts'), import('../../plugins/lib/phones.ts'), import('../../plugins/lib/socials.ts'), import('../../plugins/lib/page.ts')])
       return () => null
     }
     case 'emails': {
-      const { findEmails } = await import('./emails.ts')
+      const { findEmails } = await import('../../plugins/lib/emails.ts')
       return () => findEmails(task.html, task.url)
     }
     case 'phones': {
-      const { findPhones } = await import('./phones.ts')
+      const { findPhones } = await import('../../plugins/lib/phones.ts')
       return () => findPhones(task.html, { defaultCountry: task.defaultCountry })
     }
     case 'socials': {
-      const { findSocialLinks } = await import('./socials.ts')
+      const { findSocialLinks } = await import('../../plugins/lib/socials.ts')
       return () => findSocialLinks(task.html, task.url)
     }
     case 'call': {

@@ -140,6 +140,7 @@ export class JobRunner {
       crawler: net.crawlers(signal, { extract, logger: log }),
       network: net.policy(),
       extract,
+      dns: net.dns(signal),
       exec: this.deps.exec.forJob(signal, log),
       settings: tool.settings,
       upstream: upstreamConfig(tool, config),

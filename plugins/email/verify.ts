@@ -7,8 +7,7 @@
 // the same domain) runs once per domain, on the first session that sees a
 // recipient accepted, and its answer is shared by every row of that domain.
 import { randomBytes } from 'node:crypto'
-import type { Resolver } from 'node:dns/promises'
-import { BlockedTargetError, type NetworkPolicy } from '../../core/tools/contract.ts'
+import { BlockedTargetError, type DnsResolver, type NetworkPolicy } from '../../core/tools/contract.ts'
 import { classifyEmail } from '../lib/emails.ts'
 import { checkEmailSyntax, needsSmtpUtf8, type SyntaxResult } from './syntax.ts'
 import { lookupMailHosts, resolveHostAddresses } from './dns.ts'
@@ -20,7 +19,7 @@ import type { CatchAllCheck, DnsCheck, EmailRow, EmailStatus, MxAttempt, MxCheck
 
 export interface VerifyEnvironment {
   settings: EmailSettings
-  resolver: Resolver
+  resolver: DnsResolver
   network: NetworkPolicy
   signal: AbortSignal
   /** false: stop after DNS (status unknown unless DNS already decided). */

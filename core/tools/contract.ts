@@ -9,6 +9,8 @@ import type { HttpCrawler, HttpCrawlerOptions, HttpCrawlingContext } from 'crawl
 export { Type } from 'typebox'
 export type { Static, TSchema } from 'typebox'
 export type { Logger } from 'pino'
+/** Bounded parallelism (the kernel's own): `new Semaphore(n).run(task)`. */
+export { Semaphore } from '../semaphore.ts'
 
 // ---------------------------------------------------------------- network
 

@@ -83,11 +83,5 @@ export class SiteFindingsBuilder {
   }
 }
 
-/** <loc> entries of a sitemap (or sitemap index) document. */
-// Each whitespace run has one place to go: `<loc>\s*(?:<!\[CDATA\[)?\s*` let a
-// `<loc>` followed by n spaces backtrack n² times (40,000 spaces: 16 s).
-export function sitemapLocations (xml: string): string[] {
-  const out: string[] = []
-  for (const m of xml.matchAll(/<loc>\s*(?:<!\[CDATA\[\s*)?([^<\]\s]+)\s*(?:\]\]>\s*)?<\/loc>/gi)) out.push(m[1]!.replace(/&amp;/g, '&'))
-  return out
-}
+/** <loc> entries of a sitemap: the plugin library's reader. */
+export { sitemapLocations } from '../lib/sitemaps.ts'

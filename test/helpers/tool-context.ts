@@ -145,7 +145,7 @@ export function toolContext<Row = Record<string, unknown>, Input = any, Settings
   const summaries: Array<Record<string, unknown>> = []
   const artifacts: FakeToolRun<Row, Input, Settings>['artifacts'] = []
   const signal = options.signal ?? new AbortController().signal
-  const settings = readToolSettings(tool, options.settings) as Settings
+  const settings = readToolSettings(tool as Parameters<typeof readToolSettings>[0], options.settings) as Settings
   const network = testNetworkPolicy(options.allowPrivateTargets ?? true)
   const http = options.http ?? loopbackHttp()
   const credentials = options.credentials ?? {}

@@ -95,14 +95,8 @@ export function unwrapRedirect (absoluteUrl: string): string {
   return absoluteUrl
 }
 
-/** The host of a URL without `www.`, lower-cased; '' when it does not parse. */
-export function domainOf (url: string): string {
-  try {
-    return new URL(url).hostname.toLowerCase().replace(/^www\./, '')
-  } catch {
-    return ''
-  }
-}
+/** The host of a URL without `www.`, lower-cased; '' when it does not parse (the plugin library's reader). */
+export { hostOf as domainOf } from '../../lib/domains.ts'
 
 export interface RawResult { title: string, href: string | null | undefined, snippet?: string }
 

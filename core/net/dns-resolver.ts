@@ -25,7 +25,10 @@ const DEADLINE_SLACK_MS = 1000
 /** Node's code of a failed lookup; a cancelled query reads ECANCELLED. */
 const codeOf = (err: unknown) => (err as { code?: string }).code ?? 'EUNKNOWN'
 
-export function createDnsResolver (signal: AbortSignal, options: DnsOptions = {}): DnsResolver {
+/** How much of an answer is kept (constants above; tests pass smaller ones). */
+export interface DnsAnswerLimits { maxAnswers: number, maxTxtChars: number }
+
+export function createDnsResolver (signal: AbortSignal, options: DnsOptions = {}, limits: DnsAnswerLimits = { maxAnswers: DNS_MAX_ANSWERS, maxTxtChars: DNS_MAX_TXT_CHARS }): DnsResolver {
   const settings = { ...DEFAULTS, ...options }
   const servers = [...(settings.servers ?? [])]
 
@@ -49,13 +52,13 @@ export function createDnsResolver (signal: AbortSignal, options: DnsOptions = {}
     }
   }
 
-  const capped = <T>(records: T[]) => records.slice(0, DNS_MAX_ANSWERS)
+  const capped = <T>(records: T[]) => records.slice(0, limits.maxAnswers)
 
   return {
     mx: name => lookup('MX', name, async r => capped(await r.resolveMx(name)).map((record): MxRecord => ({ exchange: record.exchange, priority: record.priority }))),
-    txt: name => lookup('TXT', name, async r => capped(await r.resolveTxt(name)).map(chunks => chunks.join('').slice(0, DNS_MAX_TXT_CHARS))),
+    txt: name => lookup('TXT', name, async r => capped(await r.resolveTxt(name)).map(chunks => chunks.join('').slice(0, limits.maxTxtChars))),
     a: name => lookup('A', name, async r => capped(await r.resolve4(name))),
     aaaa: name => lookup('AAAA', name, async r => capped(await r.resolve6(name))),
-    using: more => createDnsResolver(signal, { ...settings, ...more }),
+    using: more => createDnsResolver(signal, { ...settings, ...more }, limits),
   }
 }

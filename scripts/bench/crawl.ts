@@ -22,7 +22,7 @@
 // Goal: webemail >= 0.9 × bare. Exits non-zero only on errors, never on the goal.
 import { CheerioCrawler, Configuration, Log, LogLevel, MemoryStorage } from 'crawlee'
 import { load } from 'cheerio'
-import * as extract from '../../plugins/lib/index.ts'
+import * as extract from '../../plugins/lib/scanners.ts'
 import { startBenchSite } from './fixtures/bench-site.ts'
 import { goal, jobResults, median, printTable, proAccount, ratioText, runJobToDone, runMain, startBenchApp, type BenchApp } from './harness.ts'
 

@@ -20,7 +20,7 @@
 // Run: node --import tsx scripts/bench/scrape.ts   (BENCH_CONCURRENCY, BENCH_ROUNDS, BENCH_URLS to tune)
 // Goal: tool >= 0.85 × bare. Exits non-zero only on errors, never on the goal.
 import { CheerioCrawler, Configuration, Log, LogLevel, MemoryStorage } from 'crawlee'
-import * as extract from '../../plugins/lib/index.ts'
+import * as extract from '../../plugins/lib/scanners.ts'
 import { startBenchSite } from './fixtures/bench-site.ts'
 import { goal, jobResults, median, printTable, proAccount, ratioText, runJobToDone, runMain, startBenchApp, type BenchApp } from './harness.ts'
 

@@ -159,7 +159,8 @@ export function toolContext<Row = Record<string, unknown>, Input = any, Settings
     signal,
     log: pino({ level: 'silent' }),
     http,
-    crawler: options.crawler ?? { cheerio: refuse('ctx.crawler') as never },
+    // Whatever crawler kind the plugin asks for, refused unless one was given.
+    crawler: options.crawler ?? new Proxy({}, { get: (_target, kind) => refuse(`ctx.crawler.${String(kind)}`) }) as CrawlerFactory,
     network,
     dns: options.dns ?? createDnsResolver(signal),
     extract: options.extract ?? inlineExtraction(),

@@ -210,7 +210,7 @@ export class ExtractionError extends UpstreamError {
  * CPU-heavy parsing, run in the app's worker pool (core/workers/README.md) so the
  * API thread only moves bytes. The kernel knows no parser: it runs a pure
  * function of a module by its file URL. The plugin library's page scanners
- * (plugins/lib/page-scanner.ts: Readability, e-mails, phones, socials) are such
+ * (its page-scanner.ts: Readability, e-mails, phones, socials) are such
  * modules; so is a plugin's own `extract.ts`. A call rejects with
  * ExtractionError when the page cannot be parsed (its error, not the job's) and
  * with the job's abort reason when the job stops.
@@ -559,5 +559,5 @@ export { ytdlpFailure } from '../exec/ytdlp-failures.ts'
 
 // ---------------------------------------------------------------- shared helpers
 // What plugins share beyond this contract (page scanners, sitemaps, domains,
-// JSON readers, a semaphore) is the plugin library, plugins/lib/ (see its
+// JSON readers, a semaphore) is the plugin library (the `lib` folder beside the plugins; see its
 // README): plugin code the kernel never imports.

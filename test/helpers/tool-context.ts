@@ -13,8 +13,9 @@
 // variable. What reaches out is real but local, and injectable:
 // - `http`: a client over global fetch that refuses anything but loopback (and
 //   records each request), so a test can never reach the internet;
-// - `dns`: the kernel's own guarded resolver (core/net/dns-resolver.ts); point a
-//   plugin at a local DNS server through its `dns_servers` setting;
+// - `dns`: the kernel's own guarded resolver (core/net/dns-resolver.ts), refusing
+//   the system's resolvers: point a plugin at a local DNS server through its
+//   `dns_servers` setting;
 // - `extract`: the same `call`/`ready` as the worker pool, run in this thread
 //   (a parser's error becomes ExtractionError, as from the pool);
 // - `network`: the kernel's policy, recording every address checked;
@@ -23,7 +24,7 @@ import pino from 'pino'
 import { Value } from 'typebox/value'
 import {
   ExtractionError, MissingCredentialError, ToolBlockedError,
-  type ArtifactRef, type CrawlerFactory, type DnsResolver, type Extraction, type GuardedRequestInit,
+  type ArtifactRef, type CrawlerFactory, type DnsOptions, type DnsResolver, type Extraction, type GuardedRequestInit,
   type HttpClient, type NetworkPolicy, type TSchema, type ToolContext, type ToolDeclaration,
 } from '../../core/tools/contract.ts'
 import { createNetworkPolicy } from '../../core/net/network-policy.ts'
@@ -79,6 +80,25 @@ export function inlineExtraction (): Extraction & { calls: string[] } {
       }
     },
     async ready (modules: URL[] = []) { await Promise.all(modules.map(module => import(module.href))) },
+  }
+}
+
+/**
+ * ctx.dns for tests: the kernel's own resolver, but only once pointed at servers
+ * (`using({ servers })`, e.g. from a tool's dns_servers setting): the system's
+ * resolvers would reach the internet, so a lookup without servers is refused.
+ */
+export function localOnlyDns (signal: AbortSignal, options: DnsOptions = {}): DnsResolver {
+  const real = createDnsResolver(signal, options)
+  const servers = options.servers ?? []
+  const refuse = (name: string) => Promise.reject(new Error(`test DNS guard: refused a lookup of ${name} through the system's resolvers; point the tool at a local DNS server (its dns_servers setting) or pass dns`))
+  const guarded = (lookup: (name: string) => Promise<any>) => (name: string) => (servers.length > 0 ? lookup(name) : refuse(name))
+  return {
+    mx: guarded(real.mx),
+    txt: guarded(real.txt),
+    a: guarded(real.a),
+    aaaa: guarded(real.aaaa),
+    using: more => localOnlyDns(signal, { ...options, ...more }),
   }
 }
 
@@ -162,7 +182,7 @@ export function toolContext<Row = Record<string, unknown>, Input = any, Settings
     // Whatever crawler kind the plugin asks for, refused unless one was given.
     crawler: options.crawler ?? new Proxy({}, { get: (_target, kind) => refuse(`ctx.crawler.${String(kind)}`) }) as CrawlerFactory,
     network,
-    dns: options.dns ?? createDnsResolver(signal),
+    dns: options.dns ?? localOnlyDns(signal),
     extract: options.extract ?? inlineExtraction(),
     upstream: {
       urls: options.urls ?? {},

@@ -2,6 +2,7 @@
 // WooCommerce Store API, or a product page's schema.org JSON-LD) -> product
 // rows. No network here; run.ts fetches and pages.
 import { load } from 'cheerio'
+import { isRecord, textOf, type Json } from '../lib/json.ts'
 
 export type Platform = 'shopify' | 'woocommerce' | 'schemaorg'
 
@@ -59,15 +60,10 @@ const DESCRIPTION_LIMIT = 5000
 
 // ---------------------------------------------------------------- helpers
 
-type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isObject = isRecord
 const asArray = <T = unknown>(v: unknown): T[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v as T[] : [v as T])
 
-function str (v: unknown): string | null {
-  if (typeof v === 'string') { const s = v.trim(); return s === '' ? null : s }
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v)
-  return null
-}
+const str = textOf
 
 /** "2370.00", 2370, "1,299.50" -> number; anything else -> null. */
 export function toNumber (v: unknown): number | null {

@@ -24,7 +24,7 @@ import pino from 'pino'
 import { Value } from 'typebox/value'
 import {
   ExtractionError, MissingCredentialError, ToolBlockedError,
-  type ArtifactRef, type CrawlerFactory, type DnsOptions, type DnsResolver, type Extraction, type GuardedRequestInit,
+  type ArtifactFile, type ArtifactRef, type CrawlerFactory, type ProcessRunner, type UploadedFile, type DnsOptions, type DnsResolver, type Extraction, type GuardedRequestInit,
   type HttpClient, type NetworkPolicy, type TSchema, type ToolContext, type ToolDeclaration,
 } from '../../core/tools/contract.ts'
 import { createNetworkPolicy } from '../../core/net/network-policy.ts'
@@ -138,6 +138,12 @@ export interface ToolContextOptions {
   crawler?: CrawlerFactory
   /** ctx.tools.run for a composite tool (default: refuses). */
   runTool?: ToolContext['tools']['run']
+  /** ctx.exec (default: refuses; media plugins pass a runner or test through the kernel). */
+  exec?: ProcessRunner
+  /** ctx.scratchDir's directory (default: refuses). */
+  scratchDir?: string
+  /** ctx.upload (default null). */
+  upload?: UploadedFile | null
 }
 
 export interface FakeToolRun<Row, Input, Settings> {
@@ -148,6 +154,7 @@ export interface FakeToolRun<Row, Input, Settings> {
   stages: string[]
   warnings: string[]
   summaries: Array<Record<string, unknown>>
+  /** Each stored file with its bytes. */
   artifacts: Array<ArtifactRef & { data: Buffer }>
   network: ReturnType<typeof testNetworkPolicy>
   /** ctx.http when it is the kit's loopback client (else the one given). */
@@ -211,11 +218,22 @@ export function toolContext<Row = Record<string, unknown>, Input = any, Settings
     blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
     tools: { run: options.runTool ?? (refuse('ctx.tools.run') as never) },
     state: 'state' in options ? options.state : tool.createState?.(settings as never),
-    async artifact (name: string, contentType: string, data: Buffer) {
-      const ref = { id: `artifact-${artifacts.length + 1}`, name, url: `/artifacts/${artifacts.length + 1}/${name}`, size: data.length, content_type: contentType }
+    async artifact (file: ArtifactFile) {
+      const chunks: Buffer[] = []
+      if (Buffer.isBuffer(file.body)) chunks.push(file.body)
+      else for await (const chunk of file.body as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(chunk))
+      const data = Buffer.concat(chunks)
+      const id = `artifact-${artifacts.length + 1}`
+      const ref: ArtifactRef = { id, url: `/api/tool-run/job-test/artifacts/${id}`, name: file.name, size: data.length, contentType: file.contentType }
       artifacts.push({ ...ref, data })
       return ref
     },
+    exec: options.exec ?? { run: refuse('ctx.exec') as never, available: () => false },
+    scratchDir: async () => {
+      if (options.scratchDir === undefined) throw new Error('ctx.scratchDir is not set up in this test (pass scratchDir to toolContext)')
+      return options.scratchDir
+    },
+    upload: options.upload ?? null,
   }
   return { ctx, rows, pushes, stages, warnings, summaries, artifacts, network, http }
 }

@@ -78,7 +78,7 @@ export interface AppConfig {
   passwordHashQueue: number
   logLevel: string
   jobConcurrency: number
-  /** The extraction worker pool (core/extract/extraction-pool.ts). */
+  /** The extraction worker pool (core/workers/extraction-pool.ts). */
   extraction: { workers: number, taskTimeoutMs: number, workerMemoryMb: number }
   proxyUrl: string | null
   userAgent: string

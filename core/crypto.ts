@@ -2,6 +2,7 @@
 // personal keys, password hashing, and comparisons that take constant time.
 import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt, timingSafeEqual, type BinaryLike, type ScryptOptions } from 'node:crypto'
 import { unavailable } from './errors.ts'
+import { Semaphore } from './semaphore.ts'
 
 export const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex')
 
@@ -67,29 +68,16 @@ export const DECOY_PASSWORD_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$' + 
  * request is answered 503 with Retry-After at once instead of piling up.
  */
 export class PasswordHasher {
-  private running = 0
-  private readonly waiting: Array<() => void> = []
+  private readonly slots: Semaphore
 
-  constructor (private readonly concurrency: number, private readonly queue: number) {}
+  constructor (concurrency: number, queue: number) { this.slots = new Semaphore(concurrency, queue) }
 
   hash (password: string): Promise<string> { return this.gated(() => hashPassword(password)) }
 
   verify (password: string, stored: string): Promise<boolean> { return this.gated(() => verifyPassword(password, stored)) }
 
   private async gated<T> (work: () => Promise<T>): Promise<T> {
-    if (this.running >= this.concurrency) {
-      if (this.waiting.length >= this.queue) throw unavailable('Too many passwords are being checked right now; retry in a moment.', 1)
-      await new Promise<void>(resolve => this.waiting.push(resolve))
-    } else {
-      this.running++
-    }
-    try {
-      return await work()
-    } finally {
-      // Hand the slot straight to the next waiter (running stays the same), or free it.
-      const next = this.waiting.shift()
-      if (next) next()
-      else this.running--
-    }
+    if (this.slots.full) throw unavailable('Too many passwords are being checked right now; retry in a moment.', 1)
+    return this.slots.run(work)
   }
 }

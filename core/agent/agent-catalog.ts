@@ -25,7 +25,7 @@ export interface AdvertisedTool {
   restKey: string | null
   /** Agent argument → REST param, where the names differ (agent `limit` = REST `max_results`). */
   renames: Record<string, string>
-  /** REST params this agent tool sets itself (web_search_scrape: scrape_results true). */
+  /** REST params this agent tool sets itself (e.g. a search tool's search-and-scrape variant sets scrape_results: true). */
   fixedParams: Record<string, unknown>
   inputSchema: JsonSchema
   outputSchema: JsonSchema

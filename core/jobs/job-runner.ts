@@ -15,8 +15,8 @@ import { CANCELLED, timedOut, type JobEnd, type JobEnding } from './job-ending.t
 import type { JobEvents } from './job-events.ts'
 import type { JobRow, LiveOverlay } from './job-view.ts'
 import type { NetFactory } from './net-factory.ts'
-import type { ExtractionPool } from '../extract/extraction-pool.ts'
-import { createExtraction } from '../extract/extraction.ts'
+import type { ExtractionPool } from '../workers/extraction-pool.ts'
+import { createExtraction } from '../workers/extraction.ts'
 import type { ExecService } from '../exec/process-runner.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { JobWorkspace, StoredUpload } from '../artifacts/job-workspace.ts'
@@ -140,6 +140,7 @@ export class JobRunner {
       crawler: net.crawlers(signal, { extract, logger: log }),
       network: net.policy(),
       extract,
+      dns: net.dns(signal),
       exec: this.deps.exec.forJob(signal, log),
       settings: tool.settings,
       upstream: upstreamConfig(tool, config),

@@ -2,10 +2,11 @@
 // abort signal and the operator's proxy, user agent, response-size limit and
 // private-target policy.
 import type { AppConfig } from '../config.ts'
-import type { CrawlerFactory, Extraction, Logger, NetworkPolicy } from '../tools/contract.ts'
+import type { CrawlerFactory, DnsResolver, Extraction, Logger, NetworkPolicy } from '../tools/contract.ts'
 import { createNetworkPolicy, systemLookup, type HostLookup, type TargetPolicy } from '../net/network-policy.ts'
 import { createHttpClient, type GuardedHttpClient } from '../net/http-client.ts'
 import { createCrawlerFactory } from '../net/crawler-factory.ts'
+import { createDnsResolver } from '../net/dns-resolver.ts'
 
 export interface NetFactory {
   policy (): NetworkPolicy
@@ -15,6 +16,8 @@ export interface NetFactory {
   crawlers (signal: AbortSignal, job: { extract: Pick<Extraction, 'call'>, logger: Logger }): CrawlerFactory
   /** The policy and resolver the guard applies, for the egress proxy of child processes (core/exec). */
   readonly guard: { policy: TargetPolicy, lookup: HostLookup }
+  /** DNS lookups bound to `signal`, with the system's resolvers by default. */
+  dns (signal: AbortSignal): DnsResolver
 }
 
 /**
@@ -43,5 +46,6 @@ export function createNetFactory (config: AppConfig, overrides: NetworkOverrides
     http: (signal?: AbortSignal) => createHttpClient({ ...common, signal }),
     // Crawlee's own warnings and errors become lines of the job's pino logger (JSON, secrets scrubbed).
     crawlers: (signal, { extract, logger }) => createCrawlerFactory({ ...common, signal, extract, logger }),
+    dns: (signal: AbortSignal) => createDnsResolver(signal),
   }
 }

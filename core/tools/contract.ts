@@ -5,12 +5,12 @@
 import type { Static, TObject, TSchema } from 'typebox'
 import type { Logger } from 'pino'
 import type { HttpCrawler, HttpCrawlerOptions, HttpCrawlingContext } from 'crawlee'
-// Types only: the DOM and phone libraries load in the extraction workers, not with the kernel.
-import type { FoundEmail, PageContent, SocialLink } from '../extract/index.ts'
 
 export { Type } from 'typebox'
 export type { Static, TSchema } from 'typebox'
 export type { Logger } from 'pino'
+/** Bounded parallelism (the kernel's own): `new Semaphore(n).run(task)`. */
+export { Semaphore } from '../semaphore.ts'
 
 // ---------------------------------------------------------------- network
 
@@ -206,47 +206,79 @@ export class ExtractionError extends UpstreamError {
 
 // ---------------------------------------------------------------- extraction
 
-export interface ContactScanOptions {
-  phones?: boolean
-  socials?: boolean
-  /** Country for phone numbers written without +prefix. */
-  defaultCountry?: string
-}
-
-export interface PageContacts {
-  emails: Array<FoundEmail & { type: 'personal' | 'role' }>
-  phones: string[]
-  socials: SocialLink[]
-  /** Same-origin-or-not absolute http(s) links of the page (core/extract extractLinks). */
-  links: string[]
-}
-
 /**
- * CPU-heavy parsing, run in the app's worker pool (core/extract/README.md) so the
- * API thread only moves bytes. Every method rejects with ExtractionError when the
- * page cannot be parsed (its error, not the job's) and with the job's abort reason
- * when the job stops. The pure functions of core/extract stay importable for tests.
+ * CPU-heavy parsing, run in the app's worker pool (core/workers/README.md) so the
+ * API thread only moves bytes. The kernel knows no parser: it runs a pure
+ * function of a module by its file URL. The plugin library's page scanners
+ * (its page-scanner.ts: Readability, e-mails, phones, socials) are such
+ * modules; so is a plugin's own `extract.ts`. A call rejects with
+ * ExtractionError when the page cannot be parsed (its error, not the job's) and
+ * with the job's abort reason when the job stops.
  */
 export interface Extraction {
-  /** core/extract extractPage: metadata, headings, readable text (Readability). */
-  page (html: string, url: string): Promise<PageContent>
-  /** E-mails, phones, socials and links of one page in one trip to the pool. */
-  contacts (html: string, url: string, options?: ContactScanOptions): Promise<PageContacts>
-  emails (html: string, url: string): Promise<FoundEmail[]>
-  phones (htmlOrText: string, options?: { defaultCountry?: string }): Promise<string[]>
-  socials (html: string, url: string): Promise<SocialLink[]>
   /**
-   * A plugin's own pure parser, pooled: `module` is its file URL
+   * A pure parser, pooled: `module` is its file URL
    * (`new URL('./extract.ts', import.meta.url)`), `name` the export, `args`
    * structured-cloneable arguments; the result must be cloneable too.
    */
   call<T = unknown> (module: URL, name: string, args: unknown[]): Promise<T>
   /**
-   * Starts the pool's workers and loads the page readers and scanners in them.
-   * Await it before a crawl whose request handler has its own time limit, so no
-   * page spends that limit waiting for a worker to boot (seconds on a busy host).
+   * Starts the pool's workers and loads `modules` in them. Await it before a
+   * crawl whose request handler has its own time limit, so no page spends that
+   * limit waiting for a worker to boot or a DOM library to load (seconds on a
+   * busy host).
    */
-  ready (): Promise<void>
+  ready (modules?: URL[]): Promise<void>
+}
+
+// ---------------------------------------------------------------- dns
+
+/** One MX record; a lower preference is tried first. */
+export interface MxRecord { exchange: string, priority: number }
+
+export interface DnsOptions {
+  /** DNS servers, "ip" or "ip:port" ("[v6]:port"); empty: the system's resolvers. */
+  servers?: readonly string[]
+  /** Timeout of one query in ms (default 5000). */
+  timeoutMs?: number
+  /** Tries per query (default 2). */
+  tries?: number
+}
+
+/**
+ * The guarded DNS resolver (`ctx.dns`): plugins never import node:dns. Every
+ * lookup is bound to the job's signal (a stopped job cancels its queries and
+ * the lookup rejects with the job's abort reason), has a per-query timeout and
+ * a whole-lookup deadline, and keeps at most 100 records (a TXT record's text
+ * at most 4096 characters). An answer that is not a record rejects with
+ * DnsLookupError, whose `code` is node's: ENOTFOUND (NXDOMAIN), ENODATA (no
+ * record of the type), ETIMEOUT, ESERVFAIL, ECONNREFUSED, …
+ */
+export interface DnsResolver {
+  mx (domain: string): Promise<MxRecord[]>
+  /** Each TXT record's strings joined. */
+  txt (domain: string): Promise<string[]>
+  a (host: string): Promise<string[]>
+  aaaa (host: string): Promise<string[]>
+  /** The same guard with other servers, timeout or tries (a tool's `dns_servers` setting). */
+  using (options: DnsOptions): DnsResolver
+}
+
+/**
+ * A DNS lookup answered no records: `code` says why (node's codes; `nxdomain`
+ * and `noData` name the two that are answers, not failures). One that escapes
+ * a run ends the job like an UpstreamError (refunded).
+ */
+export class DnsLookupError extends UpstreamError {
+  constructor (readonly code: string, readonly domain: string, readonly rrtype: string) {
+    super(`DNS ${rrtype} lookup for ${domain} failed (${code})`)
+    this.name = 'DnsLookupError'
+  }
+
+  /** The name does not exist. */
+  get nxdomain (): boolean { return this.code === 'ENOTFOUND' }
+  /** The name exists but has no record of this type. */
+  get noData (): boolean { return this.code === 'ENODATA' }
 }
 
 // ---------------------------------------------------------------- context
@@ -313,6 +345,8 @@ export interface ToolContext<Input = Record<string, unknown>, Row = Record<strin
   extract: Extraction
   /** yt-dlp, ffmpeg and ffprobe, guarded (see ProcessRunner), bound to this job's signal. */
   exec: ProcessRunner
+  /** MX/TXT/A/AAAA lookups with time and size limits, bound to this job's signal. */
+  dns: DnsResolver
   upstream: UpstreamConfig
   /** Validates, stores and counts rows; drops what passes the per-run cap. Returns how many were kept. */
   push (rows: Row[]): Promise<number>
@@ -525,9 +559,7 @@ export function defineTool<Input extends TSchema, Row extends TSchema, Settings 
 // Pure and light (no library): what a failed yt-dlp run means for the job.
 export { ytdlpFailure } from '../exec/ytdlp-failures.ts'
 
-// ---------------------------------------------------------------- shared parsing
-// Pure extraction helpers shared by plugins (e-mails, phones, socials, readable
-// pages) live in core/extract/index.ts. Run code reaches the heavy ones through
-// ctx.extract (pooled); the pure functions stay importable for tests and for cheap
-// calls (telHrefToE164, classifyEmail). They are not re-exported here: the kernel
-// imports this module, and their DOM and phone libraries should not load with it.
+// ---------------------------------------------------------------- shared helpers
+// What plugins share beyond this contract (page scanners, sitemaps, domains,
+// JSON readers, a semaphore) is the plugin library (the `lib` folder beside the plugins; see its
+// README): plugin code the kernel never imports.

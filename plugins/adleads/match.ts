@@ -3,22 +3,12 @@
 
 type Json = Record<string, unknown>
 
-import { namesMatch } from '../../core/extract/business-names.ts'
-export { nameTokens, namesMatch } from '../../core/extract/business-names.ts'
+import { namesMatch } from '../lib/business-names.ts'
+import { siteDomain } from '../lib/domains.ts'
+export { nameTokens, namesMatch } from '../lib/business-names.ts'
 
-/** example.com from a listing's website, or null. */
-export function domainOf (website: unknown): string | null {
-  if (typeof website !== 'string' || !website.trim()) return null
-  try {
-    const s = website.trim()
-    // mailto:, tel: and other schemes are not websites ("host:8080" is).
-    if (/^[a-z][a-z0-9+.-]*:(?!\d)/i.test(s) && !/^https?:\/\//i.test(s)) return null
-    const u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(s) ? s : `http://${s}`)
-    if (!/^https?:$/.test(u.protocol)) return null
-    const host = u.hostname.toLowerCase().replace(/^www\./, '')
-    return host.includes('.') ? host : null
-  } catch { return null }
-}
+/** example.com from a listing's website, or null (the plugin library's reader). */
+export const domainOf = (website: unknown): string | null => siteDomain(website)
 
 // Listing sites are not the business's own website: their domain says nothing about its ads.
 const NOT_OWN_SITE = /(^|\.)(facebook\.com|instagram\.com|google\.com|goo\.gl|yelp\.com|tripadvisor\.[a-z.]+|linktr\.ee|wixsite\.com|business\.site|square\.site|linkedin\.com|twitter\.com|x\.com|tiktok\.com|youtube\.com)$/

@@ -1,7 +1,7 @@
 // One row per input: names first (deny, allow, list), then, for domains on no
 // list, an MX lookup matched against disposable providers' mail hosts.
 // Each domain is looked up once however many inputs share it.
-import type { Resolver } from 'node:dns/promises'
+import type { DnsResolver } from '../../core/tools/contract.ts'
 import { domainOfInput, type DisposableMatcher } from './disposable-domains.ts'
 import { lookupMxHosts, type MxHosts } from './mx-lookup.ts'
 import type { DisposableRow } from './schema.ts'
@@ -9,7 +9,7 @@ import type { DisposableRow } from './schema.ts'
 export interface CheckEnvironment {
   matcher: DisposableMatcher
   /** null: no MX lookups (check_mx false). */
-  resolver: Resolver | null
+  resolver: DnsResolver | null
   onRows (rows: DisposableRow[]): Promise<void>
   onProgress? (done: number, total: number): void
   signal?: AbortSignal

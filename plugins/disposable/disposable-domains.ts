@@ -3,7 +3,7 @@
 // allow and deny lists, and the MX hosts of known disposable providers.
 // Precedence: deny > allow > list > MX (see README.md).
 import { domainToASCII } from 'node:url'
-import { LIST_PACKAGE, loadDisposableList, type DisposableList } from '../../core/extract/disposable-list.ts'
+import { LIST_PACKAGE, loadDisposableList, type DisposableList } from '../lib/disposable-list.ts'
 import { KNOWN_DISPOSABLE_MX_HOSTS } from './known-mx-hosts.ts'
 
 export { LIST_PACKAGE, loadDisposableList, type DisposableList }

@@ -5,7 +5,6 @@ import { batchOf, defineTool, InputError } from '../../core/tools/contract.ts'
 import { DisposableInput, DisposableRow, MAX_ITEMS } from './schema.ts'
 import { DisposableSettingsSchema } from './settings.ts'
 import { DisposableMatcher } from './disposable-domains.ts'
-import { createMxResolver } from './mx-lookup.ts'
 import { checkItems } from './check.ts'
 
 const DESCRIPTION = `Tells whether e-mail addresses or domains belong to disposable (throw-away) mail providers such as mailinator.com. Checks, in order: the operator's deny list, the operator's allow list, a maintained list of over 100,000 disposable domains (subdomains of listed domains count too, e.g. x.mailinator.com), and, for domains on no list, their MX hosts against the mail servers of known disposable providers (which catches their new domains). Sends no mail and contacts no mail server.
@@ -39,7 +38,7 @@ export default defineTool({
     const settings = ctx.settings
     const matcher = new DisposableMatcher({ allow: settings.allow, deny: settings.deny, extraMxHosts: settings.disposable_mx_hosts })
     const resolver = (ctx.input.check_mx ?? true)
-      ? createMxResolver({ servers: settings.dns_servers, timeoutMs: settings.dns_timeout_ms, tries: settings.dns_tries, signal: ctx.signal })
+      ? ctx.dns.using({ servers: settings.dns_servers, timeoutMs: settings.dns_timeout_ms, tries: settings.dns_tries })
       : null
     ctx.stage(`Checking ${items.length} item${items.length === 1 ? '' : 's'}`)
     let lookupErrors = 0

@@ -1,22 +1,7 @@
-// MX host names of a domain, through configurable DNS servers. node:dns's
-// Resolver takes "127.0.0.1:5353" in setServers(), so tests point it at a
-// local dns2 server; cancel() stops queries when the job is aborted.
-import { Resolver } from 'node:dns/promises'
-
-export interface MxResolverOptions {
-  /** "ip" or "ip:port"; empty means the system's resolvers. */
-  servers: readonly string[]
-  timeoutMs: number
-  tries: number
-  signal?: AbortSignal
-}
-
-export function createMxResolver (options: MxResolverOptions): Resolver {
-  const resolver = new Resolver({ timeout: options.timeoutMs, tries: options.tries })
-  if (options.servers.length > 0) resolver.setServers([...options.servers])
-  options.signal?.addEventListener('abort', () => resolver.cancel(), { once: true })
-  return resolver
-}
+// MX host names of a domain, through ctx.dns (the kernel's guarded resolver,
+// pointed at the `dns_servers` setting with `using`). A stopped job's abort
+// reason is passed on, never read as a DNS answer.
+import { DnsLookupError, type DnsResolver } from '../../core/tools/contract.ts'
 
 export interface MxHosts {
   /** Host names by preference; '' (a null MX) is left out. */
@@ -25,16 +10,17 @@ export interface MxHosts {
   error: string | null
 }
 
-export async function lookupMxHosts (resolver: Resolver, domain: string): Promise<MxHosts> {
+export async function lookupMxHosts (resolver: DnsResolver, domain: string): Promise<MxHosts> {
   try {
-    const records = await resolver.resolveMx(domain)
+    const records = await resolver.mx(domain)
     const hosts = records
       .sort((a, b) => a.priority - b.priority)
       .map(r => r.exchange.replace(/\.$/, '').toLowerCase())
       .filter(Boolean)
     return { hosts: [...new Set(hosts)], error: null }
   } catch (err) {
-    const code = (err as { code?: string }).code ?? 'EUNKNOWN'
+    if (!(err instanceof DnsLookupError)) throw err
+    const code = err.code
     if (code === 'ENODATA' || code === 'ENOTFOUND') return { hosts: [], error: null }
     return { hosts: [], error: code }
   }

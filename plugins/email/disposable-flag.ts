@@ -1,4 +1,4 @@
 // The `disposable` flag on a verification row: is the domain (or a parent of
-// it) on the maintained list? The list lives in core/extract (shared with the
+// it) on the maintained list? The list lives in the plugin library (plugins/lib) (shared with the
 // `disposable` tool, which adds MX matching and operator allow/deny lists).
-export { disposableListMatch as disposableMatch } from '../../core/extract/disposable-list.ts'
+export { disposableListMatch as disposableMatch } from '../lib/disposable-list.ts'

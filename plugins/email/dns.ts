@@ -2,27 +2,12 @@
 // MX (the domain's own A/AAAA) when there is none (RFC 5321 section 5.1), the
 // null MX (RFC 7505), and NXDOMAIN.
 //
-// node:dns's Resolver is used rather than a dns2 client: it tells NXDOMAIN
-// (ENOTFOUND) from "no records of this type" (ENODATA), has per-query timeouts
-// and retries, and setServers() accepts "127.0.0.1:5353" so tests can point it
-// at a local dns2 server. cancel() lets a job's abort signal stop queries.
-import { Resolver } from 'node:dns/promises'
+// Lookups go through ctx.dns (the kernel's guarded resolver, pointed at the
+// `dns_servers` setting with `using`): it tells NXDOMAIN (ENOTFOUND) from "no
+// records of this type" (ENODATA) and stops when the job stops, rejecting with
+// the job's abort reason, which is passed on here, never read as a DNS answer.
 import { isIP } from 'node:net'
-
-export interface ResolverOptions {
-  /** "ip" or "ip:port" ("[v6]:port"); empty means the system's resolvers. */
-  servers: readonly string[]
-  timeoutMs: number
-  tries: number
-  signal?: AbortSignal
-}
-
-export function createResolver (options: ResolverOptions): Resolver {
-  const resolver = new Resolver({ timeout: options.timeoutMs, tries: options.tries })
-  if (options.servers.length > 0) resolver.setServers([...options.servers])
-  options.signal?.addEventListener('abort', () => resolver.cancel(), { once: true })
-  return resolver
-}
+import { DnsLookupError, type DnsResolver } from '../../core/tools/contract.ts'
 
 export interface MailHost { host: string, priority: number }
 
@@ -49,7 +34,11 @@ export interface MailHostLookup {
   error: string | null
 }
 
-const codeOf = (err: unknown) => (err as { code?: string }).code ?? 'EUNKNOWN'
+/** The lookup's DNS code; anything that is not a DNS answer (the job stopping) is thrown on. */
+const codeOf = (err: unknown): string => {
+  if (err instanceof DnsLookupError) return err.code
+  throw err
+}
 const isNoData = (code: string) => code === 'ENODATA'
 const isNxDomain = (code: string) => code === 'ENOTFOUND'
 
@@ -61,16 +50,16 @@ export function sortMx (records: readonly { exchange: string, priority: number }
 }
 
 /** A/AAAA addresses of the domain itself; [] when it has none. Throws on lookup failure. */
-async function ownAddresses (resolver: Resolver, domain: string): Promise<string[]> {
+async function ownAddresses (resolver: DnsResolver, domain: string): Promise<string[]> {
   const { addresses, error } = await resolveHostAddresses(resolver, domain)
-  if (error) throw Object.assign(new Error(error), { code: error })
+  if (error) throw new DnsLookupError(error, domain, 'A/AAAA')
   return addresses
 }
 
-export async function lookupMailHosts (resolver: Resolver, asciiDomain: string): Promise<MailHostLookup> {
+export async function lookupMailHosts (resolver: DnsResolver, asciiDomain: string): Promise<MailHostLookup> {
   let records: { exchange: string, priority: number }[]
   try {
-    records = await resolver.resolveMx(asciiDomain)
+    records = await resolver.mx(asciiDomain)
   } catch (err) {
     const code = codeOf(err)
     if (isNxDomain(code)) return { outcome: 'nxdomain', hosts: [], mx_records: [], error: null }
@@ -107,9 +96,9 @@ export interface HostAddresses {
   error: string | null
 }
 
-export async function resolveHostAddresses (resolver: Resolver, host: string): Promise<HostAddresses> {
+export async function resolveHostAddresses (resolver: DnsResolver, host: string): Promise<HostAddresses> {
   if (isIP(host)) return { addresses: [host], error: null }
-  const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)])
+  const [v4, v6] = await Promise.allSettled([resolver.a(host), resolver.aaaa(host)])
   const addresses = [
     ...(v4.status === 'fulfilled' ? v4.value : []),
     ...(v6.status === 'fulfilled' ? v6.value : []),

@@ -5,7 +5,6 @@ import { batchOf, defineTool, InputError } from '../../core/tools/contract.ts'
 import { verifyMailingList } from './mailing-list-prompt.ts'
 import { EmailInput, EmailRow, MAX_ADDRESSES } from './schema.ts'
 import { EmailSettingsSchema, emailSettingsForRun } from './settings.ts'
-import { createResolver } from './dns.ts'
 
 const DESCRIPTION = `Verifies e-mail addresses without sending mail. For each address it checks the syntax (RFC 5321/5322, IDN domains), looks up the domain's mail servers (MX, falling back to A/AAAA; a null MX or a missing domain means undeliverable), then asks the best mail server over SMTP whether it would accept the recipient (EHLO, MAIL FROM, RCPT TO; never DATA), and probes a random address on the same domain to detect catch-all servers.
 
@@ -39,7 +38,7 @@ export default defineTool({
     if (addresses.length === 0) return
 
     const settings = emailSettingsForRun(ctx.settings)
-    const resolver = createResolver({ servers: settings.dns_servers, timeoutMs: settings.dns_timeout_ms, tries: settings.dns_tries, signal: ctx.signal })
+    const resolver = ctx.dns.using({ servers: settings.dns_servers, timeoutMs: settings.dns_timeout_ms, tries: settings.dns_tries })
     ctx.stage(`Checking ${addresses.length} address${addresses.length === 1 ? '' : 'es'}`)
     // The verifier (and the shared e-mail parser it uses) loads with the first job, not at boot.
     const { verifyEmails } = await import('./verify.ts')

@@ -7,20 +7,19 @@
 // the same domain) runs once per domain, on the first session that sees a
 // recipient accepted, and its answer is shared by every row of that domain.
 import { randomBytes } from 'node:crypto'
-import type { Resolver } from 'node:dns/promises'
-import { BlockedTargetError, type NetworkPolicy } from '../../core/tools/contract.ts'
-import { classifyEmail } from '../../core/extract/emails.ts'
+import { BlockedTargetError, type DnsResolver, type NetworkPolicy } from '../../core/tools/contract.ts'
+import { classifyEmail } from '../lib/emails.ts'
 import { checkEmailSyntax, needsSmtpUtf8, type SyntaxResult } from './syntax.ts'
 import { lookupMailHosts, resolveHostAddresses } from './dns.ts'
 import { SmtpError, SmtpSession, probeRecipient, type RecipientProbe } from './smtp.ts'
-import { KeyedLimiter, Semaphore } from './concurrency.ts'
+import { KeyedLimiter, Semaphore } from '../lib/concurrency.ts'
 import { disposableMatch } from './disposable-flag.ts'
 import type { EmailSettings } from './settings.ts'
 import type { CatchAllCheck, DnsCheck, EmailRow, EmailStatus, MxAttempt, MxCheck, SmtpCheck } from './schema.ts'
 
 export interface VerifyEnvironment {
   settings: EmailSettings
-  resolver: Resolver
+  resolver: DnsResolver
   network: NetworkPolicy
   signal: AbortSignal
   /** false: stop after DNS (status unknown unless DNS already decided). */

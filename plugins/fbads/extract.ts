@@ -3,8 +3,9 @@
 // current field names (ad_creative_bodies, bylines, id) and the v3.x ones
 // (ad_creative_body, funding_entity, no id: it is read from the snapshot URL).
 
-type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+import { isRecord, textOf, type Json } from '../lib/json.ts'
+
+const isObject = isRecord
 
 export interface Range { lower: number | null, upper: number | null }
 
@@ -32,11 +33,7 @@ export interface AdRow {
   reached_countries: string[]
 }
 
-const str = (v: unknown): string | null => {
-  if (typeof v === 'string') { const s = v.trim(); return s === '' ? null : s }
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v)
-  return null
-}
+const str = textOf
 
 /** Plural field (v4+) or its singular v3 ancestor, as a de-duplicated list. */
 function texts (record: Json, plural: string, singular: string): string[] {

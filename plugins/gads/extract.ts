@@ -15,13 +15,11 @@
 // advertiser's country and "1"."4"."2" an ad-count range {"1": low, "2": high}).
 // Field numbers are protobuf tags, so every read here is defensive.
 
-type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
-const str = (v: unknown): string | null => {
-  if (typeof v === 'string') { const s = v.trim(); return s === '' ? null : s }
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v)
-  return null
-}
+import { siteDomain } from '../lib/domains.ts'
+import { isRecord, readJson, textOf, type Json } from '../lib/json.ts'
+
+const isObject = isRecord
+const str = textOf
 const int = (v: unknown): number | null => {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : NaN
   return Number.isFinite(n) ? Math.trunc(n) : null
@@ -66,8 +64,7 @@ export const formBody = (fReq: string): string => new URLSearchParams({ 'f.req':
 
 /** Parses an RPC body: JSON, possibly behind Google's )]}' anti-hijacking prefix. Null when not JSON. */
 export function parseRpcBody (body: string): unknown {
-  const text = body.replace(/^\s*\)\]\}'\s*/, '')
-  try { return JSON.parse(text) } catch { return null }
+  return readJson(body.replace(/^\s*\)\]\}'\s*/, ''))
 }
 
 /** A captcha, "unusual traffic" or sign-in page instead of JSON. */
@@ -154,15 +151,7 @@ export function parseCreatives (body: unknown): { creatives: Creative[], nextPag
 
 // ---------------------------------------------------------------- matching
 
-export { nameTokens, namesMatch } from '../../core/extract/business-names.ts'
+export { nameTokens, namesMatch } from '../lib/business-names.ts'
 
-/** example.com from "https://www.example.com/path" or "www.example.com". */
-export function bareDomain (input: string): string | null {
-  const s = input.trim().toLowerCase()
-  if (!s) return null
-  if (/^[a-z][a-z0-9+.-]*:(?!\d)/.test(s) && !/^https?:\/\//.test(s)) return null
-  try {
-    const host = new URL(/^[a-z][a-z0-9+.-]*:\/\//.test(s) ? s : `http://${s}`).hostname.replace(/^www\./, '')
-    return /^[a-z0-9.-]+\.[a-z0-9-]+$/.test(host) || /^\d+\.\d+\.\d+\.\d+$/.test(host) ? host : null
-  } catch { return null }
-}
+/** example.com from "https://www.example.com/path" or "www.example.com" (the plugin library's reader). */
+export const bareDomain = (input: string): string | null => siteDomain(input)

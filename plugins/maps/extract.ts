@@ -1,6 +1,7 @@
 // Pure parsers: one upstream answer (already JSON-decoded) → listings.
 // Every source ends in the same MapsListing shape; `source` says which
 // answered. No I/O here; sources.ts fetches and pages.
+import { isRecord, listOf, textOf, type Json } from '../lib/json.ts'
 
 export type SourceName = 'serper' | 'serpapi' | 'google_places' | 'osm'
 
@@ -18,16 +19,9 @@ export interface MapsListing {
   source: SourceName
 }
 
-type Json = Record<string, unknown>
-
-const obj = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v as Json : {})
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
-const str = (v: unknown): string | null => {
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v)
-  if (typeof v !== 'string') return null
-  const s = v.trim()
-  return s === '' ? null : s
-}
+const obj = (v: unknown): Json => (isRecord(v) ? v : {})
+const arr = listOf
+const str = textOf
 const num = (v: unknown): number | null => {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v.replace(/,/g, '')) : v
   return typeof n === 'number' && Number.isFinite(n) ? n : null

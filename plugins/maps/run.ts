@@ -5,7 +5,7 @@
 // the next; the last failure ends the job (blocked when it refused).
 import { batchOf, InputError, MissingCredentialError } from '../../core/tools/contract.ts'
 // Only the tel: normaliser (cheap, inline); page scanning for deep_scan happens in webemail through ctx.extract.
-import * as extract from '../../core/extract/phones.ts'
+import * as extract from '../lib/phones.ts'
 import type { MapsListing, SourceName } from './extract.ts'
 import { splitPrompt } from './prompt.ts'
 import type { MapsRow } from './schema.ts'

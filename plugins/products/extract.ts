@@ -2,6 +2,7 @@
 // WooCommerce Store API, or a product page's schema.org JSON-LD) -> product
 // rows. No network here; run.ts fetches and pages.
 import { load } from 'cheerio'
+import { isRecord, textOf, type Json } from '../lib/json.ts'
 
 export type Platform = 'shopify' | 'woocommerce' | 'schemaorg'
 
@@ -59,15 +60,10 @@ const DESCRIPTION_LIMIT = 5000
 
 // ---------------------------------------------------------------- helpers
 
-type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isObject = isRecord
 const asArray = <T = unknown>(v: unknown): T[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v as T[] : [v as T])
 
-function str (v: unknown): string | null {
-  if (typeof v === 'string') { const s = v.trim(); return s === '' ? null : s }
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v)
-  return null
-}
+const str = textOf
 
 /** "2370.00", 2370, "1,299.50" -> number; anything else -> null. */
 export function toNumber (v: unknown): number | null {
@@ -510,28 +506,13 @@ export function listedProductUrls (html: string, pageUrl: string): string[] {
 
 // ---------------------------------------------------------------- sitemaps and links
 
-// Each whitespace run has one place to go: `<loc>\s*(?:<!\[CDATA\[)?\s*` let a
-// `<loc>` followed by n spaces backtrack n² times (40,000 spaces: 16 s).
-export function sitemapLocations (xml: string): string[] {
-  const out: string[] = []
-  for (const m of xml.matchAll(/<loc>\s*(?:<!\[CDATA\[\s*)?([^<\]\s]+)\s*(?:\]\]>\s*)?<\/loc>/gi)) out.push(m[1]!.replace(/&amp;/g, '&'))
-  return out
-}
-
-export const isSitemapIndex = (xml: string): boolean => /<sitemapindex[\s>]/i.test(xml)
+// Read by the plugin library (one copy for every plugin).
+import { isSitemapIndex, robotsSitemaps, sitemapLocations } from '../lib/sitemaps.ts'
+export { isSitemapIndex, robotsSitemaps, sitemapLocations }
 
 /** A sitemap's locations and whether it is an index of sitemaps: one trip to the worker pool per sitemap. */
 export function readSitemap (xml: string): { locations: string[], index: boolean } {
   return { locations: sitemapLocations(xml), index: isSitemapIndex(xml) }
-}
-
-/**
- * Sitemap lines of robots.txt. Spaces and tabs only around the name: `^\s*`
- * crossed line ends, so every empty line restarted a scan to the end of the file
- * (40,000 blank lines: 9 s).
- */
-export function robotsSitemaps (robots: string): string[] {
-  return uniq([...robots.matchAll(/^[ \t]*sitemap:[ \t]*(\S+)/gim)].map(m => m[1]!))
 }
 
 const PRODUCT_PATH = /\/(products?|p|item|items|shop|store|dp)\/[^/?#]+|[?&](product|product_id|pid)=/i

@@ -1,6 +1,6 @@
-// Pure: what one crawled page contributes (scanned by ctx.extract.contacts in the worker pool), and how pages add up to the
+// Pure: what one crawled page contributes (scanned by the library's pageScanner(ctx.extract).contacts in the worker pool), and how pages add up to the
 // Website e-mail result of the spec. No I/O here; run.ts feeds it pages.
-import type { ContactScanOptions, PageContacts } from '../../core/tools/contract.ts'
+import type { ContactScanOptions, PageContacts } from '../lib/contacts.ts'
 
 // A type alias (not an interface) so a row is assignable to the contract's Record<string, unknown>.
 export type SiteFindings = {
@@ -51,7 +51,7 @@ export class SiteFindingsBuilder {
 
   constructor (private readonly website: string, private readonly domain: string, private readonly options: FindingsOptions) {}
 
-  /** What one page held (ctx.extract.contacts, or core/extract's pageContacts called directly). */
+  /** What one page held (pageScanner(ctx.extract).contacts, or the library's pageContacts called directly). */
   addScanned (found: Pick<PageContacts, 'emails' | 'phones' | 'socials'>, pageUrl: string): void {
     this.pages++
     for (const { email, type } of found.emails) {
@@ -61,7 +61,7 @@ export class SiteFindingsBuilder {
     if (this.options.includeSocials) for (const s of found.socials) if (!this.socials.has(s.url)) this.socials.set(s.url, { platform: s.platform, url: s.url, host: s.host })
   }
 
-  /** The scan a page needs for this run's options (ctx.extract.contacts options). */
+  /** The scan a page needs for this run's options (pageScanner contacts options). */
   get scanOptions (): ContactScanOptions {
     return { phones: this.options.includePhones, socials: this.options.includeSocials, defaultCountry: this.options.defaultCountry }
   }
@@ -83,11 +83,5 @@ export class SiteFindingsBuilder {
   }
 }
 
-/** <loc> entries of a sitemap (or sitemap index) document. */
-// Each whitespace run has one place to go: `<loc>\s*(?:<!\[CDATA\[)?\s*` let a
-// `<loc>` followed by n spaces backtrack n² times (40,000 spaces: 16 s).
-export function sitemapLocations (xml: string): string[] {
-  const out: string[] = []
-  for (const m of xml.matchAll(/<loc>\s*(?:<!\[CDATA\[\s*)?([^<\]\s]+)\s*(?:\]\]>\s*)?<\/loc>/gi)) out.push(m[1]!.replace(/&amp;/g, '&'))
-  return out
-}
+/** <loc> entries of a sitemap: the plugin library's reader. */
+export { sitemapLocations } from '../lib/sitemaps.ts'

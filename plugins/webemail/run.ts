@@ -1,7 +1,8 @@
 // Crawls one site at a time through the kernel's guarded Crawlee factory:
 // the start page, the sitemap's same-site pages, then links, contact-like
 // pages first; stops at max_pages. Pages go to SiteFindingsBuilder (pure).
-import { BlockedTargetError, ExtractionError, MissingCredentialError, ToolBlockedError, UpstreamError, type PageContacts, type ToolContext } from '../../core/tools/contract.ts'
+import { BlockedTargetError, ExtractionError, MissingCredentialError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import { pageScanner, type PageContacts } from '../lib/page-scanner.ts'
 import { isPriorityPage, sameSite, SiteFindingsBuilder, siteHost, startUrlOf, type SiteFindings, type sitemapLocations } from './findings.ts'
 import type { WebemailSettings } from './settings.ts'
 
@@ -90,7 +91,7 @@ export async function crawlSite (ctx: WebemailContext, website: string): Promise
       // scanners cannot handle (too slow, too deep) is that page's failure, not the site's.
       let found: PageContacts
       try {
-        found = await ctx.extract.contacts(typeof body === 'string' ? body : body.toString('utf8'), loaded, builder.scanOptions)
+        found = await pageScanner(ctx.extract).contacts(typeof body === 'string' ? body : body.toString('utf8'), loaded, builder.scanOptions)
       } catch (err) {
         if (!(err instanceof ExtractionError)) throw err
         unscanned.push(`${loaded}: ${err.message}`)
@@ -116,7 +117,7 @@ export async function crawlSite (ctx: WebemailContext, website: string): Promise
   // Contact-like sitemap pages go with the start page; the rest wait behind the links found on it.
   const fromSitemap = await sitemapPages(ctx, start, Math.max(0, maxPages - 1))
   // The scanners' workers start now, not inside the first pages' handler time limit.
-  await ctx.extract.ready()
+  await pageScanner(ctx.extract).ready()
   const later = fromSitemap.filter(u => !isPriorityPage(u))
   await crawler.addRequests([start.toString(), ...fromSitemap.filter(isPriorityPage)])
   if (later.length) await crawler.addRequests(later)

@@ -6,9 +6,9 @@
 import { ExtractionError, type HttpClient } from '../../core/tools/contract.ts'
 
 // A type-only import: this file must not load the DOM library at boot.
-import type { PageContent as ExtractedPage } from '../../core/extract/page.ts'
+import type { PageContent as ExtractedPage } from '../lib/page.ts'
 export type { ExtractedPage }
-/** ctx.extract.page (pooled) in a run; core/extract's extractPage itself in tests and scripts. */
+/** pageScanner(ctx.extract).page (pooled) in a run; the library's extractPage itself in tests and scripts. */
 export type PageExtractor = (html: string, url: string) => ExtractedPage | Promise<ExtractedPage>
 
 export interface ScrapedPage {

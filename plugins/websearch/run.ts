@@ -5,6 +5,7 @@ import { batchOf, InputError, ToolBlockedError, type ToolContext } from '../../c
 import { choiceFor, type EngineChoice } from './engine-catalog.ts'
 import { EngineHealth, createEngineHealth } from './engine-health.ts'
 import { domainOf, type SerpPage } from './extract/serp-page.ts'
+import { pageScanner } from '../lib/page-scanner.ts'
 import { scrapePages, type PageExtractor, type ScrapedPage } from './page-scraper.ts'
 import { searchWeb } from './search.ts'
 import type { WebsearchInput, WebsearchRow } from './schema.ts'
@@ -13,7 +14,7 @@ import type { WebsearchSettings } from './settings.ts'
 export type WebsearchContext = ToolContext<WebsearchInput, WebsearchRow, WebsearchSettings>
 
 export interface RunDeps {
-  /** Page reading; default ctx.extract.page (the kernel's worker pool). Tests pass core/extract's extractPage. */
+  /** Page reading; default the library's pageScanner(ctx.extract).page (the kernel's worker pool). Tests pass extractPage itself. */
   extractPage?: PageExtractor
 }
 
@@ -53,7 +54,7 @@ function pageFields (page: ScrapedPage) {
 function scrapeOptions (ctx: WebsearchContext, deps: RunDeps) {
   return {
     http: ctx.http,
-    extractPage: deps.extractPage ?? ((html: string, url: string) => ctx.extract.page(html, url)),
+    extractPage: deps.extractPage ?? ((html: string, url: string) => pageScanner(ctx.extract).page(html, url)),
     signal: ctx.signal,
     concurrency: ctx.settings.scrape_concurrency,
     maxTextChars: ctx.settings.max_text_chars,

@@ -16,13 +16,13 @@
 //   links with cheerio and enqueues them. Timed around construction + run().
 // Rounds alternate the order (bare first, then webemail first, …); the
 // figures are medians. A profile section then times the per-page work
-// webemail adds (core/extract over the same 500 pages, in this process) and a
+// webemail adds (the plugin library's scanners over the same 500 pages, in this process) and a
 // webemail run with phones and socials off.
 // Run: node --import tsx scripts/bench/crawl.ts   (BENCH_CONCURRENCY, BENCH_ROUNDS, BENCH_PAGES to tune)
 // Goal: webemail >= 0.9 × bare. Exits non-zero only on errors, never on the goal.
 import { CheerioCrawler, Configuration, Log, LogLevel, MemoryStorage } from 'crawlee'
 import { load } from 'cheerio'
-import * as extract from '../../core/extract/index.ts'
+import * as extract from '../../plugins/lib/scanners.ts'
 import { startBenchSite } from './fixtures/bench-site.ts'
 import { goal, jobResults, median, printTable, proAccount, ratioText, runJobToDone, runMain, startBenchApp, type BenchApp } from './harness.ts'
 

@@ -16,6 +16,8 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Worker } from 'node:worker_threads'
+import { pageScanner } from '../../plugins/lib/page-scanner.ts'
+import { createExtraction } from '../../core/workers/extraction.ts'
 import { goal, jobResults, jobStatus, median, percentile, printTable, proAccount, runMain, startBenchApp, startJob } from './harness.ts'
 
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 5)
@@ -123,10 +125,10 @@ async function main (): Promise<void> {
   for (const [tool, params] of [['webemail', { website: `${site.base}/small/`, max_pages: 1 }], ['websearch', { urls: [`${site.base}/small/`] }]] as const) {
     await bench.finished(await startJob(app, apiKey, tool, params))
   }
-  const pool = app.services.extraction
+  const scan = pageScanner(createExtraction(app.services.extraction, new AbortController().signal))
   await Promise.all([
-    pool.run({ kind: 'contacts', html: '<p>a@b.co +1 212 555 0123</p>', url: 'http://x/', options: { phones: true, socials: true } }),
-    pool.run({ kind: 'page', html: '<article><p>warm</p></article>', url: 'http://x/' }),
+    scan.contacts('<p>a@b.co +1 212 555 0123</p>', 'http://x/', { phones: true, socials: true }),
+    scan.page('<article><p>warm</p></article>', 'http://x/'),
   ])
 
   const idle = await measure(healthUrl, () => new Promise(resolve => setTimeout(resolve, IDLE_SECONDS * 1000)))
@@ -167,14 +169,14 @@ async function main (): Promise<void> {
   printTable('Hostile jobs', rows)
 
   // Inline vs pooled for an ordinary page (≈ 9 KB), to decide whether small inputs should skip the pool.
-  const { pageContacts } = await import('../../core/extract/extraction-tasks.ts')
+  const { pageContacts } = await import('../../plugins/lib/contacts.ts')
   const small = `<html><body><article>${'<p>Opening hours, directions and the team. Call +1 212 555 0123 or write to office@example.com.</p>'.repeat(80)}</article><a href="https://twitter.com/acme">x</a></body></html>`
   const options = { phones: true, socials: true, defaultCountry: 'US' }
   const inline: number[] = []
   const pooled: number[] = []
   for (let i = 0; i < 100; i++) {
     let t = performance.now(); await pageContacts(small, 'http://x/', options); inline.push(performance.now() - t)
-    t = performance.now(); await pool.run({ kind: 'contacts', html: small, url: 'http://x/', options }); pooled.push(performance.now() - t)
+    t = performance.now(); await scan.contacts(small, 'http://x/', options); pooled.push(performance.now() - t)
   }
   printTable(`A ${(small.length / 1024).toFixed(0)} KB page's contact scan, 100 times`, [
     ['where', 'median ms', 'p90 ms', 'event loop blocked'],

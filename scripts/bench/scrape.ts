@@ -14,13 +14,13 @@
 //   runs a fixed pool of N fetches, so the baseline gets a fixed pool too),
 //   handler reads title, meta description and h1-h3 with cheerio and the
 //   body text (cheap, no Readability). A second reference runs the kernel's
-//   extractPage (core/extract/page.ts, the tool's extractor) in the same bare
+//   extractPage (plugins/lib/page.ts, the tool's extractor) in the same bare
 //   crawler, to split fetch path from extraction cost.
 // Rounds alternate the order; figures are medians.
 // Run: node --import tsx scripts/bench/scrape.ts   (BENCH_CONCURRENCY, BENCH_ROUNDS, BENCH_URLS to tune)
 // Goal: tool >= 0.85 × bare. Exits non-zero only on errors, never on the goal.
 import { CheerioCrawler, Configuration, Log, LogLevel, MemoryStorage } from 'crawlee'
-import * as extract from '../../core/extract/index.ts'
+import * as extract from '../../plugins/lib/scanners.ts'
 import { startBenchSite } from './fixtures/bench-site.ts'
 import { goal, jobResults, median, printTable, proAccount, ratioText, runJobToDone, runMain, startBenchApp, type BenchApp } from './harness.ts'
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import {
   findEmails, classifyEmail, normaliseEmail, decodeCloudflareEmail, mailtoAddresses, deobfuscateEmails,
-} from '../../core/extract/index.ts'
+} from '../../plugins/lib/scanners.ts'
 import { readCapture } from './captures.ts'
 
 const PAGE_URL = 'https://acme-widgets.com/contact'

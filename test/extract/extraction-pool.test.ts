@@ -1,4 +1,4 @@
-// The extraction worker pool (core/extract/extraction-pool.ts) through real jobs:
+// The extraction worker pool (core/workers/extraction-pool.ts) through real jobs:
 // a parser that throws, hangs past EXTRACT_TASK_TIMEOUT_MS or overflows the stack
 // costs its own row and the job still ends done; the pool starts on first use
 // and its threads end with the app.
@@ -38,5 +38,5 @@ t.test('the pool starts on first use and its threads end with the app', async t 
   t.equal(pool.stats().threads, 1)
   await app.close()
   t.same(pool.stats(), { started: false, threads: 0, running: 0, waiting: 0, completed: 1, failed: 0, timedOut: 0 })
-  await t.rejects(pool.run({ kind: 'emails', html: '', url: 'http://x/' }), /closed/)
+  await t.rejects(pool.run({ kind: 'call', module: new URL('../fixtures/plugins/pooled/parsers.ts', import.meta.url).href, name: 'works', args: ['x'] }), /closed/)
 })

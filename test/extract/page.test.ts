@@ -1,7 +1,7 @@
 import t from 'tap'
 import { readdirSync, readFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { extractPage, extractLinks, countWords } from '../../core/extract/index.ts'
+import { extractPage, extractLinks, countWords } from '../../plugins/lib/scanners.ts'
 import { CAPTURES_DIR, capturesPresent, readCapture, skipWithoutCaptures } from './captures.ts'
 import { stripTags, tokenOverlap } from './token-overlap.ts'
 

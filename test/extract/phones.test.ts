@@ -1,5 +1,5 @@
 import t from 'tap'
-import { findPhones, telHrefToE164 } from '../../core/extract/index.ts'
+import { findPhones, telHrefToE164 } from '../../plugins/lib/scanners.ts'
 import { readCapture } from './captures.ts'
 
 t.test('US numbers, with extensions, in text', async t => {

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
-import { findSocialLinks, normaliseSocialUrl } from '../../core/extract/index.ts'
+import { findSocialLinks, normaliseSocialUrl } from '../../plugins/lib/scanners.ts'
 import { readCapture } from './captures.ts'
 
 const PAGE_URL = 'https://acme-widgets.com/about'

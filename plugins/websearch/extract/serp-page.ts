@@ -1,6 +1,7 @@
 // The shape every SERP parser returns, and the small helpers they share:
 // whitespace cleanup, absolute URLs, redirect unwrapping, domains.
 // Everything here is pure: a parser gets a body and the URL it came from.
+import { hostOf } from '../../lib/domains.ts'
 
 export interface SerpResult {
   /** 1-based rank on this page (the run renumbers across pages after de-duplication). */
@@ -95,14 +96,8 @@ export function unwrapRedirect (absoluteUrl: string): string {
   return absoluteUrl
 }
 
-/** The host of a URL without `www.`, lower-cased; '' when it does not parse. */
-export function domainOf (url: string): string {
-  try {
-    return new URL(url).hostname.toLowerCase().replace(/^www\./, '')
-  } catch {
-    return ''
-  }
-}
+/** The host of a URL without `www.`, lower-cased; '' when it does not parse (the plugin library's reader). */
+export const domainOf = hostOf
 
 export interface RawResult { title: string, href: string | null | undefined, snippet?: string }
 

@@ -4,13 +4,13 @@ import t from 'tap'
 import { Compile } from 'typebox/compile'
 import tool from '../../../plugins/disposable/index.ts'
 import type { DisposableRow } from '../../../plugins/disposable/schema.ts'
-import { fakeContext, type FakeOptions } from '../email/fixtures/fake-context.ts'
+import { toolContext, type ToolContextOptions } from '../../helpers/tool-context.ts'
 import { startDnsServer } from '../email/fixtures/dns-server.ts'
 
 const rowCheck = Compile(tool.row)
 
-async function check (input: Record<string, unknown>, options: FakeOptions = {}) {
-  const run = fakeContext<DisposableRow>(input, { tool, ...options })
+async function check (input: Record<string, unknown>, options: ToolContextOptions = {}) {
+  const run = toolContext<DisposableRow>(tool, input, options)
   await tool.run(run.ctx as never)
   for (const row of run.rows) {
     if (!rowCheck.Check(row)) throw new Error(`row does not match the schema: ${JSON.stringify([...rowCheck.Errors(row)].slice(0, 3))}`)
@@ -88,9 +88,9 @@ t.test('a failed MX lookup is reported on the row and warned about', async t => 
 })
 
 t.test('input and settings errors; the row limit', async t => {
-  await t.rejects(tool.run(fakeContext({ items: [] }, { tool }).ctx as never), { name: 'InputError' })
-  t.throws(() => fakeContext({ items: ['a.test'] }, { tool, settings: { allow: 'mailinator.com' } }), { name: 'ConfigError', message: /"disposable" tool's setting "allow" must be array/ })
-  const run = await check({ items: ['mailinator.com', 'yopmail.com', 'guerrillamail.com'], check_mx: false }, { remaining: 2 })
+  await t.rejects(tool.run(toolContext(tool, { items: [] }).ctx as never), { name: 'InputError' })
+  t.throws(() => toolContext(tool, { items: ['a.test'] }, { settings: { allow: 'mailinator.com' } }), { name: 'ConfigError', message: /"disposable" tool's setting "allow" must be array/ })
+  const run = await check({ items: ['mailinator.com', 'yopmail.com', 'guerrillamail.com'], check_mx: false }, { cap: 2 })
   t.equal(run.rows.length, 2)
   t.match(run.warnings, [/first 2 of 3/])
 })

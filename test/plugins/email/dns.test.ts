@@ -1,12 +1,14 @@
 // Mail host lookup against a local dns2 server: MX order, null MX, implicit
 // MX, NXDOMAIN, NODATA, and address resolution.
 import t from 'tap'
-import { createResolver, lookupMailHosts, resolveHostAddresses } from '../../../plugins/email/dns.ts'
+import { lookupMailHosts, resolveHostAddresses } from '../../../plugins/email/dns.ts'
+import { createDnsResolver } from '../../../core/net/dns-resolver.ts'
 import { startDnsServer } from './fixtures/dns-server.ts'
 
+/** ctx.dns as the kernel builds it, pointed at a local DNS server as the dns_servers setting does. */
 async function resolverFor (t: Parameters<typeof startDnsServer>[0], zone: Parameters<typeof startDnsServer>[1]) {
   const dns = await startDnsServer(t, zone)
-  return createResolver({ servers: [dns.address], timeoutMs: 300, tries: 1 })
+  return createDnsResolver(new AbortController().signal).using({ servers: [dns.address], timeoutMs: 300, tries: 1 })
 }
 
 t.test('MX records are sorted by preference', async t => {

@@ -4,7 +4,7 @@ import t from 'tap'
 import { SmtpReplyParser, SmtpSession, parseEhloExtensions } from '../../../plugins/email/smtp.ts'
 import tool from '../../../plugins/email/index.ts'
 import type { EmailRow } from '../../../plugins/email/schema.ts'
-import { fakeContext } from './fixtures/fake-context.ts'
+import { toolContext } from '../../helpers/tool-context.ts'
 import { startDnsServer } from './fixtures/dns-server.ts'
 import { startSmtpServer } from './fixtures/smtp-servers.ts'
 
@@ -61,8 +61,7 @@ t.test('a 421 mid-session: the session is reopened once and the address asked ag
     },
   })
   const dns = await startDnsServer(t, { 'drop.test': { MX: [{ exchange: 'mx.drop.test', priority: 10 }] }, 'mx.drop.test': { A: ['127.0.0.1'] } })
-  const run = fakeContext<EmailRow>({ email: 'jane@drop.test' }, {
-    tool,
+  const run = toolContext<EmailRow>(tool, { email: 'jane@drop.test' }, {
     settings: { dns_servers: [dns.address], smtp_port: smtp.port, helo_name: 'probe.test', command_timeout_ms: 1000, connect_timeout_ms: 1000 },
   })
   await tool.run(run.ctx as never)

@@ -5,7 +5,7 @@ import t, { type Test } from 'tap'
 import { Compile } from 'typebox/compile'
 import tool from '../../../plugins/email/index.ts'
 import type { EmailRow } from '../../../plugins/email/schema.ts'
-import { fakeContext, type FakeOptions } from './fixtures/fake-context.ts'
+import { toolContext, type ToolContextOptions } from '../../helpers/tool-context.ts'
 import { startDnsServer, type Zone } from './fixtures/dns-server.ts'
 import { selfSignedCertificate, startSilentServer, startSmtpServer, type TestSmtpServer } from './fixtures/smtp-servers.ts'
 
@@ -37,8 +37,8 @@ function settingsFor (dns: string, port: number, extra: Record<string, unknown> 
   }
 }
 
-async function verify (input: Record<string, unknown>, options: FakeOptions) {
-  const run = fakeContext<EmailRow>(input, { tool, ...options })
+async function verify (input: Record<string, unknown>, options: ToolContextOptions) {
+  const run = toolContext<EmailRow>(tool, input, options)
   await tool.run(run.ctx as never)
   for (const row of run.rows) {
     if (!rowCheck.Check(row)) throw new Error(`row does not match the schema: ${JSON.stringify([...rowCheck.Errors(row)].slice(0, 3))}`)
@@ -298,7 +298,7 @@ t.test('invalid syntax, disposable and role flags, duplicates and the row limit'
   t.match(byEmail(run.rows, 'sales@mailinator.com'), { role: true, disposable: true })
   t.notOk(dns.queries.some(q => q.name.includes('not an address')), 'invalid addresses are not looked up')
 
-  const limited = await verify({ emails: ['a@mailinator.com', 'b@mailinator.com', 'c@mailinator.com'] }, { settings: settingsFor(dns.address, smtp.port), remaining: 2 })
+  const limited = await verify({ emails: ['a@mailinator.com', 'b@mailinator.com', 'c@mailinator.com'] }, { settings: settingsFor(dns.address, smtp.port), cap: 2 })
   t.equal(limited.rows.length, 2)
   t.match(limited.warnings, [/first 2 of 3/])
 })
@@ -325,8 +325,8 @@ t.test('a UTF-8 local part needs SMTPUTF8 from the server', async t => {
 })
 
 t.test('input errors; settings errors are the boot\'s (readToolSettings)', async t => {
-  await t.rejects(tool.run(fakeContext({ emails: [' '] }, { tool }).ctx as never), { name: 'InputError' })
-  t.throws(() => fakeContext({ email: 'jane@acme.test' }, { tool, settings: { smtp_port: 'twenty-five' } }), { name: 'ConfigError', message: /"email" tool's setting "smtp_port" must be integer/ })
-  t.throws(() => fakeContext({ email: 'jane@acme.test' }, { tool, settings: { helo_name: 'two words' } }), { name: 'ConfigError', message: /"helo_name"/ })
-  t.throws(() => fakeContext({ email: 'jane@acme.test' }, { tool, settings: { mail_from: '<a@b.test>' } }), { name: 'ConfigError', message: /"mail_from"/ })
+  await t.rejects(tool.run(toolContext(tool, { emails: [' '] }).ctx as never), { name: 'InputError' })
+  t.throws(() => toolContext(tool, { email: 'jane@acme.test' }, { settings: { smtp_port: 'twenty-five' } }), { name: 'ConfigError', message: /"email" tool's setting "smtp_port" must be integer/ })
+  t.throws(() => toolContext(tool, { email: 'jane@acme.test' }, { settings: { helo_name: 'two words' } }), { name: 'ConfigError', message: /"helo_name"/ })
+  t.throws(() => toolContext(tool, { email: 'jane@acme.test' }, { settings: { mail_from: '<a@b.test>' } }), { name: 'ConfigError', message: /"mail_from"/ })
 })

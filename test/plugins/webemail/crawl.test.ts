@@ -2,6 +2,8 @@ import t from 'tap'
 import { signup } from '../../helpers/build.ts'
 import { buildWithCounter, startJob, usageOf, waitForEnd } from '../../helpers/jobs.ts'
 import { startCompanySite } from '../../fixtures/sites/company-site.ts'
+import { createExtraction } from '../../../core/workers/extraction.ts'
+import { pageScanner } from '../../../plugins/lib/page-scanner.ts'
 
 const PRIVATE_OK = { env: { ALLOW_PRIVATE_TARGETS: '1' } }
 
@@ -52,8 +54,9 @@ t.test('POST /api/website-email/find answers with the result, or 408 with the jo
   const site = await startCompanySite({ slowMs: 100 })
   t.teardown(() => site.close())
   const app = await buildWithCounter(t, { env: { ...PRIVATE_OK.env, SYNC_WAIT_SECONDS: '2' } })
-  // The 2 s window is about the crawl: the app's extraction worker is started (seconds on a busy host) beforehand.
-  await app.services.extraction.warm()
+  // The 2 s window is about the crawl: the app's extraction worker is started and the scanners
+  // loaded in it (seconds on a busy host) beforehand, as webemail's run does before its crawl.
+  await pageScanner(createExtraction(app.services.extraction, new AbortController().signal)).ready()
   const user = await signup(app)
   const host = site.base.replace('http://', '')
   const ok = await app.inject({ method: 'POST', url: '/api/website-email/find', headers: { 'x-api-key': user.apiKey }, payload: { website: `http://${host}`, max_pages: 6, include_socials: false } })

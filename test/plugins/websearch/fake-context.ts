@@ -1,51 +1,17 @@
-// A hand-made ToolContext for driving run(ctx) without the kernel: push
-// collects rows (validated against the row schema, capped like the kernel
-// does), warn/summary/stage record, blocked throws ToolBlockedError, and http
-// is a small wrapper over global fetch that refuses anything but loopback, so
-// a test can never reach the internet.
+// websearch's use of the shared fake ToolContext kit (test/helpers/tool-context.ts):
+// the tool's credential variable names, and the recorders on the context itself
+// (ctx.rows, ctx.warnings, ctx.stages, ctx.summaries, ctx.http.requests), which
+// these tests read. Plus the local fixture server they share.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import pino from 'pino'
-import { Value } from 'typebox/value'
-import { ToolBlockedError, MissingCredentialError, type GuardedRequestInit, type HttpClient } from '../../../core/tools/contract.ts'
-import { websearchRow, type WebsearchInput, type WebsearchRow } from '../../../plugins/websearch/schema.ts'
+import type { WebsearchInput, WebsearchRow } from '../../../plugins/websearch/schema.ts'
 import type { WebsearchContext } from '../../../plugins/websearch/run.ts'
-import type { WebsearchSettings } from '../../../plugins/websearch/settings.ts'
 import websearch from '../../../plugins/websearch/index.ts'
-import { readToolSettings } from '../../../core/tools/tool-settings.ts'
+import { loopbackHttp, toolContext } from '../../helpers/tool-context.ts'
+
+export { loopbackHttp }
 
 interface Teardown { teardown (fn: () => unknown): void }
-
-function assertLoopback (url: string | URL): void {
-  const host = new URL(url).hostname
-  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]') throw new Error(`test network guard: refused ${url}`)
-}
-
-export function loopbackHttp (): HttpClient & { requests: string[] } {
-  const requests: string[] = []
-  const client = {
-    requests,
-    async fetch (url: string | URL, init: GuardedRequestInit = {}): Promise<Response> {
-      assertLoopback(url)
-      requests.push(`${init.method ?? 'GET'} ${url}`)
-      const { timeoutMs, maxRedirects, maxBytes, signal, ...rest } = init
-      void maxRedirects; void maxBytes
-      const timeout = AbortSignal.timeout(timeoutMs ?? 5000)
-      return fetch(url, { ...rest, signal: signal ? AbortSignal.any([signal, timeout]) : timeout })
-    },
-    async text (url: string | URL, init?: GuardedRequestInit) {
-      const res = await client.fetch(url, init)
-      // Every redirect hop is checked the same way the kernel's guard would.
-      assertLoopback(res.url || url)
-      return { status: res.status, url: res.url, headers: res.headers, body: await res.text() }
-    },
-    async json<T = unknown> (url: string | URL, init?: GuardedRequestInit) {
-      const res = await client.text(url, init)
-      return { ...res, body: JSON.parse(res.body) as T }
-    },
-  }
-  return client
-}
 
 export interface FakeContextOptions {
   urls?: Record<string, string>
@@ -67,55 +33,16 @@ export type FakeContext = WebsearchContext & {
 const CREDENTIAL_NAMES: Record<string, string> = { serper: 'SERPER_API_KEY', serpapi: 'SERPAPI_API_KEY', google_cse: 'GOOGLE_CSE_API_KEY', google_cse_cx: 'GOOGLE_CSE_ID' }
 
 export function fakeContext (input: WebsearchInput, options: FakeContextOptions = {}): FakeContext {
-  const cap = options.cap ?? 1000
-  const rows: WebsearchRow[] = []
-  const warnings: string[] = []
-  const stages: string[] = []
-  const summaries: Array<Record<string, unknown>> = []
-  const credentials = options.credentials ?? {}
-  const ctx = {
-    input,
-    // As the kernel makes it at boot: the schema's defaults under the given settings.
-    settings: readToolSettings(websearch, options.settings) as WebsearchSettings,
-    job: { id: 'job-test', accountId: 'account-test', tool: 'websearch' },
-    remaining: () => cap - rows.length,
-    signal: new AbortController().signal,
-    log: pino({ level: 'silent' }),
-    http: loopbackHttp(),
-    crawler: { http () { throw new Error('the websearch plugin does not use crawlers') } },
-    network: { allowPrivateTargets: true, assertAllowedAddress () {} },
-    upstream: {
-      urls: options.urls ?? {},
-      credentialNames: CREDENTIAL_NAMES,
-      credential: (name: string) => credentials[name],
-      requireCredential (name: string, what = 'This tool') {
-        const value = credentials[name]
-        if (!value) throw new MissingCredentialError(CREDENTIAL_NAMES[name] ?? name, what)
-        return value
-      },
-    },
-    async push (batch: WebsearchRow[]) {
-      for (const row of batch) {
-        if (!Value.Check(websearchRow, row)) throw new Error(`row does not match the row schema: ${JSON.stringify([...Value.Errors(websearchRow, row)].slice(0, 3))}`)
-      }
-      const kept = batch.slice(0, Math.max(0, cap - rows.length))
-      rows.push(...kept)
-      return kept.length
-    },
-    stage: (text: string) => { stages.push(text) },
-    warn: (text: string) => { warnings.push(text) },
-    summary: (data: Record<string, unknown>) => { summaries.push(data) },
-    blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
-    artifact: async () => { throw new Error('the websearch plugin stores no artifacts') },
-    scratchDir: async () => { throw new Error('the websearch plugin needs no scratch directory') },
-    upload: null,
+  const run = toolContext<WebsearchRow, WebsearchInput>(websearch, input, {
+    urls: options.urls,
+    credentials: options.credentials,
+    credentialNames: CREDENTIAL_NAMES,
+    // Without one, run() makes its own engine health (see plugins/websearch/README.md).
     state: options.state,
-    rows,
-    warnings,
-    stages,
-    summaries,
-  }
-  return ctx as unknown as FakeContext
+    cap: options.cap ?? 1000,
+    settings: options.settings,
+  })
+  return Object.assign(run.ctx, { rows: run.rows, warnings: run.warnings, stages: run.stages, summaries: run.summaries }) as unknown as FakeContext
 }
 
 export interface RecordedRequest { method: string, path: string, headers: IncomingMessage['headers'], body: string }

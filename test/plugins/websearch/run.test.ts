@@ -4,7 +4,7 @@
 // refuses so auto moves on, and when all refuse the job ends blocked.
 import t from 'tap'
 import { MissingCredentialError, ToolBlockedError, InputError, UpstreamError } from '../../../core/tools/contract.ts'
-import { extractPage } from '../../../core/extract/page.ts'
+import { extractPage } from '../../../plugins/lib/page.ts'
 import { createEngineHealth } from '../../../plugins/websearch/engine-health.ts'
 import { createWebsearchRun } from '../../../plugins/websearch/run.ts'
 import { BLOCK_PAGES } from './block-pages.ts'

@@ -3,7 +3,7 @@
 // Content-Type; plus a URL nobody listens on and one that is not http(s).
 import t from 'tap'
 import { createServer } from 'node:net'
-import { extractPage } from '../../../core/extract/page.ts'
+import { extractPage } from '../../../plugins/lib/page.ts'
 import { createEngineHealth } from '../../../plugins/websearch/engine-health.ts'
 import { createWebsearchRun } from '../../../plugins/websearch/run.ts'
 import { normaliseTargetUrl } from '../../../plugins/websearch/page-scraper.ts'

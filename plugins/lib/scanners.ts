@@ -1,4 +1,5 @@
-// Shared extraction helpers for tool plugins: pure functions from HTML or text to data.
+// The plugin library's page scanners: pure functions from HTML or text to data.
+// Runs call them pooled (page-scanner.ts); tests and scripts call them directly.
 // See README.md.
 export { findEmails, classifyEmail, normaliseEmail, decodeCloudflareEmail, mailtoAddresses, deobfuscateEmails, ROLE_LOCAL_PARTS } from './emails.ts'
 export type { FoundEmail, EmailSource } from './emails.ts'
@@ -8,3 +9,7 @@ export { findSocialLinks, normaliseSocialUrl } from './socials.ts'
 export type { SocialLink, SocialPlatform } from './socials.ts'
 export { extractPage, extractLinks, countWords } from './page.ts'
 export type { PageContent } from './page.ts'
+export { pageContacts } from './contacts.ts'
+export type { ContactScanOptions, PageContacts } from './contacts.ts'
+export { pageScanner } from './page-scanner.ts'
+export type { PageScanner } from './page-scanner.ts'

@@ -126,13 +126,13 @@ export class ExtractionPool {
   }
 
   /**
-   * Starts every worker and loads the page readers and scanners in each, so a
-   * caller with its own per-page timer (a crawler's request handler) does not
-   * spend it on a worker's boot. Resolves when all are ready; a failed warm-up is
-   * left to the real tasks to report.
+   * Starts every worker and loads `modules` (file: URLs) in each, so a caller
+   * with its own per-page timer (a crawler's request handler) does not spend it
+   * on a worker's boot or a parser library's loading. Resolves when all are
+   * ready; a failed warm-up is left to the real tasks to report.
    */
-  async warm (signal?: AbortSignal): Promise<void> {
-    await Promise.all(Array.from({ length: this.options.workers }, () => this.run({ kind: 'warm' }, signal).catch((err) => {
+  async warm (modules: string[] = [], signal?: AbortSignal): Promise<void> {
+    await Promise.all(Array.from({ length: this.options.workers }, () => this.run({ kind: 'warm', modules }, signal).catch((err) => {
       if (signal?.aborted) throw err
     })))
   }

@@ -1,0 +1,28 @@
+// A site's domain from what people and upstreams write for it ("www.Acme.com",
+// "https://acme.com/contact", "acme.com:8080"), so every plugin compares the
+// same form. Pure.
+//
+// Not the registrable domain: shop.acme.co.uk stays shop.acme.co.uk. That needs
+// the Public Suffix List (tldts), which is not a declared dependency today.
+
+/** example.com from "https://www.example.com/path" or "www.example.com"; null for a non-web scheme (mailto:, tel:) or a name that is not a domain. */
+export function siteDomain (input: unknown): string | null {
+  if (typeof input !== 'string') return null
+  const s = input.trim().toLowerCase()
+  if (!s) return null
+  // mailto:, tel: and other schemes are not websites ("host:8080" is).
+  if (/^[a-z][a-z0-9+.-]*:(?!\d)/.test(s) && !/^https?:\/\//.test(s)) return null
+  try {
+    const host = new URL(/^[a-z][a-z0-9+.-]*:\/\//.test(s) ? s : `http://${s}`).hostname.replace(/^www\./, '')
+    return /^[a-z0-9_.-]+\.[a-z0-9-]+$/.test(host) || /^\d+\.\d+\.\d+\.\d+$/.test(host) ? host : null
+  } catch { return null }
+}
+
+/** The host of an absolute URL, lower-cased, without `www.`; '' when it does not parse. */
+export function hostOf (url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/^www\./, '')
+  } catch {
+    return ''
+  }
+}

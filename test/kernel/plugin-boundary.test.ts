@@ -1,0 +1,94 @@
+// The boundary between the kernel and the plugins, as the issue's "done when"
+// greps it: no file of core/ imports from plugins/ (the plugin library
+// included), no tool key or agent tool name appears as a string in core/, and
+// plugins reach outside their folder only through the contract and the plugin
+// library, never node:dns (ctx.dns is the guarded resolver).
+import t from 'tap'
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve, sep } from 'node:path'
+import { loadToolsFile } from '../../core/config.ts'
+import { ToolRegistry } from '../../core/tools/registry.ts'
+
+const root = resolve('.')
+
+function sourceFiles (dir: string): string[] {
+  const out: string[] = []
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) { if (entry.name !== 'generated' && entry.name !== 'node_modules') out.push(...sourceFiles(path)); continue }
+    if (/\.(ts|mts|mjs|js)$/.test(entry.name)) out.push(path)
+  }
+  return out
+}
+
+/** Module specifiers a file names: static imports and re-exports, import(), and new URL('…', import.meta.url). */
+export function specifiersOf (source: string): string[] {
+  const patterns = [
+    /\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g,
+    /\bnew URL\(\s*['"`]([^'"`]+)['"`]\s*,\s*import\.meta\.url\s*\)/g,
+  ]
+  return patterns.flatMap(pattern => [...source.matchAll(pattern)].map(m => m[1]!))
+}
+
+const relativeTo = (file: string, specifier: string) => relative(root, resolve(dirname(file), specifier))
+const isRelative = (specifier: string) => specifier.startsWith('./') || specifier.startsWith('../')
+
+t.test('the specifier reader finds every way a module is named', async t => {
+  t.same(specifiersOf(`import a from './a.ts'\nimport type { B } from "../b.ts"\nexport { c } from './c.ts'\nimport './d.ts'\nconst e = await import('./e.ts')\nconst f = new URL('./f.ts', import.meta.url)`),
+    ['./a.ts', '../b.ts', './c.ts', './d.ts', './e.ts', './f.ts'])
+})
+
+t.test('no file of core/ imports a plugin folder or the plugin library', async t => {
+  const offenders: string[] = []
+  for (const file of sourceFiles('core')) {
+    for (const specifier of specifiersOf(readFileSync(file, 'utf8'))) {
+      // The loader's folder (registry.ts, a directory ending in '/') is where plugins are found, not a module imported.
+      if (specifier.endsWith('/')) continue
+      if (isRelative(specifier) && relativeTo(file, specifier).split(sep)[0] === 'plugins') offenders.push(`${file}: ${specifier}`)
+    }
+  }
+  t.same(offenders, [], 'the kernel reaches plugins only through the loader (tools.config.json names them)')
+})
+
+// 'email' is also a word the kernel uses for itself: the tool finder folds an
+// address in a task to the word "email" (not to a tool: find-tool.test.ts
+// checks tool-finder.ts names no agent tool).
+const WORDS_NOT_TOOLS: Record<string, string[]> = { [join('core', 'agent', 'tool-finder.ts')]: ['email'] }
+
+t.test('no tool key or agent tool name is a string in core/', async t => {
+  const configPath = resolve('tools.config.json')
+  const file = loadToolsFile(configPath)
+  const registry = await ToolRegistry.load(file, dirname(configPath))
+  const names = [...new Set([...file.tools.filter(tool => tool.plugin).map(tool => tool.key), ...registry.listAgentTools().map(agent => agent.name)])]
+  t.ok(names.includes('email') && names.includes('website_email_find'), 'the keys and agent names of the enabled tools')
+  const offenders: string[] = []
+  for (const path of sourceFiles('core')) {
+    const source = readFileSync(path, 'utf8')
+    for (const name of names) {
+      if ((WORDS_NOT_TOOLS[path] ?? []).includes(name)) continue
+      const literal = new RegExp(`['"\`]${name}['"\`]`)
+      const agentName = name.includes('_') && new RegExp(`\\b${name}\\b`).test(source)
+      if (literal.test(source) || agentName) offenders.push(`${path}: ${name}`)
+    }
+  }
+  t.same(offenders, [], 'the kernel knows tools from their declarations only')
+})
+
+t.test('a plugin imports only the contract, its own folder and the plugin library; none imports node:dns', async t => {
+  const offenders: string[] = []
+  for (const file of sourceFiles('plugins')) {
+    const folder = relative('plugins', file).split(sep)[0]!
+    for (const specifier of specifiersOf(readFileSync(file, 'utf8'))) {
+      if (/^(node:)?dns(\/promises)?$/.test(specifier)) { offenders.push(`${file}: ${specifier} (use ctx.dns)`); continue }
+      if (!isRelative(specifier)) continue
+      const target = relativeTo(file, specifier)
+      const [top, second] = target.split(sep)
+      const allowed = target === join('core', 'tools', 'contract.ts') ||
+        (top === 'plugins' && (second === folder || second === 'lib'))
+      if (!allowed) offenders.push(`${file}: ${specifier}`)
+    }
+  }
+  t.same(offenders, [], 'the contract (core/tools/contract.ts), the own folder and plugins/lib only')
+})

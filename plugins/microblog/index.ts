@@ -10,7 +10,7 @@ const Count = Nullable(Type.Integer({ minimum: 0 }))
 /** Items per call: a list is one call and the per-run row ceiling spans it. */
 export const MAX_ITEMS = 100
 
-const OneOrMany = (item: TSchema, description: string) => Type.Union([item, Type.Array(item, { minItems: 1, maxItems: MAX_ITEMS })], { description })
+const OneOrMany = <T extends TSchema>(item: T, description: string) => Type.Union([item, Type.Array(item, { minItems: 1, maxItems: MAX_ITEMS })], { description })
 
 export const microblogInput = Type.Object({
   query: Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 512 }), 'A recent-search query in X search syntax (last 7 days), e.g. "from:nasa has:media" or "#python -is:retweet", or a list of them.')),

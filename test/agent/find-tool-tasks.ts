@@ -108,6 +108,19 @@ export const TUNING_TASKS: FindToolTask[] = [
     'is this user\'s domain a disposable inbox provider?',
     'filter temp-mail addresses out of a list of customers',
   ]),
+  ...tasks('microblog_scrape', [
+    'what are people tweeting about the new iPhone this week',
+    'get the last 50 tweets from @elonmusk with likes and retweets',
+    'how many likes and replies did this tweet get: https://x.com/nasa/status/1234567890',
+    'collect posts on X mentioning our brand',
+    'pull the timeline of a Twitter account',
+  ]),
+  ...tasks('socialB_scrape', [
+    'who follows @natgeo on Instagram?',
+    'export the follower list of an Instagram account',
+    'which accounts does this Instagram profile follow',
+    'get usernames of people following a competitor on IG',
+  ]),
   ...tasks('videoA_thumbnail_download', [
     'download the thumbnail of this YouTube video in the best quality',
     'get the HD preview image for https://youtu.be/dQw4w9WgXcQ',
@@ -160,6 +173,14 @@ export const HELD_OUT_TASKS: FindToolTask[] = [
   ...tasks('disposable_email_check', [
     'is sharklasers.com one of those one-time mail services',
     'spot disposable email domains among these sign-ups',
+  ]),
+  ...tasks('microblog_scrape', [
+    'search twitter for #climatechange and show engagement',
+    'get these tweet links with their view counts',
+  ]),
+  ...tasks('socialB_scrape', [
+    'list the instagram followers of a fitness influencer',
+    'scrape who an insta account is following',
   ]),
   ...tasks('videoA_thumbnail_download', [
     'save the largest thumbnail image of a youtube video',

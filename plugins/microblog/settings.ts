@@ -1,0 +1,11 @@
+// The operator's settings for microblog (tools.config.json, the `settings` of
+// the `microblog` entry), with their defaults; validated at boot, read by runs
+// as ctx.settings.
+import { Type, type Static } from '../../core/tools/contract.ts'
+
+export const MicroblogSettingsSchema = Type.Object({
+  page_size: Type.Integer({ minimum: 10, maximum: 100, default: 100, description: 'Posts asked per page (max_results of each X API request; the API takes 10 to 100 on search, 5 to 100 on timelines).' }),
+  timeout_ms: Type.Integer({ minimum: 1000, maximum: 300_000, default: 20_000, description: 'Timeout of one request.' }),
+}, { additionalProperties: false })
+
+export type MicroblogSettings = Static<typeof MicroblogSettingsSchema>

@@ -250,6 +250,8 @@ const splitCategory = (raw: string) => raw.split(/\s+·\s+/).map(s => s.trim()).
 
 function readRelay (blobs: unknown[], out: PageDetails): boolean {
   let found = false
+  // delegate_page.category_name is one category; the intro card's line may list several, so it goes first.
+  let categoryName: string | null = null
   for (const blob of blobs) {
     for (const obj of objects(blob)) {
       const header = at(obj, 'profile_header_renderer', 'user')
@@ -297,11 +299,12 @@ function readRelay (blobs: unknown[], out: PageDetails): boolean {
         else if (aboutType === 'category') { if (!out.categories.includes(aboutValue)) out.categories.push(aboutValue) } else out[aboutType] ??= aboutValue
       }
       if (isObject(obj.best_description)) out.about ??= text(obj.best_description.text)
-      if (typeof obj.category_name === 'string' && out.categories.length === 0) out.categories = [obj.category_name]
+      if (typeof obj.category_name === 'string') categoryName ??= text(obj.category_name)
       if (typeof obj.userVanity === 'string' && USERNAME.test(obj.userVanity)) out.username ??= obj.userVanity
       if (typeof obj.pageID === 'string' && NUMERIC_ID.test(obj.pageID)) out.page_id ??= obj.pageID
     }
   }
+  if (out.categories.length === 0 && categoryName) out.categories = [categoryName]
   return found
 }
 

@@ -36,7 +36,7 @@ export const fbPageRow = Type.Object({
 
 export const fbInput = Type.Object({
   page: Type.Union([
-    Type.String({ minLength: 1, maxLength: 2000 }),
+    Type.String({ minLength: 1, maxLength: 2000, pattern: '\\S' }),
     Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: MAX_PAGES }),
   ], { description: 'A Facebook page URL (www, m, mbasic or web.facebook.com; /pages/<name>/<id>; profile.php?id=), a vanity name or a numeric page id, or a list of them: one row each, naming it in input_url.' }),
 }, { additionalProperties: false })

@@ -148,12 +148,12 @@ async function readHtml (ctx: Ctx, ref: PageRef): Promise<HtmlOutcome> {
       if (!location) throw new UpstreamError(`Facebook answered HTTP ${res.status} without a Location`, res.status)
       let next: URL
       try { next = new URL(location, url) } catch { throw new UpstreamError('Facebook redirected to an invalid URL', res.status) }
+      const facebookHost = /(^|\.)facebook\.com$/i.test(next.hostname) || next.host === base.host
+      if (!facebookHost) throw new UpstreamError(`Facebook redirected the page off Facebook (to ${next.hostname})`, res.status)
       const wall = wallOfPath(next.pathname)
       if (wall) return { kind: 'wall', wall }
       // Facebook sends a missing page home.
       if (next.pathname === '/' || next.pathname === '/home.php') return { kind: 'missing' }
-      const facebookHost = /(^|\.)facebook\.com$/i.test(next.hostname) || next.host === base.host
-      if (!facebookHost) throw new UpstreamError(`Facebook redirected the page off Facebook (to ${next.hostname})`, res.status)
       if (hop >= ctx.settings.max_redirects) throw new UpstreamError(`Too many redirects (more than ${ctx.settings.max_redirects}) for the page`, res.status)
       // Another facebook.com host (m., www., a locale) or path: the same request on the configured base.
       url = new URL(`${next.pathname}${next.search}`, base)

@@ -19,30 +19,15 @@
 //   CSS background, "Verified Page" badges next to the name, the launchpad's
 //   outbound website link, the category in /pages/category/<Category>/ URLs.
 import { load, type CheerioAPI } from 'cheerio'
+// Types only: the row schema is the one description of a page (nothing loads in the worker).
+import type { Static } from '../../core/tools/contract.ts'
+import type { fbPageRow } from './index.ts'
 
 type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-export interface PageDetails {
-  page_id: string | null
-  username: string | null
-  name: string | null
-  url: string | null
-  category: string | null
-  categories: string[]
-  about: string | null
-  website: string | null
-  websites: string[]
-  phone: string | null
-  email: string | null
-  address: string | null
-  followers: number | null
-  likes: number | null
-  talking_about: number | null
-  verified: boolean | null
-  profile_image: string | null
-  cover_image: string | null
-}
+/** A page's details: the row without what run.ts adds (the input, found, source, error). */
+export type PageDetails = Omit<Static<typeof fbPageRow>, 'input_url' | 'found' | 'source' | 'error'>
 
 export type Wall = 'login' | 'checkpoint' | 'consent'
 

@@ -127,6 +127,13 @@ export const TUNING_TASKS: FindToolTask[] = [
     'I need the maxresdefault jpg for a list of YouTube links',
     'grab the cover picture of a YouTube Short',
   ]),
+  ...tasks('socialA_page_scrape', [
+    'get the phone number and address from a business\'s Facebook page',
+    'how many followers does the Nike Facebook page have?',
+    'scrape the about section and category of facebook.com/cocacola',
+    'is this Facebook page verified, and what website does it list?',
+    'pull contact details from a list of Facebook business pages',
+  ]),
 ]
 
 export const HELD_OUT_TASKS: FindToolTask[] = [
@@ -185,5 +192,9 @@ export const HELD_OUT_TASKS: FindToolTask[] = [
   ...tasks('videoA_thumbnail_download', [
     'save the largest thumbnail image of a youtube video',
     'what is the highest resolution thumbnail url for these videos',
+  ]),
+  ...tasks('socialA_page_scrape', [
+    'find the email address listed on a restaurant\'s FB page',
+    'page likes and profile picture of a Facebook page by its numeric id',
   ]),
 ]

@@ -1,0 +1,60 @@
+// Tool `fb` / agent `socialA_page_scrape`: a Facebook page's public details
+// (name, category, about, contacts, counts, verified, pictures) from its
+// logged-out HTML, and from the Graph API first when META_ACCESS_TOKEN is set.
+import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { FbSettingsSchema } from './settings.ts'
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** Pages per call: each is one or two requests; the per-run row ceiling spans them all. */
+export const MAX_PAGES = 100
+
+export const fbPageRow = Type.Object({
+  input_url: Type.String({ description: 'The page URL, name or id as given (the one of the list this row came from).' }),
+  found: Type.Boolean({ description: 'The page exists and was read.' }),
+  page_id: Nullable(Type.String({ description: 'Numeric page id.' })),
+  username: Nullable(Type.String({ description: 'Vanity name (facebook.com/<username>).' })),
+  name: Nullable(Type.String()),
+  url: Nullable(Type.String()),
+  category: Nullable(Type.String({ description: 'The first of categories.' })),
+  categories: Type.Array(Type.String()),
+  about: Nullable(Type.String()),
+  website: Nullable(Type.String({ description: 'The first of websites.' })),
+  websites: Type.Array(Type.String()),
+  phone: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  address: Nullable(Type.String()),
+  followers: Nullable(Type.Integer({ description: 'Exact from the Graph API; from the HTML it may be rounded ("5.4M followers").' })),
+  likes: Nullable(Type.Integer()),
+  talking_about: Nullable(Type.Integer()),
+  verified: Nullable(Type.Boolean()),
+  profile_image: Nullable(Type.String()),
+  cover_image: Nullable(Type.String()),
+  source: Nullable(Type.Union([Type.Literal('graph'), Type.Literal('html'), Type.Literal('graph+html')], { description: 'Where the details came from: the Graph API, the public page HTML, or the Graph API completed from the HTML.' })),
+  error: Nullable(Type.String({ description: 'Why this page could not be read (not found, an upstream failure).' })),
+})
+
+export const fbInput = Type.Object({
+  page: Type.Union([
+    Type.String({ minLength: 1, maxLength: 2000, pattern: '\\S' }),
+    Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: MAX_PAGES }),
+  ], { description: 'A Facebook page URL (www, m, mbasic or web.facebook.com; /pages/<name>/<id>; profile.php?id=), a vanity name or a numeric page id, or a list of them: one row each, naming it in input_url.' }),
+}, { additionalProperties: false })
+
+export default defineTool({
+  key: 'fb',
+  agentName: 'socialA_page_scrape',
+  title: 'Facebook page details',
+  description: 'Reads a public Facebook page: name, page id and vanity name, category, about text, website, phone, e-mail, address, followers, likes, talking-about count, verified badge, profile and cover image URLs. Takes a page URL (www, m, mbasic or web.facebook.com, /pages/<name>/<id>, profile.php?id=), a vanity name or a numeric id, or a list of them; one row per page (`found: false` for a page that does not exist). Uses the Graph API page fields when the server has META_ACCESS_TOKEN, and the logged-out page otherwise or for what the API leaves out; `source` says which. A login, checkpoint or cookie-consent wall ends the call blocked and refunded. Example: {"page": "https://www.facebook.com/Nintendo"}; {"page": ["cocacola", "119240841493711"]}.',
+  input: fbInput,
+  row: fbPageRow,
+  examples: [
+    { task: 'get the contact details and follower count of a Facebook page', args: { page: 'https://www.facebook.com/Nintendo' } },
+    { task: 'read the about, category and website of several Facebook business pages', args: { page: ['cocacola', 'https://m.facebook.com/pages/Meedan/105510962816034'] } },
+  ],
+  keywords: ['facebook page', 'fb page', 'facebook business page', 'page info', 'page details', 'about section', 'page category', 'page likes', 'followers', 'follower count', 'fan count', 'verified page', 'blue badge', 'profile picture', 'cover photo', 'vanity url', 'page id', 'graph api', 'fb.com', 'meta page', 'facebook contact details', 'facebook business address', 'fb contact'],
+  pollSeconds: 2,
+  settings: FbSettingsSchema,
+  // The run module loads with the first job, not at boot.
+  run: async (ctx) => (await import('./run.ts')).runFb(ctx),
+})

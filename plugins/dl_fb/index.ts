@@ -5,7 +5,7 @@ import { defineDownloadTool, PLATFORMS } from '../lib/media-tools/index.ts'
 export default defineDownloadTool({
   key: 'dl_fb',
   agentName: 'socialA_download',
-  title: 'Facebook video and reel download links',
+  title: 'Facebook video and reel downloader',
   platform: PLATFORMS.facebook,
   what: 'a video, a reel, a watch link or an fb.watch short link',
   notes: 'Facebook usually offers an SD and an HD file with sound (both direct links) and, for newer videos, DASH video and audio apart; private and some group videos need a logged-in session (the operator\'s cookies file), else the job ends blocked and refunded. Example: {"url": "https://www.facebook.com/watch/?v=10153231379946729"}.',

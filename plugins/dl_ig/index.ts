@@ -5,7 +5,7 @@ import { defineDownloadTool, PLATFORMS } from '../lib/media-tools/index.ts'
 export default defineDownloadTool({
   key: 'dl_ig',
   agentName: 'socialB_download',
-  title: 'Instagram post and reel download links',
+  title: 'Instagram post and reel downloader',
   platform: PLATFORMS.instagram,
   what: 'a reel, a post (a carousel gives one row per video) or an IGTV video',
   notes: 'Instagram answers most links only to a logged-in session (the operator\'s cookies file); without one a login wall ends the job blocked and refunded. Reels often come as separate video and audio DASH formats, so "best" may be null: pick a video and an audio format. Example: {"url": "https://www.instagram.com/reel/C1a2b3c4d5e/"}.',

@@ -6,7 +6,7 @@ import { defineDownloadTool, PLATFORMS } from '../lib/media-tools/index.ts'
 export default defineDownloadTool({
   key: 'dl_sn',
   agentName: 'videoC_download',
-  title: 'Snapchat Spotlight and story download links',
+  title: 'Snapchat Spotlight and story downloader',
   platform: PLATFORMS.snapchat,
   what: 'a Spotlight video or a public story (www.snapchat.com/spotlight/…, story.snapchat.com, a public profile\'s story)',
   notes: 'yt-dlp reads Snapchat pages with its generic extractor (the page\'s embedded video), so a row may carry fewer counts than other platforms; a public profile\'s story can be several snaps, one row each. Example: {"url": "https://www.snapchat.com/spotlight/W7_EDlXWTBiXAEEniNoMPwAAYY2…"}.',

@@ -6,7 +6,7 @@ import { defineDownloadTool, PLATFORMS } from '../lib/media-tools/index.ts'
 export default defineDownloadTool({
   key: 'dl_tt',
   agentName: 'videoB_download',
-  title: 'TikTok video download links (no watermark)',
+  title: 'TikTok video downloader (no watermark)',
   platform: PLATFORMS.tiktok,
   what: 'a video (www.tiktok.com/@user/video/…, vm.tiktok.com and vt.tiktok.com short links) or a profile',
   notes: 'Watermark-free first: "best" is a format without TikTok\'s watermark whenever one is offered, and best.watermarked says which was returned (each format carries watermarked too); a run where only a watermarked one existed says so in its warning. Example: {"url": "https://www.tiktok.com/@scout2015/video/6718335390845095173"}.',

@@ -6,7 +6,7 @@ import { defineDownloadTool, PLATFORMS } from '../lib/media-tools/index.ts'
 export default defineDownloadTool({
   key: 'dl_yt',
   agentName: 'videoA_download',
-  title: 'YouTube video download links',
+  title: 'YouTube video downloader: formats and direct URLs',
   platform: PLATFORMS.youtube,
   what: 'a video, a Short, a live replay, a playlist or a channel',
   notes: 'YouTube gives combined video+audio files only up to 720p; higher resolutions are separate video and audio formats (has_video / has_audio say which). Example: {"url": "https://www.youtube.com/watch?v=dQw4w9WgXcQ"}; a playlist\'s entries: {"url": "https://www.youtube.com/playlist?list=PL…", "playlist": "flat", "limit": 50}.',

@@ -160,6 +160,14 @@ export const TUNING_TASKS: FindToolTask[] = [
     'download the animated cover of a TikTok',
     'get the thumbnail of a tiktok video',
   ]),
+  ...tasks('socialB_reels_captions', [
+    'get the subtitles of an Instagram reel as an srt file',
+    'what hashtags and mentions are in the caption of this reel',
+  ]),
+  ...tasks('video_frame_extractor', [
+    'take a screenshot every 5 seconds of this video',
+    'extract frames from an mp4 at 10s and 42s',
+  ]),
 ]
 
 export const HELD_OUT_TASKS: FindToolTask[] = [
@@ -242,5 +250,11 @@ export const HELD_OUT_TASKS: FindToolTask[] = [
   ]),
   ...tasks('socialA_cover_download', [
     'facebook reel thumbnail in full size',
+  ]),
+  ...tasks('socialB_reels_captions', [
+    'transcript of what is said in an insta reel, with timestamps',
+  ]),
+  ...tasks('video_frame_extractor', [
+    'turn a tiktok video into still images, one per scene',
   ]),
 ]

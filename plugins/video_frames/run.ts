@@ -18,6 +18,7 @@ type Ctx = ToolContext<Static<typeof videoFramesInput>, Row, VideoFramesSettings
 const MEDIA_PATH = /\.(mp4|m4v|mov|webm|mkv|avi|flv|ts|mpg|mpeg|3gp|ogv|m3u8|mpd)$/i
 // showinfo writes a line per frame; a run of 500 frames needs ~150 KB of stderr.
 const STDERR_BYTES = 1024 * 1024
+const STORE_CONCURRENCY = 8
 
 export async function runVideoFrames (ctx: Ctx): Promise<void> {
   const input = ctx.input
@@ -49,19 +50,23 @@ export async function runVideoFrames (ctx: Ctx): Promise<void> {
       return
     }
     const contentType = (input.format ?? 'jpeg') === 'png' ? 'image/png' : 'image/jpeg'
+    // Stored a few at a time: each is a file write and a database row, and the job's time is mostly theirs after ffmpeg.
     const rows: Row[] = []
-    for (const [index, frame] of frames.entries()) {
+    for (let start = 0; start < frames.length; start += STORE_CONCURRENCY) {
       ctx.signal.throwIfAborted()
-      ctx.stage(`Storing frame ${index + 1} of ${frames.length}`)
-      const bytes = await readFile(join(dir, frame.file))
-      const size = imageSize(bytes)
-      const name = `frame-${String(index).padStart(5, '0')}${frame.at === null ? '' : `-${clock(frame.at).replace(/:/g, '-')}`}.${contentType === 'image/png' ? 'png' : 'jpg'}`
-      const stored = await ctx.artifact(name, contentType, bytes)
-      rows.push({
-        input_url: input.url, source_url: source, index, time_s: frame.at, timestamp: frame.at === null ? null : clock(frame.at),
-        file: { id: stored.id, name: stored.name, url: stored.url, size: stored.size, content_type: contentType },
-        width: size?.width ?? null, height: size?.height ?? null,
-      })
+      ctx.stage(`Storing frames: ${start} of ${frames.length}`)
+      rows.push(...await Promise.all(frames.slice(start, start + STORE_CONCURRENCY).map(async (frame, offset): Promise<Row> => {
+        const index = start + offset
+        const bytes = await readFile(join(dir, frame.file))
+        const size = imageSize(bytes)
+        const name = `frame-${String(index).padStart(5, '0')}${frame.at === null ? '' : `-${clock(frame.at).replace(/:/g, '-')}`}.${contentType === 'image/png' ? 'png' : 'jpg'}`
+        const stored = await ctx.artifact(name, contentType, bytes)
+        return {
+          input_url: input.url, source_url: source, index, time_s: frame.at, timestamp: frame.at === null ? null : clock(frame.at),
+          file: { id: stored.id, name: stored.name, url: stored.url, size: stored.size, content_type: contentType },
+          width: size?.width ?? null, height: size?.height ?? null,
+        }
+      })))
     }
     await ctx.push(rows)
   } finally {

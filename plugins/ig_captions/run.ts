@@ -52,7 +52,7 @@ async function captionsOf (ctx: Ctx, url: string, language: string): Promise<Row
   if (converted === null) throw new UpstreamError(`the subtitle track came as .${info.track.ext}, which cannot be converted`)
   const base = `${(info.id ?? 'item').replace(/[^\w.-]+/g, '_').slice(0, 80)}.${info.track.language}`
   for (const format of ['srt', 'vtt', 'txt'] as const) {
-    const file = await ctx.artifact(`${base}.${format}`, TYPES[format], Buffer.from(converted[format], 'utf8'))
+    const file = await ctx.artifact({ name: `${base}.${format}`, contentType: TYPES[format], body: Buffer.from(converted[format], 'utf8') })
     row.files.push({ format, id: file.id, name: file.name, url: file.url, size: file.size })
   }
   Object.assign(row, { subtitle_language: info.track.language, subtitle_automatic: info.track.automatic, subtitle_text: converted.txt, subtitle_cues: converted.cues })

@@ -10,7 +10,7 @@ const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null
 export const MAX_FRAMES = 500
 
 export const videoFramesInput = Type.Object({
-  url: Type.String({ minLength: 1, maxLength: 2000, pattern: '^https?://[^\\s]+$', description: 'The video: a direct media URL (.mp4, .webm, .mov, .m3u8…) or a video page or social link (YouTube, TikTok, Instagram, Facebook…), which yt-dlp resolves to its best video format.' }),
+  url: Type.String({ minLength: 1, maxLength: 2000, pattern: '^(https?|upload)://[^\\s]+$', description: 'The video: a direct media URL (.mp4, .webm, .mov, .m3u8…) or a video page or social link (YouTube, TikTok, Instagram, Facebook…), which yt-dlp resolves to its best video format. On REST, a video file sent as multipart/form-data stands in for it (the server writes upload://<file name> here).' }),
   mode: Type.Optional(Type.Union([Type.Literal('interval'), Type.Literal('timestamps'), Type.Literal('scene')], { default: 'interval', description: 'interval (default): a frame every every_seconds; timestamps: one frame at each of timestamps; scene: a frame at each scene change.' })),
   every_seconds: Type.Optional(Type.Number({ minimum: 0.04, maximum: 3600, default: 1, description: 'Seconds between frames (interval mode); 0.04 is every frame of a 25 fps video.' })),
   timestamps: Type.Optional(Type.Array(Type.Number({ minimum: 0, maximum: 86400 }), { minItems: 1, maxItems: MAX_FRAMES, description: 'Seconds into the video (timestamps mode).' })),
@@ -41,10 +41,12 @@ export default defineTool({
   key: 'video_frames',
   agentName: 'video_frame_extractor',
   title: 'Video frame extractor (screenshots)',
-  description: 'Cuts still frames out of a video with ffmpeg: one every N seconds (every_seconds, default 1), at given timestamps (seconds), or at each scene change; JPEG or PNG, optionally scaled to a width, at most max_frames. One row per frame: its time (seconds and HH:MM:SS.mmm), its size, and the image file\'s download URL. Takes a direct media URL or a video page or social link (YouTube, TikTok, Instagram, Facebook…), which yt-dlp resolves to its best video format. Example: {"url": "https://www.youtube.com/watch?v=dQw4w9WgXcQ", "every_seconds": 10, "max_frames": 20}; {"url": "https://example.com/clip.mp4", "mode": "timestamps", "timestamps": [1.5, 30, 62]}.',
+  description: 'Cuts still frames out of a video with ffmpeg: one every N seconds (every_seconds, default 1), at given timestamps (seconds), or at each scene change; JPEG or PNG, optionally scaled to a width, at most max_frames. One row per frame: its time (seconds and HH:MM:SS.mmm), its size, and the image file\'s download URL (all of a job\'s files also come as one zip from the job\'s artifacts.zip link). Takes a direct media URL or a video page or social link (YouTube, TikTok, Instagram, Facebook…), which yt-dlp resolves to its best video format. Example: {"url": "https://www.youtube.com/watch?v=dQw4w9WgXcQ", "every_seconds": 10, "max_frames": 20}; {"url": "https://example.com/clip.mp4", "mode": "timestamps", "timestamps": [1.5, 30, 62]}.',
   input: videoFramesInput,
   row: videoFramesRow,
   perRunFields: ['max_frames'],
+  // A video file sent with a multipart tool-run stands in for `url` (the tier's max_file_mb caps it; 413 past it).
+  upload: { param: 'url', contentTypes: ['video/*', 'application/octet-stream'] },
   examples: [
     { task: 'take a screenshot of a video every 10 seconds', args: { url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ', every_seconds: 10, max_frames: 20 } },
     { task: 'grab frames at 5, 30 and 60 seconds of an mp4 as png', args: { url: 'https://example.com/clip.mp4', mode: 'timestamps', timestamps: [5, 30, 60], format: 'png' } },

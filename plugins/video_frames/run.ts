@@ -1,10 +1,11 @@
-// A video's frames: the URL is read directly when it names a media file, else
-// yt-dlp resolves it (through the egress proxy) to its tallest video format
-// within max_height; ffmpeg (network through the proxy as well) cuts the
-// frames into a private temporary directory; each is stored as a job file and
-// described by one row. The directory is removed however the run ends.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+// A video's frames: an uploaded file (ctx.upload) is read from disk; a URL
+// is read directly when it names a media file, else yt-dlp resolves it
+// (through the egress proxy) to its tallest video format within max_height.
+// ffmpeg (network through the proxy too) cuts the frames into a fresh
+// directory of the job's scratch dir (the kernel removes it at every ending);
+// each frame is streamed into a job file and described by one row.
+import { createReadStream } from 'node:fs'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ExtractionError, InputError, ToolBlockedError, UpstreamError, ytdlpFailure, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { bestVideoFormat, frameTimesFromShowinfo, imageSize, videoFramesCommands, ytdlpInfoArgs, type FramesMode, type MediaItem } from '../lib/media/index.ts'
@@ -25,15 +26,15 @@ export async function runVideoFrames (ctx: Ctx): Promise<void> {
   const maxFrames = Math.min(input.max_frames ?? 50, ctx.remaining())
   if (maxFrames < 1) return
   const mode = framesMode(input)
-  const source = await mediaUrl(ctx, input.url)
-  const dir = await mkdtemp(join(tmpdir(), 'video-frames-'))
+  const source = ctx.upload ? ctx.upload.path : await mediaUrl(ctx, input.url)
+  const dir = await mkdtemp(join(await ctx.scratchDir(), 'frames-'))
   try {
     ctx.stage('Cutting frames with ffmpeg')
     const commands = videoFramesCommands({ input: source, outputDir: dir, maxFrames, format: input.format ?? 'jpeg', width: input.width }, mode)
     const frames: Array<{ file: string, at: number | null }> = []
     for (const command of commands) {
       ctx.signal.throwIfAborted()
-      const result = await ctx.exec.run('ffmpeg', command.args, { network: true, timeoutMs: ctx.settings.timeout_ms, maxStderrBytes: STDERR_BYTES, cwd: dir })
+      const result = await ctx.exec.run('ffmpeg', command.args, { network: ctx.upload === null, timeoutMs: ctx.settings.timeout_ms, maxStderrBytes: STDERR_BYTES, cwd: dir })
       if (result.exitCode !== 0) throw ffmpegFailure(result.stderr)
       if (command.at !== undefined) {
         const name = command.output
@@ -57,12 +58,12 @@ export async function runVideoFrames (ctx: Ctx): Promise<void> {
       ctx.stage(`Storing frames: ${start} of ${frames.length}`)
       rows.push(...await Promise.all(frames.slice(start, start + STORE_CONCURRENCY).map(async (frame, offset): Promise<Row> => {
         const index = start + offset
-        const bytes = await readFile(join(dir, frame.file))
-        const size = imageSize(bytes)
+        // The first bytes give the size; the file itself is streamed into the store.
+        const size = imageSize(await readHead(join(dir, frame.file)))
         const name = `frame-${String(index).padStart(5, '0')}${frame.at === null ? '' : `-${clock(frame.at).replace(/:/g, '-')}`}.${contentType === 'image/png' ? 'png' : 'jpg'}`
-        const stored = await ctx.artifact(name, contentType, bytes)
+        const stored = await ctx.artifact({ name, contentType, body: createReadStream(join(dir, frame.file)) })
         return {
-          input_url: input.url, source_url: source, index, time_s: frame.at, timestamp: frame.at === null ? null : clock(frame.at),
+          input_url: input.url, source_url: ctx.upload ? null : source, index, time_s: frame.at, timestamp: frame.at === null ? null : clock(frame.at),
           file: { id: stored.id, name: stored.name, url: stored.url, size: stored.size, content_type: contentType },
           width: size?.width ?? null, height: size?.height ?? null,
         }
@@ -109,6 +110,14 @@ function ffmpegFailure (stderr: string): Error {
   if (/Server returned 404|HTTP error 404|Server returned 410/i.test(stderr)) return new InputError('The video URL answered 404 (not found).')
   if (/Invalid data found when processing input|does not contain any stream|Output file #0 does not contain|matches no streams/i.test(stderr)) return new InputError('The URL is not a video ffmpeg can read.')
   return new UpstreamError(`ffmpeg failed: ${tail || 'no message'}`)
+}
+
+/** A frame's first 64 KB: enough for a JPEG's frame header or a PNG's IHDR. */
+async function readHead (path: string): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  let length = 0
+  for await (const chunk of createReadStream(path, { start: 0, end: 64 * 1024 - 1 })) { chunks.push(chunk as Buffer); length += (chunk as Buffer).length }
+  return Buffer.concat(chunks, length)
 }
 
 /** Seconds → HH:MM:SS.mmm. */

@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto'
 import { build, signup, tempDir } from '../../helpers/build.ts'
 import { startJob, waitForEnd } from '../../helpers/jobs.ts'
 import { eventually, hasProgram } from '../../exec/_exec.ts'
+import { multipartBody } from '../../artifacts/multipart.ts'
 
 const ffmpegsWith = (token: string): number =>
   execFileSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' }).split('\n').filter(l => l.includes(token) && /ffmpeg/.test(l) && !/^\s*Z/.test(l)).length
@@ -90,6 +91,22 @@ if (missing.length > 0) {
     t.match(status, { status: 'done', records: 2, warning: /No frame at 10 s/ })
     t.same(rows.map((r: { time_s: number }) => r.time_s), [0.5, 2.5])
     t.match(rows[0], { width: 80, height: 60, file: { content_type: 'image/png' } })
+  })
+
+  t.test('an uploaded video (multipart tool-run): frames without any network', async t => {
+    hits.length = 0
+    const { payload, headers } = multipartBody([['tool', 'video_frames'], ['params', JSON.stringify({ every_seconds: 1, max_frames: 10 })]], { name: 'my clip.mp4', type: 'video/mp4', data: clip })
+    const res = await app.inject({ method: 'POST', url: '/api/tool-run', headers: { ...headers, 'x-api-key': user.apiKey }, payload })
+    t.equal(res.statusCode, 202, res.body)
+    const id = res.json().job_id
+    const status = await waitForEnd(app, user.apiKey, id, 60_000)
+    t.match(status, { status: 'done', records: 3 })
+    const rows = (await app.inject({ url: `/api/tool-run/${id}/results`, headers: { 'x-api-key': user.apiKey } })).json().results
+    t.match(rows[0], { input_url: 'upload://my clip.mp4', source_url: null, width: 160, height: 120 })
+    t.same(hits, [], 'nothing was fetched')
+    const zip = await app.inject({ url: `/api/tool-run/${id}/artifacts.zip`, headers: { 'x-api-key': user.apiKey } })
+    t.equal(zip.statusCode, 200, 'the frames come as one zip too')
+    t.same([...zip.rawPayload.subarray(0, 2)], [0x50, 0x4b], 'a zip')
   })
 
   t.test('max_frames caps the frames', async t => {

@@ -10,7 +10,7 @@ const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null
 export const MAX_FRAMES = 500
 
 export const videoFramesInput = Type.Object({
-  url: Type.String({ minLength: 1, maxLength: 2000, pattern: '^(https?|upload)://[^\\s]+$', description: 'The video: a direct media URL (.mp4, .webm, .mov, .m3u8…) or a video page or social link (YouTube, TikTok, Instagram, Facebook…), which yt-dlp resolves to its best video format. On REST, a video file sent as multipart/form-data stands in for it (the server writes upload://<file name> here).' }),
+  url: Type.String({ minLength: 1, maxLength: 2000, pattern: '^(https?://[^\\s]+|upload://.+)$', description: 'The video: a direct media URL (.mp4, .webm, .mov, .m3u8…) or a video page or social link (YouTube, TikTok, Instagram, Facebook…), which yt-dlp resolves to its best video format. On REST, a video file sent as multipart/form-data stands in for it (the server writes upload://<file name> here).' }),
   mode: Type.Optional(Type.Union([Type.Literal('interval'), Type.Literal('timestamps'), Type.Literal('scene')], { default: 'interval', description: 'interval (default): a frame every every_seconds; timestamps: one frame at each of timestamps; scene: a frame at each scene change.' })),
   every_seconds: Type.Optional(Type.Number({ minimum: 0.04, maximum: 3600, default: 1, description: 'Seconds between frames (interval mode); 0.04 is every frame of a 25 fps video.' })),
   timestamps: Type.Optional(Type.Array(Type.Number({ minimum: 0, maximum: 86400 }), { minItems: 1, maxItems: MAX_FRAMES, description: 'Seconds into the video (timestamps mode).' })),

@@ -78,6 +78,15 @@ if (missing.length > 0) {
     t.ok(hits.includes(`www.facebook.com:${port} GET /page.html`), 'the page was read under the platform name, through the proxy')
   })
 
+  t.test('dl_fb download: true stores the format as a job file, streamed from yt-dlp', async t => {
+    const { status, rows } = await run('dl_fb', { url: PAGE, download: true })
+    t.match(status, { status: 'done', records: 1, error: null })
+    t.match(rows[0].file, { size: clip.length, content_type: 'video/mp4', name: /\.mp4$/ })
+    const res = await app.inject({ url: rows[0].file.url, headers: { 'x-api-key': user.apiKey } })
+    t.equal(res.statusCode, 200)
+    t.ok(res.rawPayload.equals(clip), 'the stored file is the clip')
+  })
+
   t.test('fb_covers: the cover, caption, hashtags and mentions', async t => {
     const { status, rows } = await run('fb_covers', { url: PAGE })
     t.match(status, { status: 'done', records: 1 })

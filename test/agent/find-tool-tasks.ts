@@ -134,6 +134,47 @@ export const TUNING_TASKS: FindToolTask[] = [
     'is this Facebook page verified, and what website does it list?',
     'pull contact details from a list of Facebook business pages',
   ]),
+  ...tasks('videoA_download', [
+    'give me the mp4 download link for this YouTube video',
+    'what formats and resolutions can I download https://youtu.be/abc in',
+    'list every video in a YouTube playlist with a download url',
+  ]),
+  ...tasks('socialB_download', [
+    'download this Instagram reel as a video file',
+    'get the direct video url of an insta post',
+  ]),
+  ...tasks('videoB_download', [
+    'save a TikTok without the watermark',
+    'get the no-watermark mp4 of a tiktok link',
+  ]),
+  ...tasks('socialA_download', [
+    'download a video from Facebook in HD',
+    'direct link to the mp4 of an fb.watch video',
+  ]),
+  ...tasks('videoC_download', [
+    'download a Snapchat spotlight video',
+    'save the video of a public snap story',
+  ]),
+  ...tasks('socialB_cover_download', [
+    'get the cover image of an Instagram reel in full size',
+    'thumbnail and caption of these instagram posts',
+  ]),
+  ...tasks('socialA_cover_download', [
+    'get the thumbnail picture of a Facebook video',
+    'cover images of every video on a Facebook page',
+  ]),
+  ...tasks('videoB_cover_download', [
+    'download the animated cover of a TikTok',
+    'get the thumbnail of a tiktok video',
+  ]),
+  ...tasks('socialB_reels_captions', [
+    'get the subtitles of an Instagram reel as an srt file',
+    'what hashtags and mentions are in the caption of this reel',
+  ]),
+  ...tasks('video_frame_extractor', [
+    'take a screenshot every 5 seconds of this video',
+    'extract frames from an mp4 at 10s and 42s',
+  ]),
 ]
 
 export const HELD_OUT_TASKS: FindToolTask[] = [
@@ -196,5 +237,35 @@ export const HELD_OUT_TASKS: FindToolTask[] = [
   ...tasks('socialA_page_scrape', [
     'find the email address listed on a restaurant\'s FB page',
     'page likes and profile picture of a Facebook page by its numeric id',
+  ]),
+  ...tasks('videoA_download', [
+    'fetch the downloadable streams of a youtube clip with their codecs',
+  ]),
+  ...tasks('videoB_download', [
+    'tiktok video downloader, clean copy with no logo',
+  ]),
+  ...tasks('socialB_download', [
+    'instagram reel downloader',
+  ]),
+  ...tasks('videoB_cover_download', [
+    'the dynamic cover gif of a tiktok',
+  ]),
+  ...tasks('socialA_download', [
+    'grab the mp4 of a facebook reel',
+  ]),
+  ...tasks('videoC_download', [
+    'snapchat video downloader',
+  ]),
+  ...tasks('socialB_cover_download', [
+    'full resolution poster frame of an instagram reel',
+  ]),
+  ...tasks('socialA_cover_download', [
+    'facebook reel thumbnail in full size',
+  ]),
+  ...tasks('socialB_reels_captions', [
+    'transcript of what is said in an insta reel, with timestamps',
+  ]),
+  ...tasks('video_frame_extractor', [
+    'turn a tiktok video into still images, one per scene',
   ]),
 ]

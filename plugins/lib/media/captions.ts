@@ -2,6 +2,7 @@
 // files converted between WebVTT, YouTube's json3, SRT and plain text through
 // one cue list. Pure functions, tested on real caption files.
 import type { CreatorCaption, SubtitleCue } from './schemas.ts'
+import { mediaItemFromInfo, pickSubtitleTrack, type SubtitleChoice } from './info-dict.ts'
 
 // ---------------------------------------------------------------- creator caption
 
@@ -188,4 +189,27 @@ export function convertSubtitles (text: string, ext: string): { srt: string, vtt
   const cues = parseSubtitles(text, ext)
   if (cues === null) return null
   return { srt: cuesToSrt(cues), vtt: cuesToVtt(cues), txt: cuesToText(cues), cues: cues.length }
+}
+
+// ---------------------------------------------------------------- ig_captions
+
+/**
+ * What ig_captions needs from one `-J` answer, in one trip to the extraction
+ * pool: the item's identity, the creator's caption split by creatorCaption,
+ * and the subtitle track to fetch for `language` (pickSubtitleTrack: the
+ * uploader's before automatic captions; null when none is offered). Throws
+ * SyntaxError on text that is not JSON.
+ */
+export function captionsInfoFromJson (json: string, language: string): { id: string, url: string | null, platform: string | null, author: string | null, caption: CreatorCaption, track: SubtitleChoice | null, languages: string[] } {
+  const info = JSON.parse(json) as Record<string, unknown>
+  const item = mediaItemFromInfo(info)
+  return {
+    id: item.id,
+    url: item.url,
+    platform: item.platform,
+    author: item.channel ?? item.uploader,
+    caption: creatorCaption(item.description ?? item.title),
+    track: pickSubtitleTrack(info, language, ['vtt', 'srt', 'json3']),
+    languages: [...new Set([...item.subtitles, ...item.automatic_captions].map(t => t.language))],
+  }
 }

@@ -1,0 +1,110 @@
+// The dl_* tools (dl_yt, dl_ig, dl_tt, dl_fb, dl_sn) are one implementation:
+// each plugin's index.ts calls defineDownloadTool with its key, agent name,
+// platform, words and examples. yt-dlp `-J --no-download` (or its playlist
+// forms) per link → one row per media item (plugins/lib/media MediaItem).
+import { PassThrough } from 'node:stream'
+import { batchOf, defineTool, Type, ytdlpFailure, type Static, type TSchema, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
+import { MediaItem, ytdlpDownloadArgs } from '../media/index.ts'
+import { platformUrlInput, type Platform } from './platforms.ts'
+import { YtdlpToolSettingsSchema, type YtdlpToolSettings } from './settings.ts'
+import { eachLink, ytdlpRows } from './ytdlp-info.ts'
+
+/** Links per call: each is one yt-dlp run; the per-run row cap spans them all. */
+export const MAX_LINKS = 50
+
+export interface DownloadToolSpec {
+  key: string
+  agentName: string
+  title: string
+  platform: Platform
+  /** What the tool reads, for the description ("a video, a Short, a playlist or a channel"). */
+  what: string
+  /** Agent-facing text after the shared part: platform notes, an example. */
+  notes: string
+  examples: Array<ToolExample<Record<string, unknown>>>
+  keywords: string[]
+}
+
+const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options)
+
+/** The `dl_*` row: the media item, and the stored file when `download: true`. */
+export const DownloadRow = Type.Object({
+  ...MediaItem.properties,
+  file: Nullable(Type.Object({
+    format_id: Type.String({ description: 'The format stored (the "format" asked for, else best.format_id, else yt-dlp\'s own best).' }),
+    id: Type.String(),
+    name: Type.String(),
+    url: Type.String({ description: 'The file on this server (a job artifact, kept as long as the rows).' }),
+    size: Type.Integer(),
+    content_type: Type.String(),
+  }), { description: 'The stored copy (download: true), null otherwise.' }),
+})
+export type DownloadRow = Static<typeof DownloadRow>
+
+export function downloadInput (spec: Pick<DownloadToolSpec, 'platform' | 'what'>) {
+  return Type.Object({
+    url: platformUrlInput(spec.platform, { maxItems: MAX_LINKS, what: spec.what }),
+    playlist: Type.Optional(Type.Union([Type.Literal('single'), Type.Literal('flat'), Type.Literal('full')], {
+      default: 'single',
+      description: 'single (default): the item the link points at, even inside a playlist. flat: a playlist, channel or profile listed without opening each entry (ids, titles, durations; no formats), fast. full: each entry opened (formats and captions), one request per entry.',
+    })),
+    max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Entries at most per playlist, channel or profile (flat or full), within the plan\'s per-run cap.' })),
+    download: Type.Optional(Type.Boolean({ default: false, description: 'true: also store each item\'s chosen format as a file on this server (row.file, within the plan\'s file size cap); flat entries are not downloaded.' })),
+    format: Type.Optional(Type.String({ minLength: 1, maxLength: 120, pattern: '^[A-Za-z0-9_\\[][A-Za-z0-9_.+/\\[\\]<>=*:-]*$', description: 'With download: the format to store, a format_id from the row or a yt-dlp selector (default: best, else yt-dlp\'s own best).' })),
+  }, { additionalProperties: false })
+}
+
+export function defineDownloadTool (spec: DownloadToolSpec) {
+  const input = downloadInput(spec)
+  type Input = Static<typeof input>
+  return defineTool({
+    key: spec.key,
+    agentName: spec.agentName,
+    title: spec.title,
+    description: `Reads ${spec.what} on ${spec.platform.name} with yt-dlp and returns one row per media item: id, title, description, uploader and channel, duration, upload date, view/like/comment counts where given, tags, thumbnails, the subtitle and automatic-caption languages offered, every format (format_id, ext, resolution, fps, codecs, filesize, protocol, its direct URL and when that URL expires) and "best", the best format with both video and audio and a direct URL. Direct URLs are signed and short-lived: use them soon. Takes one link or a list; playlist "flat" or "full" lists a playlist, channel or profile (limit entries). ${spec.notes}`,
+    input,
+    row: DownloadRow,
+    renames: { limit: 'max_results' },
+    examples: spec.examples as Array<ToolExample<Input>>,
+    keywords: spec.keywords,
+    pollSeconds: 2,
+    settings: YtdlpToolSettingsSchema,
+    run: async (ctx) => runDownloadTool(ctx as unknown as ToolContext<Input, DownloadRow, YtdlpToolSettings>, spec),
+  })
+}
+
+async function runDownloadTool (ctx: ToolContext<Static<ReturnType<typeof downloadInput>>, DownloadRow, YtdlpToolSettings>, spec: DownloadToolSpec): Promise<void> {
+  const links = batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'links')
+  let watermarked = 0
+  const { rows } = await eachLink(ctx, links, async url => {
+    const items = await ytdlpRows<MediaItem>(ctx, { url, playlist: ctx.input.playlist ?? 'single', maxItems: Math.max(1, Math.min(ctx.input.max_results ?? 100, ctx.remaining())), parser: 'mediaItemsFromJson' })
+    watermarked += items.filter(item => item.best?.watermarked).length
+    const out: DownloadRow[] = []
+    for (const item of items) out.push({ ...item, file: ctx.input.download && !item.flat ? await storeFormat(ctx, item, url) : null })
+    return out
+  })
+  if (rows > 0 && watermarked > 0) ctx.warn(`${watermarked} of ${rows} item${rows === 1 ? '' : 's'}: ${spec.platform.name} offered only a watermarked format, so "best" is watermarked (best.watermarked says so).`)
+}
+
+/**
+ * yt-dlp writes the chosen format to its stdout (`-o -`), which is piped into
+ * ctx.artifact as it comes: the file never sits in memory, and the tier's
+ * file cap stops the store (FileTooLargeError), which ends yt-dlp's run.
+ */
+async function storeFormat (ctx: ToolContext<Static<ReturnType<typeof downloadInput>>, DownloadRow, YtdlpToolSettings>, item: MediaItem, link: string): Promise<NonNullable<DownloadRow['file']>> {
+  const chosen = ctx.input.format ? item.formats.find(f => f.format_id === ctx.input.format) : item.best
+  const formatId = ctx.input.format ?? item.best?.format_id ?? 'best'
+  const ext = (chosen?.ext ?? 'mp4').replace(/[^a-z0-9]/gi, '').slice(0, 8) || 'mp4'
+  const contentType = ext === 'webm' ? 'video/webm' : ext === 'm4a' ? 'audio/mp4' : ext === 'mp3' ? 'audio/mpeg' : 'video/mp4'
+  ctx.stage(`Downloading ${item.title ?? item.id} (format ${formatId})`)
+  const sink = new PassThrough()
+  const storing = ctx.artifact({ name: `${item.id.replace(/[^\w.-]+/g, '_').slice(0, 80) || 'media'}.${ext}`, contentType, body: sink })
+  // A store that stopped (the cap) reads no more: end the stream, which ends yt-dlp's run.
+  storing.catch(() => sink.destroy())
+  const args = ytdlpDownloadArgs(item.url ?? link, { format: formatId, output: '-', maxBytes: Number.MAX_SAFE_INTEGER, cookiesFile: ctx.settings.cookies_file })
+  const [stored, run] = await Promise.allSettled([storing, ctx.exec.run('yt-dlp', args, { network: true, stdout: sink, timeoutMs: ctx.settings.timeout_ms })])
+  if (stored.status === 'rejected') throw stored.reason
+  if (run.status === 'rejected') throw run.reason
+  if (run.value.exitCode !== 0) throw ytdlpFailure(run.value.stderr)
+  return { format_id: formatId, id: stored.value.id, name: stored.value.name, url: stored.value.url, size: stored.value.size, content_type: contentType }
+}

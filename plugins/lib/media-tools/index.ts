@@ -1,0 +1,7 @@
+// The media tools' shared run code (see README.md): the dl_* and covers
+// factories, the platform link patterns, the settings, the yt-dlp info runner.
+export * from './platforms.ts'
+export * from './settings.ts'
+export * from './ytdlp-info.ts'
+export * from './download-tool.ts'
+export * from './covers-tool.ts'

@@ -1,0 +1,86 @@
+// One link through yt-dlp (`--dump-single-json --no-download`), guarded by
+// ctx.exec with the network through the egress proxy, and its answer mapped to
+// rows in the extraction pool (parsing a YouTube dict is ~850 KB of JSON: not
+// on the API thread). Shared by the dl_* and covers tools.
+import { ExtractionError, InputError, JobOutcomeError, UpstreamError, ytdlpFailure, type ToolContext } from '../../../core/tools/contract.ts'
+import { ytdlpInfoArgs, type InfoArgsOptions } from '../media/index.ts'
+import type { YtdlpToolSettings } from './settings.ts'
+
+type Ctx = ToolContext<unknown, unknown, YtdlpToolSettings>
+
+/** The pure `*FromJson` entry points of plugins/lib/media this module runs in the pool. */
+const PARSERS = {
+  mediaItemsFromJson: new URL('../media/info-dict.ts', import.meta.url),
+  coversFromJson: new URL('../media/covers.ts', import.meta.url),
+} as const
+
+export interface InfoRequest {
+  url: string
+  playlist: NonNullable<InfoArgsOptions['playlist']>
+  /** Entries at most, for a playlist (the run's remaining rows). */
+  maxItems: number
+  parser: keyof typeof PARSERS
+}
+
+/** Rows of one link. Throws the job outcome yt-dlp's failure maps to (ytdlpFailure), or the guard's. */
+export async function ytdlpRows<Row> (ctx: Ctx, request: InfoRequest): Promise<Row[]> {
+  let args: string[]
+  try {
+    args = ytdlpInfoArgs(request.url, { playlist: request.playlist, maxItems: request.maxItems, cookiesFile: ctx.settings.cookies_file })
+  } catch {
+    throw new InputError('Only http and https links can be read.')
+  }
+  const maxBytes = ctx.settings.max_info_mb * 1024 * 1024
+  const result = await ctx.exec.run('yt-dlp', args, { network: true, timeoutMs: ctx.settings.timeout_ms, maxStdoutBytes: maxBytes })
+  if (result.exitCode !== 0) throw ytdlpFailure(result.stderr)
+  if (result.stdoutTruncated) throw new UpstreamError(`yt-dlp's answer passed ${ctx.settings.max_info_mb} MB (the max_info_mb setting)${request.playlist === 'full' ? '; ask for the flat listing of a long playlist' : ''}`)
+  try {
+    return await ctx.extract.call<Row[]>(PARSERS[request.parser], request.parser, [result.stdout, { inputUrl: request.url }])
+  } catch (error) {
+    if (error instanceof ExtractionError) throw new UpstreamError(`yt-dlp's answer could not be read (${error.reason})`)
+    throw error
+  }
+}
+
+/**
+ * Runs `each` over the links one at a time and pushes its rows. One link's
+ * failure becomes a warning when others remain; when every link failed, the
+ * last failure is the job's. A failure that will repeat for every link (a
+ * missing binary, a bad setting), the guard's refusal and a stop are thrown at once.
+ */
+export async function eachLink<Row> (ctx: ToolContext<unknown, Row, YtdlpToolSettings>, links: string[], each: (url: string) => Promise<Row[]>): Promise<{ rows: number, failed: number }> {
+  let rows = 0
+  let failed = 0
+  let last: unknown = null
+  for (const [index, url] of links.entries()) {
+    ctx.signal.throwIfAborted()
+    if (ctx.remaining() <= 0) {
+      ctx.warn(`Stopped after ${index} of ${links.length} links: the per-run row limit was reached.`)
+      break
+    }
+    ctx.stage(`Reading link ${index + 1} of ${links.length} with yt-dlp`)
+    try {
+      const found = await each(url)
+      rows += await ctx.push(found)
+      if (found.length === 0) ctx.warn(`${shortLink(url)}: yt-dlp found no media.`)
+    } catch (error) {
+      if (ctx.signal.aborted || !(error instanceof JobOutcomeError) || error.needsOperator || links.length === 1) throw error
+      if (error.name === 'BlockedTargetError') throw error
+      failed++
+      last = error
+      ctx.warn(`${shortLink(url)}: ${error.jobError}`)
+    }
+  }
+  if (failed > 0 && failed === links.length) throw last
+  return { rows, failed }
+}
+
+/** A link as a warning may quote it: origin and path, no query (it may carry a token). */
+export function shortLink (url: string): string {
+  try {
+    const u = new URL(url)
+    return `${u.origin}${u.pathname}`.slice(0, 120)
+  } catch {
+    return url.slice(0, 120)
+  }
+}

@@ -31,7 +31,7 @@ export default defineTool({
     { task: 'how many subscribers does a YouTube channel have', args: { url: '@Vsauce', max_results: 5 } },
     { task: 'list every video of a YouTube playlist', args: { url: 'https://www.youtube.com/playlist?list=PLMC9KNkIncKtPzgY-5rmhvj7fax8fdxoj', max_results: 200 } },
   ],
-  keywords: ['youtube', 'youtube video', 'youtube channel', 'youtube playlist', 'video metadata', 'video stats', 'view count', 'views', 'likes', 'subscribers', 'subscriber count', 'upload date', 'video tags', 'chapters', 'channel stats', 'recent uploads', 'latest videos', 'innertube', 'youtubei', 'youtu.be', 'shorts', 'video details', 'video title', 'video description'],
+  keywords: ['youtube', 'youtube video', 'youtube channel', 'youtube playlist', 'video metadata', 'video stats', 'view count', 'views', 'likes', 'subscribers', 'subscriber count', 'upload date', 'video tags', 'chapters', 'channel stats', 'recent uploads', 'innertube', 'youtubei', 'youtu.be', 'shorts', 'video details', 'video title', 'video description'],
   pollSeconds: 2,
   settings: YtSettingsSchema,
   // The run module (and youtubei.js) loads with the first job, not at boot.

@@ -62,6 +62,7 @@ export async function runYt (ctx: Ctx): Promise<void> {
   })
   const run = new YtRun(ctx, session)
   let failed = 0
+  const reasons = new Set<string>()
   for (let i = 0; i < targets.length;) {
     ctx.signal.throwIfAborted()
     if (ctx.remaining() <= 0) break
@@ -75,6 +76,7 @@ export async function runYt (ctx: Ctx): Promise<void> {
       }
       ctx.stage(`Reading videos: ${i} of ${targets.length} entries`)
       const rows = await Promise.all(chunk.map(v => run.video(v.input, v.id)))
+      for (const row of rows) if (row.error !== null) reasons.add(row.error)
       failed += rows.filter(r => r.error !== null).length
       await ctx.push(rows)
       continue
@@ -82,10 +84,10 @@ export async function runYt (ctx: Ctx): Promise<void> {
     const { input } = targets[i]!
     i++
     ctx.stage(`Reading ${target.kind === 'playlist' ? 'a playlist' : 'a channel'}: ${i} of ${targets.length} entries`)
-    const ok = target.kind === 'playlist' ? await run.playlist(input, target.id) : await run.channel(input, target)
-    if (!ok) failed++
+    const failure = target.kind === 'playlist' ? await run.playlist(input, target.id) : await run.channel(input, target)
+    if (failure !== null) { failed++; reasons.add(failure) }
   }
-  if (failed === targets.length) throw new UpstreamError(`YouTube failed for ${targets.length === 1 ? 'the entry' : `all ${targets.length} entries`}: see each row's error`)
+  if (failed === targets.length) throw new UpstreamError(`YouTube failed for ${targets.length === 1 ? 'the entry' : `all ${targets.length} entries`}: ${[...reasons].slice(0, 3).join('; ')}`)
 }
 
 class YtRun {
@@ -116,8 +118,8 @@ class YtRun {
     return videoRow(input, 'video', video, { error })
   }
 
-  /** A channel row, then its newest videos to max_results (continuations followed). False when the channel could not be read. */
-  async channel (input: string, target: Extract<Target, { kind: 'channel' | 'channel_url' }>): Promise<boolean> {
+  /** A channel row, then its newest videos to max_results (continuations followed). Null, or why the channel could not be read. */
+  async channel (input: string, target: Extract<Target, { kind: 'channel' | 'channel_url' }>): Promise<string | null> {
     const { ctx } = this
     let first: Awaited<ReturnType<typeof Extract.readChannelPage>>
     try {
@@ -140,11 +142,11 @@ class YtRun {
     }
     await ctx.push([channelRow(input, channel)])
     await this.pushPages(input, 'channel', first.page, { channel_name: channel.channel_name, channel_id: channel.channel_id, channel_url: channel.channel_url }, {})
-    return true
+    return null
   }
 
-  /** A playlist's videos in order to max_results. */
-  async playlist (input: string, id: string): Promise<boolean> {
+  /** A playlist's videos in order to max_results; null, or why it could not be read. */
+  async playlist (input: string, id: string): Promise<string | null> {
     let first: Awaited<ReturnType<typeof Extract.readPlaylistPage>>
     try {
       first = await this.parse('readPlaylistPage', [await this.session.post('/browse', { browseId: id.startsWith('VL') ? id : `VL${id}` }), Date.now()])
@@ -155,7 +157,7 @@ class YtRun {
     }
     if (first.page.videos.length === 0) return this.failedEntry(input, 'playlist', 'the playlist has no public videos (or is private)', { playlist_id: id, playlist_title: first.playlist.title })
     await this.pushPages(input, 'playlist', first.page, {}, { playlist_id: id, playlist_title: first.playlist.title })
-    return true
+    return null
   }
 
   private async resolveChannel (url: string): Promise<string | null> {
@@ -191,10 +193,10 @@ class YtRun {
     }
   }
 
-  private async failedEntry (input: string, source: Source, reason: string, extra: Partial<YtRow> = {}): Promise<false> {
+  private async failedEntry (input: string, source: Source, reason: string, extra: Partial<YtRow> = {}): Promise<string> {
     const row: YtRow = { ...EMPTY_ROW, input_url: input, type: source === 'playlist' ? 'video' : 'channel', source, url: input, error: reason, ...extra }
     await this.ctx.push([row])
-    return false
+    return reason
   }
 }
 

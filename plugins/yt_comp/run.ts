@@ -63,7 +63,7 @@ async function readChannel (ctx: Ctx, input: string): Promise<Row> {
     found = await ctx.tools.run('yt', { url: input, max_results: ctx.input.recent_videos }, { maxRows: ctx.input.recent_videos + 1 }) as YtRow[]
   } catch (error) {
     // One channel the source refuses or that fails: that row's error; a blocked or misconfigured run ends the job.
-    if (error instanceof UpstreamError && !(error as { blocked?: boolean }).blocked) return { ...base, error: error.message }
+    if (error instanceof UpstreamError && !error.blocked) return { ...base, error: error.message.replace(/^YouTube failed for the entry: /, '') }
     if (error instanceof InputError) return { ...base, error: error.message }
     throw error
   }
@@ -78,7 +78,7 @@ async function readChannel (ctx: Ctx, input: string): Promise<Row> {
     try {
       engaged = await ctx.tools.run('yt', { url: newest }, { maxRows: newest.length }) as YtRow[]
     } catch (error) {
-      if (!(error instanceof UpstreamError) || (error as { blocked?: boolean }).blocked) throw error
+      if (!(error instanceof UpstreamError) || error.blocked) throw error
       ctx.warn(`Engagement of ${channel.channel_name ?? input} could not be read: ${error.message}`)
     }
   }

@@ -127,6 +127,19 @@ export const TUNING_TASKS: FindToolTask[] = [
     'I need the maxresdefault jpg for a list of YouTube links',
     'grab the cover picture of a YouTube Short',
   ]),
+  ...tasks('videoA_extract', [
+    'how many views and likes does this YouTube video have',
+    'get the title, tags and description of a youtube video',
+    'list the latest uploads of a YouTube channel with view counts',
+    'subscriber count and total views of @veritasium',
+    'export all the videos in a YouTube playlist',
+  ]),
+  ...tasks('videoA_competitor', [
+    'compare my YouTube channel with three competitors',
+    'how often do these youtubers post new videos compared to each other',
+    'benchmark the average views of rival channels on YouTube',
+    'which of these youtube channels has the best engagement rate',
+  ]),
 ]
 
 export const HELD_OUT_TASKS: FindToolTask[] = [
@@ -185,5 +198,13 @@ export const HELD_OUT_TASKS: FindToolTask[] = [
   ...tasks('videoA_thumbnail_download', [
     'save the largest thumbnail image of a youtube video',
     'what is the highest resolution thumbnail url for these videos',
+  ]),
+  ...tasks('videoA_extract', [
+    'when was this youtube video published and how long is it',
+    'show the chapters and duration of a YouTube video',
+  ]),
+  ...tasks('videoA_competitor', [
+    'rank five YouTube channels by subscribers and upload frequency',
+    'side by side stats for two youtube creators',
   ]),
 ]

@@ -15,7 +15,7 @@ t.test('two channels compared: figures per channel, then the ranking, one charge
   const yt = await startInnertube(t)
   if (!yt) return
   const h = await jobHarness(t, tools(yt.base))
-  const { status, rows } = await h.run('yt_comp', { channels: ['@Vsauce', `https://www.youtube.com/channel/${CC_ID}`, '@nosuchchannel'], recent_videos: 10 }, 60_000)
+  const { status, rows } = await h.run('yt_comp', { channels: ['@Vsauce', `https://www.youtube.com/channel/${CC_ID}`, '@nosuchchannel'], recent_videos: 10 }, 150_000)
   t.match(status, { status: 'done', records: 4, refunded: false })
   const [vsauce, cc, missing, comparison] = rows
   t.match(vsauce, {

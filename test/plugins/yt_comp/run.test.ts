@@ -28,7 +28,7 @@ t.test('two channels compared: figures per channel, then the ranking, one charge
   t.equal(vsauce!.top_videos.length, 3)
   t.ok(vsauce!.top_videos[0].view_count >= vsauce!.top_videos[1].view_count, 'top videos by views')
   t.match(cc, { channel_id: CC_ID, channel_name: 'Creative Commons', subscriber_count: 8840, video_count: 258, videos_analyzed: 10, error: null })
-  t.match(missing, { input_url: '@nosuchchannel', channel_id: null, rank: null, error: /did not resolve/ })
+  t.match(missing, { input_url: '@nosuchchannel', channel_id: null, rank: null, error: /not found on YouTube/ })
   t.match(comparison, { type: 'comparison', input_url: null })
   t.same(comparison!.ranking.map((r: any) => [r.rank, r.channel_id]), [[1, VSAUCE_ID], [2, CC_ID]])
   t.equal(vsauce!.rank, 1)

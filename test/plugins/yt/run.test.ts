@@ -11,13 +11,16 @@ import {
   ABOUT, BOT_WALL_VIDEO, MRBEAST_VIDEO, PLAYLIST_ID, RATE_LIMITED_VIDEO, startInnertube, UNAVAILABLE_VIDEO, VSAUCE_ID,
 } from '../../fixtures/youtube/innertube-standin.ts'
 
+/** A job's longest wait: the first job of an app boots the extraction workers, slow on a loaded machine. */
+const RUN_MS = 120_000
+
 const ytTool = (base: string, settings: Record<string, unknown> = {}): ToolEntry => ({ key: 'yt', plugin: `${PLUGINS}/yt`, enabled: true, upstream: { youtube: base }, settings })
 
 t.test('a video: /player and /next through the guarded client, one row with every field', async t => {
   const yt = await startInnertube(t)
   if (!yt) return
   const h = await jobHarness(t, [ytTool(yt.base)])
-  const { status, rows } = await h.run('yt', { url: `https://youtu.be/${MRBEAST_VIDEO}?t=10` })
+  const { status, rows } = await h.run('yt', { url: `https://youtu.be/${MRBEAST_VIDEO}?t=10` }, RUN_MS)
   t.match(status, { status: 'done', records: 1, error: null })
   t.match(rows[0], {
     input_url: `https://youtu.be/${MRBEAST_VIDEO}?t=10`, type: 'video', source: 'video', video_id: MRBEAST_VIDEO,
@@ -39,7 +42,7 @@ t.test('a channel by @handle: channel row (header + about panel), then its video
   const yt = await startInnertube(t)
   if (!yt) return
   const h = await jobHarness(t, [ytTool(yt.base)])
-  const { status, rows } = await h.run('yt', { url: 'https://www.youtube.com/@Vsauce', max_results: 40 })
+  const { status, rows } = await h.run('yt', { url: 'https://www.youtube.com/@Vsauce', max_results: 40 }, RUN_MS)
   t.match(status, { status: 'done', records: 41 })
   t.match(rows[0], {
     type: 'channel', source: 'channel', channel_id: VSAUCE_ID, channel_name: 'Vsauce', title: 'Vsauce', handle: '@Vsauce',
@@ -62,7 +65,7 @@ t.test('a playlist: its videos in order, capped at max_results', async t => {
   const yt = await startInnertube(t)
   if (!yt) return
   const h = await jobHarness(t, [ytTool(yt.base)])
-  const { status, rows } = await h.run('yt', { url: `https://www.youtube.com/playlist?list=${PLAYLIST_ID}`, max_results: 5 })
+  const { status, rows } = await h.run('yt', { url: `https://www.youtube.com/playlist?list=${PLAYLIST_ID}`, max_results: 5 }, RUN_MS)
   t.match(status, { status: 'done', records: 5 })
   t.match(rows[0], { type: 'video', source: 'playlist', playlist_id: PLAYLIST_ID, playlist_title: /^Pop Music Playlist/, position: 1, video_id: 'euCqAq6BRa4', channel_name: 'DJ Snake', duration_seconds: 206, view_count: 1_800_000_000 })
   t.same(rows.map(r => r.position), [1, 2, 3, 4, 5])
@@ -72,7 +75,7 @@ t.test('a mixed list is one call; unknown and unavailable entries are row errors
   const yt = await startInnertube(t)
   if (!yt) return
   const h = await jobHarness(t, [ytTool(yt.base, { channel_about: false })])
-  const { status, rows } = await h.run('yt', { url: [MRBEAST_VIDEO, UNAVAILABLE_VIDEO, 'UCnotAchannel00000000000', PLAYLIST_ID, 'https://example.com/watch'], max_results: 2 })
+  const { status, rows } = await h.run('yt', { url: [MRBEAST_VIDEO, UNAVAILABLE_VIDEO, 'UCnotAchannel00000000000', PLAYLIST_ID, 'https://example.com/watch'], max_results: 2 }, RUN_MS)
   t.match(status, { status: 'done', warning: /not a YouTube video, channel or playlist: "https:\/\/example.com\/watch"/ })
   t.same(rows.map(r => `${r.type}:${r.source}:${r.input_url}`), [
     `video:video:${MRBEAST_VIDEO}`, `video:video:${UNAVAILABLE_VIDEO}`, 'channel:channel:UCnotAchannel00000000000',
@@ -87,9 +90,9 @@ t.test('bot walls end the job blocked and refunded: a LOGIN_REQUIRED "not a bot"
   const yt = await startInnertube(t)
   if (!yt) return
   const h = await jobHarness(t, [ytTool(yt.base)])
-  const wall = await h.run('yt', { url: BOT_WALL_VIDEO })
+  const wall = await h.run('yt', { url: BOT_WALL_VIDEO }, RUN_MS)
   t.match(wall.status, { status: 'error', blocked: true, refunded: true, error: /not a bot/ })
-  const limited = await h.run('yt', { url: `https://www.youtube.com/watch?v=${RATE_LIMITED_VIDEO}` })
+  const limited = await h.run('yt', { url: `https://www.youtube.com/watch?v=${RATE_LIMITED_VIDEO}` }, RUN_MS)
   t.match(limited.status, { status: 'error', blocked: true, refunded: true, error: /429/ })
   t.equal((await h.usage()).calls_today, 0, 'both refunded')
 })
@@ -98,7 +101,7 @@ t.test('the network guard applies: a private upstream is refused unless allowed'
   const yt = await startInnertube(t)
   if (!yt) return
   const h = await jobHarness(t, [ytTool(yt.base)], { ALLOW_PRIVATE_TARGETS: '0' })
-  const { status } = await h.run('yt', { url: MRBEAST_VIDEO })
+  const { status } = await h.run('yt', { url: MRBEAST_VIDEO }, RUN_MS)
   t.match(status, { status: 'error', error: /Refused to connect/ })
   t.equal(yt.requests.length, 0, 'youtubei.js never reached the stand-in')
 })

@@ -140,6 +140,12 @@ export const TUNING_TASKS: FindToolTask[] = [
     'benchmark the average views of rival channels on YouTube',
     'which of these youtube channels has the best engagement rate',
   ]),
+  ...tasks('videoA_transcript', [
+    'get the transcript of this YouTube video',
+    'download the subtitles of a youtube video as an srt file',
+    'what does the speaker say in this video? give me the text with timestamps',
+    'translate the captions of a YouTube talk into Spanish',
+  ]),
 ]
 
 export const HELD_OUT_TASKS: FindToolTask[] = [
@@ -206,5 +212,8 @@ export const HELD_OUT_TASKS: FindToolTask[] = [
   ...tasks('videoA_competitor', [
     'rank five YouTube channels by subscribers and upload frequency',
     'side by side stats for two youtube creators',
+  ]),
+  ...tasks('videoA_transcript', [
+    'I need the closed captions of these youtube links in German',
   ]),
 ]

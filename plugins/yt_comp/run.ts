@@ -9,7 +9,7 @@ import type { YtCompSettings } from './settings.ts'
 
 type Row = Static<typeof ytCompRow>
 type Ctx = ToolContext<Static<typeof ytCompInput>, Row, YtCompSettings>
-/** The columns of a `yt` row this tool reads (yt's README documents them). */
+/** The columns of a `yt` row this tool reads (yt's row schema, documented in its README; nested rows are checked against it by the kernel). */
 interface YtRow extends VideoLike {
   type: 'video' | 'channel'
   channel_id: string | null
@@ -60,7 +60,7 @@ async function readChannel (ctx: Ctx, input: string): Promise<Row> {
   const base: Row = { ...EMPTY, type: 'channel', input_url: input }
   let found: YtRow[]
   try {
-    found = await ctx.tools.run('yt', { url: input, max_results: ctx.input.recent_videos }, { maxRows: ctx.input.recent_videos + 1 }) as YtRow[]
+    found = await ctx.tools.run('yt', { url: input, max_results: ctx.input.recent_videos }, { maxRows: ctx.input.recent_videos + 1 }) as unknown as YtRow[]
   } catch (error) {
     // One channel the source refuses or that fails: that row's error; a blocked or misconfigured run ends the job.
     if (error instanceof UpstreamError && !error.blocked) return { ...base, error: error.message.replace(/^YouTube failed for the entry: /, '') }
@@ -76,7 +76,7 @@ async function readChannel (ctx: Ctx, input: string): Promise<Row> {
   if (newest.length) {
     ctx.stage(`Reading likes and comments of ${channel.channel_name ?? input}'s newest videos`)
     try {
-      engaged = await ctx.tools.run('yt', { url: newest }, { maxRows: newest.length }) as YtRow[]
+      engaged = await ctx.tools.run('yt', { url: newest }, { maxRows: newest.length }) as unknown as YtRow[]
     } catch (error) {
       if (!(error instanceof UpstreamError) || error.blocked) throw error
       ctx.warn(`Engagement of ${channel.channel_name ?? input} could not be read: ${error.message}`)

@@ -175,6 +175,25 @@ export const TUNING_TASKS: FindToolTask[] = [
     'take a screenshot every 5 seconds of this video',
     'extract frames from an mp4 at 10s and 42s',
   ]),
+  ...tasks('videoA_extract', [
+    'how many views and likes does this YouTube video have',
+    'get the title, tags and description of a youtube video',
+    'list the latest uploads of a YouTube channel with view counts',
+    'subscriber count and total views of @veritasium',
+    'export all the videos in a YouTube playlist',
+  ]),
+  ...tasks('videoA_competitor', [
+    'compare my YouTube channel with three competitors',
+    'how often do these youtubers post new videos compared to each other',
+    'benchmark the average views of rival channels on YouTube',
+    'which of these youtube channels has the best engagement rate',
+  ]),
+  ...tasks('videoA_transcript', [
+    'get the transcript of this YouTube video',
+    'download the subtitles of a youtube video as an srt file',
+    'what does the speaker say in this video? give me the text with timestamps',
+    'translate the captions of a YouTube talk into Spanish',
+  ]),
 ]
 
 export const HELD_OUT_TASKS: FindToolTask[] = [
@@ -267,5 +286,16 @@ export const HELD_OUT_TASKS: FindToolTask[] = [
   ]),
   ...tasks('video_frame_extractor', [
     'turn a tiktok video into still images, one per scene',
+  ]),
+  ...tasks('videoA_extract', [
+    'when was this youtube video published and how long is it',
+    'show the chapters and duration of a YouTube video',
+  ]),
+  ...tasks('videoA_competitor', [
+    'rank five YouTube channels by subscribers and upload frequency',
+    'side by side stats for two youtube creators',
+  ]),
+  ...tasks('videoA_transcript', [
+    'I need the closed captions of these youtube links in German',
   ]),
 ]

@@ -1,0 +1,106 @@
+// The `yt` row and its parts, one TypeBox schema each; extract.ts imports
+// only their types, so the worker pool that runs it loads no TypeBox.
+import { Type, type Static, type TSchema } from '../../core/tools/contract.ts'
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+export const thumbnailSchema = Type.Object({ url: Type.String(), width: Nullable(Type.Integer()), height: Nullable(Type.Integer()) })
+export const chapterSchema = Type.Object({ title: Type.String(), start_seconds: Type.Integer() })
+export const linkSchema = Type.Object({ title: Nullable(Type.String()), url: Type.String() })
+
+/** A video: everything on a video row; list items (a channel's tab, a playlist) fill what the list shows. */
+export const videoFieldsSchema = Type.Object({
+  video_id: Type.String(),
+  url: Type.String(),
+  title: Nullable(Type.String()),
+  channel_name: Nullable(Type.String()),
+  channel_id: Nullable(Type.String()),
+  channel_url: Nullable(Type.String()),
+  view_count: Nullable(Type.Integer()),
+  like_count: Nullable(Type.Integer({ description: 'When the video shows it (exact from the like button\'s label where given).' })),
+  comment_count: Nullable(Type.Integer({ description: 'When shown (comments can be off).' })),
+  duration_seconds: Nullable(Type.Integer()),
+  published_at: Nullable(Type.String({ description: 'YYYY-MM-DD: exact for a video looked up itself; on a channel\'s or playlist\'s list, estimated from YouTube\'s "3 days ago" (see published_text).' })),
+  published_text: Nullable(Type.String()),
+  tags: Type.Array(Type.String()),
+  category: Nullable(Type.String()),
+  description: Nullable(Type.String({ description: 'The full description for a video looked up itself; a snippet on list items.' })),
+  thumbnails: Type.Array(thumbnailSchema, { description: 'Largest first.' }),
+  chapters: Type.Array(chapterSchema),
+  is_live: Type.Boolean({ description: 'Live now.' }),
+  was_live: Type.Boolean({ description: 'A live stream or premiere (now or past).' }),
+  is_short: Type.Boolean(),
+})
+
+/** A channel's own figures (the header, then the about panel). */
+export const channelFieldsSchema = Type.Object({
+  channel_id: Nullable(Type.String()),
+  channel_name: Nullable(Type.String()),
+  channel_url: Nullable(Type.String()),
+  handle: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  subscriber_count: Nullable(Type.Integer({ description: 'As YouTube rounds it ("24.6M").' })),
+  subscriber_text: Nullable(Type.String()),
+  total_views: Nullable(Type.Integer()),
+  video_count: Nullable(Type.Integer()),
+  country: Nullable(Type.String()),
+  joined_date: Nullable(Type.String({ description: 'YYYY-MM-DD' })),
+  links: Type.Array(linkSchema),
+  keywords: Type.Array(Type.String()),
+  verified: Type.Boolean(),
+  thumbnails: Type.Array(thumbnailSchema, { description: 'The avatar, largest first.' }),
+})
+
+export type VideoFields = Static<typeof videoFieldsSchema>
+export type ChannelFields = Static<typeof channelFieldsSchema>
+export type Thumbnail = Static<typeof thumbnailSchema>
+export type Chapter = Static<typeof chapterSchema>
+
+const rowKind = Type.Union([Type.Literal('video'), Type.Literal('channel')], { description: 'video: one video; channel: a channel\'s own figures (its videos follow as video rows).' })
+const rowSource = Type.Union([Type.Literal('video'), Type.Literal('channel'), Type.Literal('playlist')], { description: 'What the input named: a video, a channel (its row and its recent videos) or a playlist (its videos).' })
+
+/**
+ * One row: a video or a channel. Both kinds carry every column (null where
+ * the kind has none), so an export has one header: a video's channel columns
+ * name its channel; a channel row's video columns are empty.
+ */
+export const ytRow = Type.Object({
+  input_url: Type.String({ description: 'The link, id or handle as given (the one of the list this row came from).' }),
+  type: rowKind,
+  source: rowSource,
+  video_id: Nullable(Type.String()),
+  url: Type.String({ description: 'The video\'s watch URL or the channel\'s URL.' }),
+  title: Nullable(Type.String()),
+  channel_name: Nullable(Type.String()),
+  channel_id: Nullable(Type.String()),
+  channel_url: Nullable(Type.String()),
+  view_count: Nullable(Type.Integer()),
+  like_count: Nullable(Type.Integer()),
+  comment_count: Nullable(Type.Integer()),
+  duration_seconds: Nullable(Type.Integer()),
+  published_at: Nullable(Type.String()),
+  published_text: Nullable(Type.String()),
+  tags: Type.Array(Type.String()),
+  category: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  thumbnails: Type.Array(thumbnailSchema),
+  chapters: Type.Array(chapterSchema),
+  is_live: Nullable(Type.Boolean()),
+  was_live: Nullable(Type.Boolean()),
+  is_short: Nullable(Type.Boolean()),
+  handle: Nullable(Type.String()),
+  subscriber_count: Nullable(Type.Integer()),
+  subscriber_text: Nullable(Type.String()),
+  total_views: Nullable(Type.Integer()),
+  video_count: Nullable(Type.Integer()),
+  country: Nullable(Type.String()),
+  joined_date: Nullable(Type.String()),
+  links: Type.Array(linkSchema),
+  verified: Nullable(Type.Boolean()),
+  playlist_id: Nullable(Type.String()),
+  playlist_title: Nullable(Type.String()),
+  position: Nullable(Type.Integer({ description: 'Order in the channel\'s list (newest first) or the playlist, from 1.' })),
+  error: Nullable(Type.String({ description: 'Why this video, channel or playlist could not be read (unavailable, private, removed).' })),
+})
+
+export type YtRow = Static<typeof ytRow>

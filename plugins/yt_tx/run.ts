@@ -1,0 +1,90 @@
+// Runs `yt_tx`: per video, /player (InnerTube through youtubei.js and the
+// guarded client) for its caption tracks, the chosen track's timedtext URL
+// with fmt=json3 (and tlang= for a translation) through the guarded client,
+// then the cues and files (tracks.ts, in the worker pool) and the artifacts.
+import { batchOf, InputError, ToolBlockedError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { youtubeVideoId, youtubeWatchUrl } from '../lib/media/index.ts'
+import { DEFAULT_YOUTUBE_BASE, guardedFetch, openInnertube, type InnertubeSession } from '../lib/youtube/innertube.ts'
+import type { ytTxInput, ytTxRow } from './index.ts'
+import type { YtTxSettings } from './settings.ts'
+import type * as Tracks from './tracks.ts'
+
+type Row = Static<typeof ytTxRow>
+type Ctx = ToolContext<Static<typeof ytTxInput>, Row, YtTxSettings>
+const TRACKS_MODULE = new URL('./tracks.ts', import.meta.url)
+
+export async function runYtTx (ctx: Ctx): Promise<void> {
+  const given = batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'videos')
+  const videos = given.map(input => ({ input, id: youtubeVideoId(input) })).filter((v): v is { input: string, id: string } => v.id !== null)
+  if (videos.length < given.length) ctx.warn(`Skipped ${given.length - videos.length} entr${given.length - videos.length === 1 ? 'y' : 'ies'} that ${given.length - videos.length === 1 ? 'is' : 'are'} not a YouTube video link or id.`)
+  if (videos.length === 0) throw new InputError('No YouTube video link or id: give a watch, youtu.be or shorts link or an 11-character id.')
+  const base = ctx.upstream.urls.youtube ?? DEFAULT_YOUTUBE_BASE
+  const session = await openInnertube(ctx.http, { base, timeoutMs: ctx.settings.timeout_ms, language: 'en', region: 'US' })
+  const timedtext = guardedFetch(ctx.http, { base, timeoutMs: ctx.settings.timeout_ms })
+  let failed = 0
+  for (const [i, video] of videos.entries()) {
+    ctx.signal.throwIfAborted()
+    ctx.stage(`Reading captions: ${i} of ${videos.length} videos`)
+    const row = await transcript(ctx, session, timedtext, video.input, video.id)
+    if (row.error !== null) failed++
+    await ctx.push([row])
+  }
+  if (failed === videos.length) throw new UpstreamError(`YouTube failed for ${videos.length === 1 ? 'the video' : `all ${videos.length} videos`}: see each row's error`)
+}
+
+async function transcript (ctx: Ctx, session: InnertubeSession, timedtext: typeof fetch, input: string, id: string): Promise<Row> {
+  const row: Row = {
+    input_url: input, video_id: id, url: youtubeWatchUrl(id), title: null, has_captions: false, language: null, language_name: null,
+    kind: null, translated_from: null, available_languages: [], segments: [], text: null, files: [], error: null,
+  }
+  const call = <K extends keyof typeof Tracks>(name: K, args: Parameters<typeof Tracks[K]>) => ctx.extract.call<ReturnType<typeof Tracks[K]>>(TRACKS_MODULE, name, args)
+  let captions: Tracks.PlayerCaptions
+  try {
+    captions = await call('captionsFromPlayer', [await session.post('/player', { videoId: id, racyCheckOk: true, contentCheckOk: true })])
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) throw error
+    return { ...row, error: error.status === 400 || error.status === 404 ? 'not found on YouTube (a wrong id, or removed)' : error.message }
+  }
+  if (captions.bot_wall) throw new ToolBlockedError(`YouTube asked to sign in${captions.reason ? ` ("${captions.reason}")` : ''}`)
+  row.title = captions.title
+  row.available_languages = captions.tracks.map(t => ({ language: t.language, name: t.name, kind: t.kind }))
+  if (captions.status !== 'OK' && captions.tracks.length === 0) return { ...row, error: `${captions.status.toLowerCase().replace(/_/g, ' ')}: ${captions.reason ?? 'no reason given'}` }
+  const chosen = await call('pickTrack', [captions.tracks, ctx.input.language, { auto: ctx.input.auto_captions, translateTo: ctx.input.translate_to ?? null, translationLanguages: captions.translation_languages }])
+  if (!chosen) return row // has_captions false: the row lists what exists
+  const url = new URL(chosen.track.base_url)
+  url.searchParams.set('fmt', 'json3')
+  if (chosen.translate) url.searchParams.set('tlang', chosen.translate)
+  let body: string
+  try {
+    const res = await timedtext(url.href)
+    if (!res.ok) { await res.body?.cancel().catch(() => {}); throw new UpstreamError(`the caption track answered HTTP ${res.status}`, res.status) }
+    body = await res.text()
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) throw error
+    return { ...row, error: error.message }
+  }
+  let parsed: ReturnType<typeof Tracks.transcriptFromJson3>
+  try {
+    parsed = await call('transcriptFromJson3', [body])
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) throw error
+    return { ...row, error: 'the caption track could not be read' }
+  }
+  Object.assign(row, {
+    has_captions: true,
+    language: chosen.translate ?? chosen.track.language,
+    language_name: chosen.translate ? null : chosen.track.name,
+    kind: chosen.track.kind,
+    translated_from: chosen.translate ? chosen.track.language : null,
+    segments: parsed.segments,
+    text: parsed.txt,
+  })
+  if (ctx.settings.files) {
+    const stem = `${id}.${row.language}`
+    for (const [ext, type, content] of [['txt', 'text/plain', parsed.txt], ['srt', 'application/x-subrip', parsed.srt], ['vtt', 'text/vtt', parsed.vtt]] as const) {
+      const ref = await ctx.artifact({ name: `${stem}.${ext}`, contentType: type, body: Buffer.from(content, 'utf8') })
+      row.files.push({ name: ref.name, url: ref.url, size: ref.size })
+    }
+  }
+  return row
+}

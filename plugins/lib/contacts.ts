@@ -11,6 +11,12 @@ export interface ContactScanOptions {
   socials?: boolean
   /** Country for phone numbers written without +prefix. */
   defaultCountry?: string
+  /**
+   * The most e-mails, phones and socials returned, each (default: all). The answer crosses
+   * from the worker to the API thread by structured clone: a hostile page's 40,000
+   * addresses would cost the API thread tens of milliseconds just to receive.
+   */
+  maxEach?: number
 }
 
 export interface PageContacts {
@@ -19,13 +25,20 @@ export interface PageContacts {
   socials: SocialLink[]
   /** Absolute http(s) links of the page, same-site or not (extractLinks). */
   links: string[]
+  /** How many e-mails, phones and socials were dropped past `maxEach`. */
+  leftOut: number
 }
 
 export function pageContacts (html: string, url: string, options: ContactScanOptions = {}): PageContacts {
-  return {
-    emails: findEmails(html, url).map(found => ({ ...found, type: classifyEmail(found.email) })),
-    phones: options.phones ? findPhones(html, { defaultCountry: options.defaultCountry }) : [],
-    socials: options.socials ? findSocialLinks(html, url) : [],
-    links: extractLinks(html, url),
+  const max = options.maxEach ?? Infinity
+  let leftOut = 0
+  const capped = <T>(items: T[]): T[] => {
+    if (items.length <= max) return items
+    leftOut += items.length - max
+    return items.slice(0, max)
   }
+  const emails = capped(findEmails(html, url)).map(found => ({ ...found, type: classifyEmail(found.email) }))
+  const phones = options.phones ? capped(findPhones(html, { defaultCountry: options.defaultCountry })) : []
+  const socials = options.socials ? capped(findSocialLinks(html, url)) : []
+  return { emails, phones, socials, links: extractLinks(html, url), leftOut }
 }

@@ -42,9 +42,20 @@ export function startUrlOf (website: string): URL {
   return url
 }
 
-/** Accumulates findings across pages, de-duplicated, in discovery order. */
+/**
+ * The most e-mail addresses, phone numbers and social links one site's row keeps, each.
+ * A real site's contact details are a handful; a page of tens of thousands of address-like
+ * strings is junk or an attack, and one row of them would be megabytes validated, serialised
+ * and written on the API thread (scripts/bench/hostile.ts). Past the cap the rest is counted
+ * and the run warns.
+ */
+export const MAX_CONTACTS_PER_SITE = 500
+
+/** Accumulates findings across pages, de-duplicated, in discovery order, up to MAX_CONTACTS_PER_SITE of each kind. */
 export class SiteFindingsBuilder {
   private pages = 0
+  /** Findings left out past the cap (one seen on two pages counts twice). */
+  private overCap = 0
   private readonly emails = new Map<string, { type: 'personal' | 'role', source: string }>()
   private readonly phones = new Set<string>()
   private readonly socials = new Map<string, { platform: string, url: string, host: string }>()
@@ -52,18 +63,36 @@ export class SiteFindingsBuilder {
   constructor (private readonly website: string, private readonly domain: string, private readonly options: FindingsOptions) {}
 
   /** What one page held (pageScanner(ctx.extract).contacts, or the library's pageContacts called directly). */
-  addScanned (found: Pick<PageContacts, 'emails' | 'phones' | 'socials'>, pageUrl: string): void {
+  addScanned (found: Pick<PageContacts, 'emails' | 'phones' | 'socials'> & { leftOut?: number }, pageUrl: string): void {
     this.pages++
+    this.overCap += found.leftOut ?? 0
     for (const { email, type } of found.emails) {
-      if (!this.emails.has(email)) this.emails.set(email, { type, source: pageUrl })
+      if (this.emails.has(email)) continue
+      if (this.emails.size >= MAX_CONTACTS_PER_SITE) { this.overCap++; continue }
+      this.emails.set(email, { type, source: pageUrl })
     }
-    if (this.options.includePhones) for (const p of found.phones) this.phones.add(p)
-    if (this.options.includeSocials) for (const s of found.socials) if (!this.socials.has(s.url)) this.socials.set(s.url, { platform: s.platform, url: s.url, host: s.host })
+    if (this.options.includePhones) {
+      for (const p of found.phones) {
+        if (this.phones.has(p)) continue
+        if (this.phones.size >= MAX_CONTACTS_PER_SITE) { this.overCap++; continue }
+        this.phones.add(p)
+      }
+    }
+    if (this.options.includeSocials) {
+      for (const s of found.socials) {
+        if (this.socials.has(s.url)) continue
+        if (this.socials.size >= MAX_CONTACTS_PER_SITE) { this.overCap++; continue }
+        this.socials.set(s.url, { platform: s.platform, url: s.url, host: s.host })
+      }
+    }
   }
+
+  /** How many findings were left out past MAX_CONTACTS_PER_SITE. */
+  get leftOut (): number { return this.overCap }
 
   /** The scan a page needs for this run's options (pageScanner contacts options). */
   get scanOptions (): ContactScanOptions {
-    return { phones: this.options.includePhones, socials: this.options.includeSocials, defaultCountry: this.options.defaultCountry }
+    return { phones: this.options.includePhones, socials: this.options.includeSocials, defaultCountry: this.options.defaultCountry, maxEach: MAX_CONTACTS_PER_SITE }
   }
 
   get pagesScanned (): number { return this.pages }

@@ -3,7 +3,7 @@
 // pages first; stops at max_pages. Pages go to SiteFindingsBuilder (pure).
 import { BlockedTargetError, ExtractionError, MissingCredentialError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
 import { pageScanner, type PageContacts } from '../lib/page-scanner.ts'
-import { isPriorityPage, sameSite, SiteFindingsBuilder, siteHost, startUrlOf, type SiteFindings, type sitemapLocations } from './findings.ts'
+import { isPriorityPage, MAX_CONTACTS_PER_SITE, sameSite, SiteFindingsBuilder, siteHost, startUrlOf, type SiteFindings, type sitemapLocations } from './findings.ts'
 import type { WebemailSettings } from './settings.ts'
 
 export interface WebemailInput {
@@ -129,6 +129,7 @@ export async function crawlSite (ctx: WebemailContext, website: string): Promise
     if (unscanned.length) throw new UpstreamError(`no page of ${website} could be scanned: ${unscanned[0]}`)
     throw new UpstreamError(`no page of ${website} could be loaded${failures[0] ? `: ${failures[0]}` : ''}`)
   }
+  if (builder.leftOut > 0) ctx.warn(`${website}: more than ${MAX_CONTACTS_PER_SITE} e-mail addresses, phone numbers or social links of one kind; ${builder.leftOut} more were left out.`)
   if (unscanned.length) ctx.warn(`${website}: ${unscanned.length} page(s) could not be scanned (${unscanned[0]}${unscanned.length > 1 ? ', …' : ''}).`)
   return builder.build()
 }

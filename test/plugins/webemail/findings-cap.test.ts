@@ -7,7 +7,7 @@ import { MAX_CONTACTS_PER_SITE, SiteFindingsBuilder } from '../../../plugins/web
 t.test('emails, phones and socials stop at the cap, in discovery order, the rest counted', async t => {
   const builder = new SiteFindingsBuilder('https://acme.test', 'acme.test', { includePhones: true, includeSocials: true })
   const many = MAX_CONTACTS_PER_SITE + 40
-  const emails = Array.from({ length: many }, (_, i) => ({ email: `user${i}@acme.test`, type: 'personal' as const }))
+  const emails = Array.from({ length: many }, (_, i) => ({ email: `user${i}@acme.test`, source: 'text' as const, type: 'personal' as const }))
   const phones = Array.from({ length: many }, (_, i) => `+1512555${String(i).padStart(4, '0')}`)
   builder.addScanned({ emails, phones, socials: [{ platform: 'x', url: 'https://x.com/acme', host: 'x.com' }] }, 'https://acme.test/')
   // The same addresses again are duplicates, not more left out.
@@ -23,7 +23,7 @@ t.test('emails, phones and socials stop at the cap, in discovery order, the rest
 
 t.test('under the cap nothing is left out', async t => {
   const builder = new SiteFindingsBuilder('https://acme.test', 'acme.test', { includePhones: false, includeSocials: false })
-  builder.addScanned({ emails: [{ email: 'info@acme.test', type: 'role' }], phones: ['+15125550101'], socials: [] }, 'https://acme.test/')
+  builder.addScanned({ emails: [{ email: 'info@acme.test', source: 'mailto', type: 'role' }], phones: ['+15125550101'], socials: [] }, 'https://acme.test/')
   t.equal(builder.leftOut, 0)
   t.same(builder.build().phones, [], 'phones not asked for are not kept')
 })

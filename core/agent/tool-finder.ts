@@ -29,7 +29,8 @@ const STOPWORDS = new Set((
  * keywords.
  */
 const SYNONYM_GROUPS: string[][] = [
-  ['email', 'e-mail', 'mail'],
+  // Every spelling of electronic mail folds to the plain word, so no tool's key is the kernel's word.
+  ['mail', 'e-mail'],
   ['website', 'site', 'homepage', 'web-site'],
   ['page', 'webpage', 'web-page'],
   ['url', 'link', 'hyperlink'],
@@ -44,11 +45,11 @@ const SYNONYM_GROUPS: string[][] = [
 ]
 
 // What a piece of text is, read before it is split into words: an address is
-// "an email", a link "a url", a bare host "a domain". The words inside them
+// "a mail", a link "a url", a bare host "a domain". The words inside them
 // (acme, com) say nothing about which tool fits. Read one whitespace-separated
 // piece at a time (trailing punctuation aside), so the patterns stay linear.
 const ENTITIES: Array<[RegExp, string]> = [
-  [/^[\w.+-]+@[\w-]+(\.[\w-]+)+$/, 'email'],
+  [/^[\w.+-]+@[\w-]+(\.[\w-]+)+$/, 'mail'],
   [/^(https?:\/\/|www\.)/i, 'url'],
   [/^[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}\/\S*$/i, 'url'],
   [/^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|co|uk|de|fr|ai|app|dev|shop|store|biz|info|us|eu|ca|au)$/i, 'domain'],

@@ -52,11 +52,6 @@ t.test('no file of core/ imports a plugin folder or the plugin library', async t
   t.same(offenders, [], 'the kernel reaches plugins only through the loader (tools.config.json names them)')
 })
 
-// 'email' is also a word the kernel uses for itself: the tool finder folds an
-// address in a task to the word "email" (not to a tool: find-tool.test.ts
-// checks tool-finder.ts names no agent tool).
-const WORDS_NOT_TOOLS: Record<string, string[]> = { [join('core', 'agent', 'tool-finder.ts')]: ['email'] }
-
 t.test('no tool key or agent tool name is a string in core/', async t => {
   const configPath = resolve('tools.config.json')
   const file = loadToolsFile(configPath)
@@ -67,7 +62,6 @@ t.test('no tool key or agent tool name is a string in core/', async t => {
   for (const path of sourceFiles('core')) {
     const source = readFileSync(path, 'utf8')
     for (const name of names) {
-      if ((WORDS_NOT_TOOLS[path] ?? []).includes(name)) continue
       const literal = new RegExp(`['"\`]${name}['"\`]`)
       const agentName = name.includes('_') && new RegExp(`\\b${name}\\b`).test(source)
       if (literal.test(source) || agentName) offenders.push(`${path}: ${name}`)

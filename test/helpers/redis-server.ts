@@ -1,0 +1,71 @@
+// startRedis(t): a throwaway redis-server (Debian's package) on a free loopback
+// port, its data in a temp dir, stopped in teardown. Tests of the distributed
+// mode (REDIS_URL) use it; `restart()` stops and starts the same server on the
+// same port (the "Redis restarts mid-run" test).
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer, connect } from 'node:net'
+import { once } from 'node:events'
+import { tempDir } from './build.ts'
+
+interface Teardown { teardown (fn: () => unknown): void }
+
+export interface RedisServer {
+  url: string
+  port: number
+  stop (): Promise<void>
+  start (): Promise<void>
+  restart (): Promise<void>
+}
+
+export const redisServerPath = () => process.env.REDIS_SERVER_BIN ?? 'redis-server'
+
+async function freePort (): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const port = (server.address() as { port: number }).port
+  server.close()
+  await once(server, 'close')
+  return port
+}
+
+async function waitForPort (port: number, deadlineMs: number): Promise<void> {
+  const until = Date.now() + deadlineMs
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1')
+      socket.once('connect', () => { socket.end(); resolve(true) })
+      socket.once('error', () => resolve(false))
+    })
+    if (ok) return
+    if (Date.now() > until) throw new Error(`redis-server did not listen on ${port}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+export async function startRedis (t: Teardown): Promise<RedisServer> {
+  const dir = tempDir(t, 'redis-')
+  const port = await freePort()
+  let child: ChildProcess | null = null
+
+  const start = async () => {
+    child = spawn(redisServerPath(), [
+      '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+      '--save', '', '--appendonly', 'no', '--daemonize', 'no',
+      // BullMQ asks for this policy; a test server has no memory limit anyway.
+      '--maxmemory-policy', 'noeviction',
+    ], { stdio: 'ignore' })
+    await waitForPort(port, 10_000)
+  }
+  const stop = async () => {
+    const running = child
+    child = null
+    if (!running || running.exitCode !== null) return
+    const exited = once(running, 'exit')
+    running.kill('SIGKILL')
+    await exited
+  }
+  await start()
+  t.teardown(stop)
+  return { url: `redis://127.0.0.1:${port}`, port, start, stop, restart: async () => { await stop(); await start() } }
+}

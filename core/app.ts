@@ -28,6 +28,8 @@ import { ToolRegistry } from './tools/registry.ts'
 import websocket from '@fastify/websocket'
 import agentRoutes from './agent/routes.ts'
 import openapiPlugin from './openapi/openapi-plugin.ts'
+import toolListRoutes from './tools/tool-list-routes.ts'
+import dashboardRoutes from './web/dashboard/dashboard-routes.ts'
 
 export interface BuildOptions {
   /** Environment to read the configuration from (default: process.env). */
@@ -135,6 +137,8 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   await app.register(progressSocketRoutes)
   await app.register(toolEndpointRoutes)
   await app.register(agentRoutes)
+  await app.register(toolListRoutes)
+  await app.register(dashboardRoutes)
   await app.ready()
   // A missing media program is a warning, not a failed boot: only the tools that run it fail (naming the variable).
   services.exec.warnMissing()

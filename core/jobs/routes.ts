@@ -11,7 +11,7 @@ import { badRequest } from '../errors.ts'
 import { CONTENT_TYPES, EXPORT_FORMATS, exportStream, type ExportFormat } from '../exports/exporters.ts'
 import type { WebhookSpec } from './webhooks.ts'
 import { readMultipartStart } from './multipart-start.ts'
-import { ExportParams, ExportQuery, JobParams, ListQuery, JobListSchema, JobResultsSchema, JobStarted, JobStatusSchema, ResultsQuery, ToolRunBody } from './schemas.ts'
+import { ExportParams, ExportQuery, JobInputSchema, JobParams, ListQuery, JobListSchema, JobResultsSchema, JobStarted, JobStatusSchema, ResultsQuery, ToolRunBody } from './schemas.ts'
 
 export const idempotencyKey = (headers: Record<string, unknown>) => {
   const v = headers['idempotency-key']
@@ -111,6 +111,13 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
   app.delete('/api/tool-run/:id', { schema: { params: JobParams }, config: statusRoute }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: true })
     return jobs.cancel(caller, req.params.id)
+  })
+
+  // What the job was started with (defaults filled, clamped): the dashboard's "run again".
+  app.get('/api/jobs/:id/input', { schema: { params: JobParams }, config: { auth: 'account', tag: 'Jobs', responses: { 200: JobInputSchema } } }, async (req) => {
+    const caller = requireAccount(req.principal, { scoped: true })
+    const job = await jobs.find(caller, req.params.id)
+    return { job_id: job.id, tool: job.tool, params: JSON.parse(job.input) as Record<string, unknown>, upload: job.upload !== null }
   })
 
   app.get('/api/jobs', { schema: { querystring: ListQuery }, config: { auth: 'account', tag: 'Jobs', responses: { 200: JobListSchema } } }, async (req) => {

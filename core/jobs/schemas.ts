@@ -88,3 +88,11 @@ export const JobListSchema = Type.Object({
     results_url: Type.String(),
   })),
 })
+
+/** GET /api/jobs/<id>/input: the params a job was started with, as stored (defaults filled, per-run fields clamped). */
+export const JobInputSchema = Type.Object({
+  job_id: Type.String(),
+  tool: Type.String(),
+  params: Type.Record(Type.String(), Type.Unknown()),
+  upload: Type.Boolean({ description: 'The job was started with an uploaded file (its param reads upload://<name>); a rerun needs the file again.' }),
+})

@@ -1,0 +1,159 @@
+// Pick a tool, fill the form generated from its params schema, run it, and
+// watch a progress bar and the stage text over the job's WebSocket; the rows
+// follow when it ends. "Run again" (#playground?rerun=<job>) fills the form
+// with a past job's stored params.
+import { ApiError, call, progressSocket, session, type JobInput, type JobStatus, type Started, type ToolInfo } from '../api.ts'
+import { announce, errorBox, field, h, fill } from '../dom.ts'
+import { generateForm, type GeneratedForm, type JsonSchema } from '../schema-form.ts'
+import type { Dashboard, View } from '../context.ts'
+import { renderResults } from './results.ts'
+
+/** "acme.com: 3 of up to 25 pages scanned" → 0.12; null when the stage gives no count. */
+export function stageFraction (stage: string): number | null {
+  const m = /(\d+)\s+of\s+(?:up\s+to\s+)?(\d+)/i.exec(stage)
+  if (!m || Number(m[2]) <= 0) return null
+  return Math.min(1, Number(m[1]) / Number(m[2]))
+}
+
+interface ProgressMessage { type: 'progress', records: number, stage: string }
+interface FinalMessage { type: 'done' | 'error', job?: JobStatus, detail?: string }
+
+/** Follows a job to its end: the socket, and status polls when the socket cannot be used. */
+function follow (dashboard: Dashboard, jobId: string, onProgress: (m: ProgressMessage) => void, onEnd: (job: JobStatus) => void): void {
+  let ended = false
+  const end = (job: JobStatus) => { if (!ended) { ended = true; onEnd(job) } }
+  const poll = async () => {
+    while (!ended) {
+      try {
+        const job = await call<JobStatus>('GET', `/api/jobs/${encodeURIComponent(jobId)}`)
+        if (job.status !== 'running') { end(job); return }
+        onProgress({ type: 'progress', records: job.records, stage: job.stage })
+      } catch (err) {
+        if (err instanceof ApiError && err.status < 500 && err.status !== 429) return
+      }
+      await new Promise(resolve => setTimeout(resolve, 2000))
+    }
+  }
+  const socket = progressSocket(jobId)
+  dashboard.onLeave(() => { ended = true; socket.close() })
+  socket.addEventListener('message', (event) => {
+    const message = JSON.parse(String(event.data)) as ProgressMessage | FinalMessage
+    if (message.type === 'progress') onProgress(message)
+    else if (message.job) end(message.job)
+  })
+  socket.addEventListener('close', () => { if (!ended) void poll() })
+}
+
+export const playgroundView: View = async (dashboard, main, { query }) => {
+  const [tools, me] = await Promise.all([dashboard.tools(), dashboard.refreshMe()])
+  const rerun = query.get('rerun')
+  const stored = rerun ? await call<JobInput>('GET', `/api/jobs/${encodeURIComponent(rerun)}/input`) : null
+  const chosen = stored?.tool ?? query.get('tool') ?? tools[0]?.key ?? ''
+
+  const toolSelect = h('select', { name: 'tool' }, tools.map(t => h('option', { value: t.key, selected: t.key === chosen }, `${t.title} (${t.key})`)))
+  const about = h('p', { class: 'help' })
+  const formBox = h('div')
+  const fileBox = h('div')
+  const formError = h('div')
+  const runBox = h('div')
+  const resultsBox = h('div')
+  let form: GeneratedForm | null = null
+  let fileInput: HTMLInputElement | null = null
+
+  const showTool = (tool: ToolInfo | undefined) => {
+    if (!tool) return
+    about.textContent = tool.description
+    form = generateForm(tool.params as JsonSchema, { maxRecords: me.limits.max_records_per_run, tier: me.tier, perRunFields: tool.per_run_fields })
+    formBox.replaceChildren(form.element)
+    fileInput = null
+    fileBox.replaceChildren()
+    if (tool.upload) {
+      fileInput = h('input', { type: 'file', name: 'file', accept: tool.upload.content_types.join(',') })
+      fileBox.replaceChildren(field(`Or upload a file for ${tool.upload.param}`, fileInput, `Up to ${me.limits.max_file_mb} MB on the ${me.tier} plan; leave ${tool.upload.param} empty then.`))
+    }
+  }
+  toolSelect.addEventListener('change', () => { showTool(tools.find(t => t.key === toolSelect.value)); formError.replaceChildren(); history.replaceState(null, '', `#playground?tool=${encodeURIComponent(toolSelect.value)}`) })
+  showTool(tools.find(t => t.key === chosen))
+  if (stored && form) {
+    (form as GeneratedForm).load(stored.params)
+    if (stored.upload) formError.replaceChildren(h('p', { class: 'note' }, 'That job ran on an uploaded file: choose the file again.'))
+  }
+
+  const start = async (tool: string, params: Record<string, unknown>): Promise<Started> => {
+    const file = fileInput?.files?.[0]
+    if (!file) return call<Started>('POST', '/api/tool-run', { tool, params })
+    const body = new FormData()
+    body.set('tool', tool)
+    body.set('params', JSON.stringify(params))
+    body.set('file', file, file.name)
+    const res = await fetch('/api/tool-run', { method: 'POST', headers: { 'x-api-key': session.key() ?? '' }, body, credentials: 'omit' })
+    const answer = await res.json() as Started & { detail?: string }
+    if (!res.ok) throw new ApiError(res.status, answer.detail ?? `${res.status}`)
+    return answer
+  }
+
+  const run = async (event: Event) => {
+    event.preventDefault()
+    formError.replaceChildren()
+    if (!form) return
+    const read = form.read()
+    if ('problem' in read) { formError.replaceChildren(errorBox(read.problem)); read.field.focus(); return }
+    const button = formEl.querySelector<HTMLButtonElement>('button[type=submit]')!
+    button.disabled = true
+    let started: Started
+    try {
+      started = await start(toolSelect.value, read.params)
+    } catch (err) {
+      formError.replaceChildren(errorBox((err as Error).message))
+      button.disabled = false
+      return
+    }
+    resultsBox.replaceChildren()
+    const bar = h('progress', { id: 'run-progress', max: 100, value: 0, 'aria-labelledby': 'run-progress-label' })
+    const stage = h('p', { id: 'run-stage', 'aria-live': 'polite' }, 'queued')
+    const records = h('span', { id: 'run-records' }, '0 rows')
+    const outcome = h('div', { id: 'run-outcome' })
+    const cancel = h('button', {
+      type: 'button',
+      class: 'danger',
+      onclick: async () => {
+        cancel.disabled = true
+        try { await call('DELETE', `/api/tool-run/${encodeURIComponent(started.job_id)}`) } catch (err) { outcome.replaceChildren(errorBox((err as Error).message)); cancel.disabled = false }
+      },
+    }, 'Cancel')
+    runBox.replaceChildren(h('section', { class: 'card', 'aria-labelledby': 'run-title' },
+      h('h2', { id: 'run-title' }, `Job ${started.job_id}`),
+      h('div', { class: 'progress-row' }, h('label', { id: 'run-progress-label', for: 'run-progress' }, 'Progress'), bar, records),
+      stage, h('div', { class: 'row' }, cancel), outcome))
+    announce(`Job ${started.job_id} started.`)
+    let shown = 0
+    follow(dashboard, started.job_id, (message) => {
+      const fraction = stageFraction(message.stage)
+      // Never backwards: a list of inputs restarts its count for each one.
+      if (fraction !== null) shown = Math.max(shown, Math.round(fraction * 95))
+      bar.value = shown
+      stage.textContent = message.stage
+      records.textContent = `${message.records} row${message.records === 1 ? '' : 's'}`
+    }, (job) => {
+      button.disabled = false
+      cancel.remove()
+      bar.value = 100
+      stage.textContent = job.status === 'done' ? 'done' : `ended: ${job.error ?? job.status}`
+      records.textContent = `${job.records} row${job.records === 1 ? '' : 's'}`
+      fill(outcome,
+        job.status === 'done' ? h('p', { class: 'ok', 'data-run-done': '' }, `Done: ${job.records} rows.`) : errorBox(job.error ?? 'The job failed.'),
+        job.warning ? h('p', { class: 'note' }, job.warning) : null,
+        h('p', {}, h('a', { href: `#results/${encodeURIComponent(job.job_id)}` }, 'Open the results page')))
+      announce(job.status === 'done' ? `Job done: ${job.records} rows.` : 'Job ended with an error.')
+      if (job.records > 0 || job.status === 'done') void renderResults(resultsBox, job.job_id, job.tool)
+    })
+  }
+
+  const formEl = h('form', { 'aria-labelledby': 'tool-title', onsubmit: run },
+    field('Tool', toolSelect), about, formBox, fileBox, formError,
+    h('button', { type: 'submit', class: 'primary' }, 'Run'))
+  fill(main,
+    h('h1', { tabindex: -1 }, 'Playground'),
+    h('section', { class: 'card' }, h('h2', { id: 'tool-title' }, 'Run a tool'), formEl),
+    runBox, resultsBox)
+}

@@ -1,0 +1,128 @@
+// A finished job's rows: a table with paging and column choice, downloads in
+// every export format (fetched with the key, saved as blobs), and the job's
+// files as thumbnails (images) or download buttons.
+import { call, download, imageDataUrl, type ArtifactList, type JobResults, type JobStatus } from '../api.ts'
+import { cellText, errorBox, h, tableWrap, uid, fill } from '../dom.ts'
+import type { View } from '../context.ts'
+
+const PAGE_SIZES = [5, 10, 25, 100]
+const FORMATS = ['csv', 'xlsx', 'json', 'jsonl'] as const
+/** Artifact paths in rows look like this (README, Files). */
+const ARTIFACT_PATH = /^\/api\/tool-run\/[^/]+\/artifacts\/[^/]+$/
+/** Thumbnails are read whole: larger images are offered as downloads only. */
+const THUMBNAIL_MAX_BYTES = 3 * 1024 * 1024
+const THUMBNAILS_MAX = 24
+
+function fileButton (url: string, name: string, label = name): HTMLButtonElement {
+  return h('button', { type: 'button', class: 'link', onclick: () => { download(url, name).catch((err: Error) => alertIn(document.body, err.message)) } }, label)
+}
+
+function alertIn (parent: HTMLElement, text: string) {
+  const box = errorBox(text)
+  parent.prepend(box)
+  setTimeout(() => box.remove(), 8000)
+}
+
+async function filesSection (jobId: string): Promise<HTMLElement | null> {
+  let list: ArtifactList
+  try {
+    list = await call<ArtifactList>('GET', `/api/tool-run/${encodeURIComponent(jobId)}/artifacts`)
+  } catch {
+    return null
+  }
+  if (!list.count) return null
+  const images = list.files.filter(f => f.content_type.startsWith('image/') && f.size <= THUMBNAIL_MAX_BYTES).slice(0, THUMBNAILS_MAX)
+  const gallery = h('ul', { class: 'thumbs' })
+  for (const file of images) {
+    const img = h('img', { alt: file.name, width: 160, height: 90, loading: 'lazy' })
+    gallery.append(h('li', {}, h('button', { type: 'button', class: 'thumb', 'aria-label': `Download ${file.name}`, onclick: () => { void download(file.url, file.name) } }, img), h('span', {}, file.name)))
+    imageDataUrl(file.url).then(src => { img.src = src }, () => { img.alt = `${file.name} (could not be loaded)` })
+  }
+  const others = list.files.filter(f => !images.includes(f))
+  return h('section', { class: 'card', 'aria-labelledby': 'files-title' },
+    h('h2', { id: 'files-title' }, `Files (${list.count})`),
+    images.length ? gallery : null,
+    others.length ? h('ul', { class: 'files' }, others.map(f => h('li', {}, fileButton(f.url, f.name), ` ${f.content_type}, ${(f.size / 1024).toFixed(1)} KB`))) : null,
+    h('p', {}, fileButton(list.zip_url, `${jobId}-files.zip`, 'Download all as a zip')))
+}
+
+/** The rows of a job into `box`, paged; columns are those seen so far, each may be hidden. */
+export async function renderResults (box: HTMLElement, jobId: string, tool: string): Promise<void> {
+  let offset = 0
+  let limit = 25
+  const hidden = new Set<string>()
+  const known: string[] = []
+  const tableBox = h('div')
+  const pager = h('div', { class: 'row pager' })
+  const columnsBox = h('div', { class: 'checks' })
+  const sizeSelect = h('select', { id: uid('size') }, PAGE_SIZES.map(n => h('option', { value: n, selected: n === limit }, String(n))))
+  const problem = h('div')
+
+  const render = async () => {
+    let page: JobResults
+    try {
+      page = await call<JobResults>('GET', `/api/jobs/${encodeURIComponent(jobId)}/results?offset=${offset}&limit=${limit}`)
+    } catch (err) {
+      problem.replaceChildren(errorBox((err as Error).message))
+      return
+    }
+    problem.replaceChildren()
+    for (const row of page.results) for (const key of Object.keys(row)) if (!known.includes(key)) known.push(key)
+    columnsBox.replaceChildren(...known.map(key => {
+      const boxId = uid('col')
+      const check = h('input', { type: 'checkbox', id: boxId, checked: !hidden.has(key), onchange: () => { if (check.checked) hidden.delete(key); else hidden.add(key); void render() } })
+      return h('label', { for: boxId, class: 'check' }, check, ` ${key}`)
+    }))
+    const shown = known.filter(k => !hidden.has(k))
+    const cell = (value: unknown) => {
+      if (typeof value === 'string' && ARTIFACT_PATH.test(value)) return h('td', {}, fileButton(value, value.split('/').pop()!, 'file'))
+      const text = cellText(value)
+      return h('td', { title: text.length >= 300 ? cellText(value, 2000) : null }, text)
+    }
+    const table = h('table', { 'data-results': '' },
+      h('caption', {}, `Rows ${page.total ? offset + 1 : 0}–${offset + page.count} of ${page.total}`),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, '#'), shown.map(k => h('th', { scope: 'col' }, k)))),
+      h('tbody', {}, page.results.map((row, i) => h('tr', {}, h('th', { scope: 'row' }, String(offset + i + 1)), shown.map(k => cell(row[k]))))))
+    tableBox.replaceChildren(page.total ? tableWrap('Result rows', table) : h('p', {}, 'No rows.'))
+    const last = offset + page.count >= page.total
+    pager.replaceChildren(
+      h('button', { type: 'button', disabled: offset === 0, onclick: () => { offset = Math.max(0, offset - limit); void render() } }, 'Previous page'),
+      h('span', { 'aria-live': 'polite', 'data-page-status': '' }, `Page ${Math.floor(offset / limit) + 1} of ${Math.max(1, Math.ceil(page.total / limit))}`),
+      h('button', { type: 'button', disabled: last, onclick: () => { offset += limit; void render() } }, 'Next page'))
+  }
+  sizeSelect.addEventListener('change', () => { limit = Number(sizeSelect.value); offset = 0; void render() })
+
+  const downloads = h('div', { class: 'row' }, h('span', {}, 'Download:'), FORMATS.map(format => h('button', {
+    type: 'button',
+    'data-format': format,
+    onclick: () => {
+      const fields = hidden.size ? `?fields=${encodeURIComponent(known.filter(k => !hidden.has(k)).join(','))}` : ''
+      download(`/api/jobs/${encodeURIComponent(jobId)}/results.${format}${fields}`, `${tool}-${jobId}.${format}`).catch((err: Error) => problem.replaceChildren(errorBox(err.message)))
+    },
+  }, format.toUpperCase())))
+
+  box.replaceChildren(
+    h('section', { class: 'card', 'aria-labelledby': 'rows-title' },
+      h('h2', { id: 'rows-title' }, 'Results'),
+      problem,
+      h('div', { class: 'row' }, h('label', { for: sizeSelect.id }, 'Rows a page'), sizeSelect),
+      h('details', {}, h('summary', {}, 'Columns'), columnsBox),
+      tableBox, pager, downloads))
+  await render()
+  const files = await filesSection(jobId)
+  if (files) box.append(files)
+}
+
+export const resultsView: View = async (_dashboard, main, { path }) => {
+  const jobId = path[1] ?? ''
+  const status = await call<JobStatus>('GET', `/api/jobs/${encodeURIComponent(jobId)}`)
+  const box = h('div')
+  fill(main,
+    h('h1', { tabindex: -1 }, `Results of ${status.tool}`),
+    h('p', {}, `Job ${status.job_id}: ${status.status}${status.records ? `, ${status.records} rows` : ''}. `, h('a', { href: `#playground?rerun=${encodeURIComponent(jobId)}` }, 'Run again')),
+    status.error ? errorBox(status.error) : null,
+    status.warning ? h('p', { class: 'note' }, status.warning) : null,
+    box)
+  if (status.status === 'running') box.append(h('p', {}, 'Still running: the rows can be read when it ends.'))
+  else await renderResults(box, jobId, status.tool)
+}

@@ -1,0 +1,64 @@
+// The search status record (GET /api/search/status), readable: which engines
+// answer, which are blocked or cooling down, which providers have keys.
+import { ApiError, call } from '../api.ts'
+import { h, tableWrap } from '../dom.ts'
+import type { View } from '../context.ts'
+
+/**
+ * The fields shown (the record is the search plugin's; the kernel, and so this
+ * page, may not import a plugin: these are read, not validated).
+ */
+interface SearchStatus {
+  providers: Record<string, boolean>
+  proxy_configured: boolean
+  google_ready: boolean
+  google_cooldown_active: boolean
+  last_google_block_reason: string
+  engines: string[]
+  engine_health_observed: boolean
+  engine_health: Record<string, { ok: boolean, kind: string, reason: string, age_s: number, cooldown_remaining_s?: number, backend?: string }>
+  recommended_engine: string
+  note: string
+}
+
+const yesNo = (v: boolean) => (v ? 'yes' : 'no')
+
+export const searchView: View = async (_dashboard, main) => {
+  let status: SearchStatus
+  try {
+    status = await call<SearchStatus>('GET', '/api/search/status')
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) {
+      main.replaceChildren(h('h1', { tabindex: -1 }, 'Search engines'), h('p', {}, 'Web search is not enabled on this server.'))
+      return
+    }
+    throw err
+  }
+  const rows = status.engines.map(engine => {
+    const health = status.engine_health[engine]
+    const state = !health ? 'not tried yet' : health.kind === 'ok' ? 'working' : health.kind
+    return h('tr', {},
+      h('th', { scope: 'row' }, engine, health?.backend ? ` (${health.backend})` : ''),
+      h('td', { class: `state-${health?.kind ?? 'unknown'}` }, state),
+      h('td', {}, health?.reason ?? ''),
+      h('td', {}, health ? `${health.age_s} s ago` : '—'),
+      h('td', {}, health?.cooldown_remaining_s ? `${health.cooldown_remaining_s} s` : '—'))
+  })
+  const providers = Object.entries(status.providers).map(([name, on]) => `${name}: ${on ? 'key set' : 'no key'}`).join(', ')
+  main.replaceChildren(
+    h('h1', { tabindex: -1 }, 'Search engines'),
+    h('section', { class: 'card' },
+      h('dl', { class: 'facts' },
+        h('dt', {}, 'Recommended engine'), h('dd', {}, status.recommended_engine),
+        h('dt', {}, 'API providers'), h('dd', {}, providers),
+        h('dt', {}, 'Proxy configured'), h('dd', {}, yesNo(status.proxy_configured)),
+        h('dt', {}, 'Google ready'), h('dd', {}, `${yesNo(status.google_ready)}${status.google_cooldown_active ? ' (cooling down)' : ''}`),
+        status.last_google_block_reason ? [h('dt', {}, 'Last Google block'), h('dd', {}, status.last_google_block_reason)] : null),
+      h('p', {}, status.note)),
+    h('section', { class: 'card', 'aria-labelledby': 'engines-title' },
+      h('h2', { id: 'engines-title' }, 'Engines'),
+      status.engine_health_observed ? null : h('p', {}, 'No search has run since the server started: states show after the first one.'),
+      tableWrap('Engines', h('table', {},
+        h('thead', {}, h('tr', {}, ['Engine', 'State', 'Last answer', 'Checked', 'Cooldown left'].map(c => h('th', { scope: 'col' }, c)))),
+        h('tbody', {}, rows)))))
+}

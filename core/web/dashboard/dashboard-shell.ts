@@ -10,6 +10,7 @@ export function renderDashboardShell (assets: ShellAssets): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>Dashboard · extraction jobs</title>
 <link rel="stylesheet" href="${assets.style}">
 <script type="module" src="${assets.script}"></script>

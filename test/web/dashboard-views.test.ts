@@ -3,7 +3,7 @@
 // .tap/screenshots/ and are not blank, result values are shown as text
 // (a row holding markup does not become markup), and the page weight of /app
 // (all its assets, as sent compressed) is reported and kept under 150 KB.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { Page } from 'playwright-core'
@@ -48,7 +48,7 @@ if (!haveChromium()) {
   page.on('pageerror', err => pageErrors.push(err.message))
   page.on('console', message => { if (message.type() === 'error') pageErrors.push(message.text()) })
 
-  async function check (t: Tap.Test, page: Page, name: string) {
+  async function check (t: Test, page: Page, name: string) {
     const before = pageErrors.length
     const violations = await axeViolations(page)
     // The helper tries an inline <script> first, which this page's CSP refuses (as it should), then evaluates axe.

@@ -1,7 +1,8 @@
 // The dashboard's journey in a real browser (issue 16): sign up → the key shown
 // once → run webemail on a local site from the generated form → the progress
 // bar moves and reaches done → page through the rows → download the CSV and
-// read it → mint a scoped token → revoke it → log out and back in.
+// read it → mint a scoped token → revoke it → (job history, run again,
+// regenerate the key) → log out and back in.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { parse } from 'csv-parse/sync'
@@ -143,6 +144,23 @@ if (!haveChromium()) {
     await websites.waitFor()
     t.equal(await websites.inputValue(), Array.from({ length: SITES }, (_, i) => shops.site(i + 1)).join('\n'), 'run again fills the form with the stored params')
     t.equal(await page.getByLabel(/^max_pages/).inputValue(), '4')
+  })
+
+  t.test('regenerate the key, after a confirmation: the new one shown once, the old one refused', async t => {
+    await page.getByRole('link', { name: 'Account', exact: true }).click()
+    await page.getByRole('button', { name: 'Regenerate…' }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click()
+    t.equal(await storedKey(page), apiKey, 'cancelled: the key is unchanged')
+    await page.getByRole('button', { name: 'Regenerate…' }).click()
+    await page.getByRole('dialog').getByRole('button', { name: 'Make a new key' }).click()
+    const shown = page.locator('[data-secret-value]')
+    await shown.waitFor()
+    const fresh = (await shown.textContent()) ?? ''
+    t.match(fresh, /^sk-/)
+    t.not(fresh, apiKey, 'a new key')
+    t.equal(await storedKey(page), fresh, 'the tab now uses it')
+    t.equal((await app.inject({ url: '/api/auth/me', headers: { 'x-api-key': apiKey } })).statusCode, 401, 'the old key no longer works')
+    apiKey = fresh
   })
 
   t.test('log out and back in', async t => {

@@ -54,6 +54,8 @@ export interface AppConfig {
   dataDir: string
   /** ARTIFACTS_DIR: the directory artifact store (core/artifacts), owner-only like DATA_DIR. */
   artifactsDir: string
+  /** ARTIFACTS_S3_*: job files in an S3-compatible bucket instead of ARTIFACTS_DIR; null: the directory. */
+  artifactsS3: S3StoreConfig | null
   adminApiKey: string | null
   blogApiKey: string | null
   publicTokens: string[]
@@ -111,6 +113,20 @@ export interface ExecConfig {
   childPath: string
   childLang: string
   childTz: string | null
+}
+
+/** The S3-compatible bucket job files are kept in (core/artifacts/s3-store.ts). */
+export interface S3StoreConfig {
+  bucket: string
+  region: string
+  /** MinIO, R2 …: the service's URL; null: AWS S3 of the region. */
+  endpoint: string | null
+  accessKeyId: string
+  secretAccessKey: string
+  /** `endpoint/bucket/key` instead of `bucket.endpoint/key` (MinIO, most self-hosted stores). */
+  forcePathStyle: boolean
+  /** Prepended to every key: '' or a path ending in '/'. */
+  prefix: string
 }
 
 /** The OpenAI-compatible model server behind POST /api/blog/generate. */
@@ -176,6 +192,36 @@ function bool (env: Env, name: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true
   if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false
   throw new ConfigError(`${name} must be 1/0 or true/false, got "${raw}"`)
+}
+
+/**
+ * ARTIFACTS_S3_*: every variable is read (and a bad one refused) whether or not
+ * the bucket is set, so a typo never passes silently; with the bucket, region and
+ * both keys are required (the default AWS credential chain would read files
+ * and instance metadata the operator did not name).
+ */
+function artifactsS3From (env: Env): S3StoreConfig | null {
+  const bucket = optional(env, 'ARTIFACTS_S3_BUCKET')
+  const region = optional(env, 'ARTIFACTS_S3_REGION')
+  const endpoint = urlSetting(env, 'ARTIFACTS_S3_ENDPOINT', ['http', 'https'])
+  const accessKeyId = headerSafe(env, 'ARTIFACTS_S3_ACCESS_KEY_ID')
+  const secretAccessKey = headerSafe(env, 'ARTIFACTS_S3_SECRET_ACCESS_KEY')
+  const forcePathStyle = bool(env, 'ARTIFACTS_S3_FORCE_PATH_STYLE', false)
+  const rawPrefix = optional(env, 'ARTIFACTS_S3_PREFIX') ?? ''
+  // S3 bucket naming rules (lower case, 3–63, no leading/trailing dot or hyphen); R2 and MinIO follow them.
+  if (bucket !== null && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError(`ARTIFACTS_S3_BUCKET must be a bucket name (3–63 lower-case letters, digits, dots and hyphens), got "${bucket}"`)
+  if (region !== null && !/^[a-z0-9-]{2,32}$/.test(region)) throw new ConfigError(`ARTIFACTS_S3_REGION must be a region name such as us-east-1 (or auto for R2), got "${region}"`)
+  if (accessKeyId !== null && !/^[\x21-\x7e]+$/.test(accessKeyId)) throw new ConfigError('ARTIFACTS_S3_ACCESS_KEY_ID must not contain spaces')
+  // Safe characters only (AWS's list), no absolute path, no '.' or '..' segment: keys stay under the prefix.
+  if (rawPrefix !== '' && (!/^[A-Za-z0-9!_.*'()/-]+$/.test(rawPrefix) || rawPrefix.startsWith('/') || rawPrefix.split('/').some(seg => seg === '.' || seg === '..') || rawPrefix.includes('//'))) {
+    throw new ConfigError(`ARTIFACTS_S3_PREFIX must be a relative key prefix of letters, digits and !_.*'()/- (no leading '/', no '..'), got "${rawPrefix}"`)
+  }
+  if (bucket === null) return null
+  if (region === null) throw new ConfigError('ARTIFACTS_S3_REGION must be set with ARTIFACTS_S3_BUCKET (the bucket\'s region; auto for R2, us-east-1 for most MinIO setups)')
+  if (accessKeyId === null) throw new ConfigError('ARTIFACTS_S3_ACCESS_KEY_ID must be set with ARTIFACTS_S3_BUCKET')
+  if (secretAccessKey === null) throw new ConfigError('ARTIFACTS_S3_SECRET_ACCESS_KEY must be set with ARTIFACTS_S3_BUCKET')
+  const prefix = rawPrefix === '' || rawPrefix.endsWith('/') ? rawPrefix : `${rawPrefix}/`
+  return { bucket, region, endpoint, accessKeyId, secretAccessKey, forcePathStyle, prefix }
 }
 
 function databaseFrom (env: Env, dataDir: string, cwd: string): Pick<AppConfig, 'databaseUrl' | 'databaseProvider' | 'sqlitePath'> {
@@ -349,6 +395,7 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
     ...db,
     dataDir,
     artifactsDir,
+    artifactsS3: artifactsS3From(env),
     adminApiKey,
     blogApiKey,
     publicTokens,

@@ -30,6 +30,7 @@ import { ExecService } from './exec/process-runner.ts'
 import { join } from 'node:path'
 import type { ArtifactStore } from './artifacts/artifact-store.ts'
 import { DirectoryArtifactStore } from './artifacts/directory-store.ts'
+import { S3ArtifactStore } from './artifacts/s3-store.ts'
 import { ArtifactService } from './artifacts/artifact-service.ts'
 import { JobWorkspace } from './artifacts/job-workspace.ts'
 
@@ -53,7 +54,7 @@ export interface Services {
   /** The local proxy media programs reach the network through (started on first use). */
   egress: EgressProxy
   exec: ExecService
-  /** Where job files' bytes live (a directory; an S3-compatible bucket behind the same interface later). */
+  /** Where job files' bytes live: ARTIFACTS_DIR, or an S3-compatible bucket (ARTIFACTS_S3_BUCKET). */
   artifactStore: ArtifactStore
   artifacts: ArtifactService
   /** Each job's scratch and upload files (DATA_DIR/work). */
@@ -91,7 +92,10 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
     egress: asFunction(({ net, config, logger }: Services) => new EgressProxy({ ...net.guard, upstreamProxyUrl: config.proxyUrl ?? undefined, logger })).singleton().disposer(proxy => proxy.close()),
     // Jobs are stopped first (runner.shutdown kills their children); close() kills any group still alive.
     exec: asFunction(({ config, egress, logger }: Services) => new ExecService({ config: config.exec, proxy: egress, logger })).singleton().disposer(exec => exec.close()),
-    artifactStore: asFunction(({ config }: Services) => new DirectoryArtifactStore(config.artifactsDir)).singleton(),
+    // A bucket stages each write under DATA_DIR/work (skipped by the workspace sweep: a dot name) before it sends it.
+    artifactStore: asFunction(({ config }: Services) => config.artifactsS3
+      ? new S3ArtifactStore(config.artifactsS3, join(config.dataDir, 'work', '.s3-staging'))
+      : new DirectoryArtifactStore(config.artifactsDir)).singleton().disposer(store => { if (store instanceof S3ArtifactStore) store.close() }),
     artifacts: asFunction(({ db, artifactStore, clock, logger }: Services) => new ArtifactService({ db, store: artifactStore, clock, logger })).singleton(),
     workspace: asFunction(({ config }: Services) => new JobWorkspace(join(config.dataDir, 'work'))).singleton(),
     webhooks: asFunction(({ net, logger, config, secrets }: Services) => new WebhookSender(net, logger, secrets, {

@@ -1,5 +1,5 @@
-// Where the bytes of job files live, behind one interface: a directory now
-// (directory-store.ts), an S3-compatible bucket later (PutObject from a stream,
+// Where the bytes of job files live, behind one interface: a directory
+// (directory-store.ts) or an S3-compatible bucket (s3-store.ts: PutObject from a stream,
 // GetObject with Range, HeadObject, DeleteObject, DeleteObjects under a
 // prefix). Keys are `<job_id>/<artifact_id>`; names, types and owners are the
 // database's (the Artifact model), never the store's.

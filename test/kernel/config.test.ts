@@ -95,6 +95,18 @@ t.test('each bad value stops loadConfig with a message naming it', async t => {
     [{ EXEC_TIMEOUT_MS: '10m' }, /EXEC_TIMEOUT_MS/],
     [{ EXEC_NETWORK_MAX_BYTES: '1000' }, /EXEC_NETWORK_MAX_BYTES/],
     [{ LLM_BASE_URL: '::' }, /LLM_BASE_URL/],
+    // The artifact bucket: each variable is checked even without the bucket; with it, region and both keys are required.
+    [{ ARTIFACTS_S3_BUCKET: 'Job_Files' }, /ARTIFACTS_S3_BUCKET/],
+    [{ ARTIFACTS_S3_BUCKET: 'job-files', ARTIFACTS_S3_ACCESS_KEY_ID: 'AKIA1', ARTIFACTS_S3_SECRET_ACCESS_KEY: 'secret-1' }, /ARTIFACTS_S3_REGION/],
+    [{ ARTIFACTS_S3_REGION: 'us east 1' }, /ARTIFACTS_S3_REGION/],
+    [{ ARTIFACTS_S3_BUCKET: 'job-files', ARTIFACTS_S3_REGION: 'auto', ARTIFACTS_S3_SECRET_ACCESS_KEY: 'secret-1' }, /ARTIFACTS_S3_ACCESS_KEY_ID/],
+    [{ ARTIFACTS_S3_ACCESS_KEY_ID: 'AKIA 1' }, /ARTIFACTS_S3_ACCESS_KEY_ID/],
+    [{ ARTIFACTS_S3_BUCKET: 'job-files', ARTIFACTS_S3_REGION: 'auto', ARTIFACTS_S3_ACCESS_KEY_ID: 'AKIA1' }, /ARTIFACTS_S3_SECRET_ACCESS_KEY/],
+    [{ ARTIFACTS_S3_SECRET_ACCESS_KEY: 'secret\n1' }, /ARTIFACTS_S3_SECRET_ACCESS_KEY/],
+    [{ ARTIFACTS_S3_ENDPOINT: 'minio.local:9000' }, /ARTIFACTS_S3_ENDPOINT/],
+    [{ ARTIFACTS_S3_FORCE_PATH_STYLE: 'sometimes' }, /ARTIFACTS_S3_FORCE_PATH_STYLE/],
+    [{ ARTIFACTS_S3_PREFIX: '../other-tenant/' }, /ARTIFACTS_S3_PREFIX/],
+    [{ ARTIFACTS_S3_PREFIX: '/abs' }, /ARTIFACTS_S3_PREFIX/],
     [{ TOOLS_CONFIG: join(dir, 'missing.json') }, /TOOLS_CONFIG/],
     [{ TOOLS_CONFIG: toolsBad }, /TOOLS_CONFIG.*enabled/],
     [{ TOOLS_CONFIG: toolsDup }, /TOOLS_CONFIG.*twice/],
@@ -115,6 +127,13 @@ t.test('the job timings are read once, here, and reach the services that use the
   t.match(defaults, { jobTimeoutSeconds: 900, jobHeartbeatMs: 5000, jobSweepIntervalMs: 60_000, syncWaitSeconds: 90, webhookRetryBaseMs: 1000, llm: { timeoutMs: 60_000, imageModel: null } })
   const c = loadConfig({ ...base(dir), JOB_TIMEOUT_SECONDS: '30', JOB_HEARTBEAT_MS: '250', JOB_SWEEP_INTERVAL_MS: '500', SYNC_WAIT_SECONDS: '5', WEBHOOK_RETRY_BASE_MS: '20', LLM_TIMEOUT_MS: '1500', LLM_IMAGE_MODEL: 'img-1' })
   t.match(c, { jobTimeoutSeconds: 30, jobHeartbeatMs: 250, jobSweepIntervalMs: 500, syncWaitSeconds: 5, webhookRetryBaseMs: 20, llm: { timeoutMs: 1500, imageModel: 'img-1' } })
+})
+
+t.test('the artifact bucket: off by default; set, every variable reaches the store config', async t => {
+  const dir = tempDir(t)
+  t.equal(loadConfig(base(dir)).artifactsS3, null)
+  const c = loadConfig({ ...base(dir), ARTIFACTS_S3_BUCKET: 'job-files', ARTIFACTS_S3_REGION: 'auto', ARTIFACTS_S3_ENDPOINT: 'http://127.0.0.1:9000', ARTIFACTS_S3_ACCESS_KEY_ID: 'AKIA1', ARTIFACTS_S3_SECRET_ACCESS_KEY: 'secret-1', ARTIFACTS_S3_FORCE_PATH_STYLE: '1', ARTIFACTS_S3_PREFIX: 'tenant-a/files' })
+  t.same(c.artifactsS3, { bucket: 'job-files', region: 'auto', endpoint: 'http://127.0.0.1:9000', accessKeyId: 'AKIA1', secretAccessKey: 'secret-1', forcePathStyle: true, prefix: 'tenant-a/files/' })
 })
 
 t.test('the media programs default to their names on PATH; absolute paths are taken as they are', async t => {

@@ -135,6 +135,8 @@ export class ExecService {
       } else if (program === 'yt-dlp') {
         // yt-dlp has no "offline" switch: a proxy that refuses everything is one.
         finalArgs.unshift('--proxy', await proxy.refusingUrl())
+      } else {
+        offlineInputs(program, finalArgs)
       }
       if (program === 'yt-dlp') {
         // The ffmpeg yt-dlp merges and remuxes with is FFMPEG_PATH's (it passes its proxy on as -http_proxy).
@@ -254,5 +256,23 @@ export class ExecService {
       if (path.length > 1) out = out.split(path).join(label)
     }
     return out
+  }
+}
+
+/**
+ * ffmpeg and ffprobe without `network`: no proxy variable would stop them from
+ * opening a URL themselves (an http:// argument, or an HLS playlist or concat
+ * list in a local file that names one), so each input may use local protocols
+ * only. The whitelist is an input option: ffmpeg gets it right before every
+ * `-i` (after any the tool gave, so it wins), ffprobe once for its one input.
+ */
+export const OFFLINE_PROTOCOLS = 'file,pipe'
+function offlineInputs (program: 'ffmpeg' | 'ffprobe', args: string[]): void {
+  if (program === 'ffprobe') {
+    args.unshift('-protocol_whitelist', OFFLINE_PROTOCOLS)
+    return
+  }
+  for (let i = args.length - 1; i >= 0; i--) {
+    if (args[i] === '-i') args.splice(i, 0, '-protocol_whitelist', OFFLINE_PROTOCOLS)
   }
 }

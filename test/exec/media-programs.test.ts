@@ -6,7 +6,7 @@ import t from 'tap'
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import { PassThrough } from 'node:stream'
@@ -143,5 +143,33 @@ if (missing.length > 0) {
     t.same([...png.subarray(1, 4)], [...Buffer.from('PNG')], 'a PNG came out')
     t.equal(png.readUInt32BE(16), 160, 'of the clip\'s width')
     t.equal(png.readUInt32BE(20), 120, 'and height')
+  })
+
+  t.test('without network: true, ffmpeg and ffprobe open no URL: not in their arguments, not named by a local file', async t => {
+    // Connections, not requests: a refused protocol must not even open a socket.
+    let connections = 0
+    const counted = (socket: import('node:net').Socket) => { connections++; socket.destroy() }
+    site.on('connection', counted)
+    t.teardown(() => { site.off('connection', counted) })
+    const { exec } = execService(t, { allowedTargets, lookup })
+    const runner = exec.forJob(new AbortController().signal, log)
+    const url = `http://127.0.0.1:${port}/clip.mp4`
+    const direct = await runner.run('ffmpeg', ['-v', 'error', '-i', url, '-frames:v', '1', '-f', 'null', '-'], { cwd: dir })
+    t.not(direct.exitCode, 0, 'ffmpeg refused the http:// input')
+    t.match(direct.stderr, /not on whitelist/)
+    // The tool's own whitelist comes before the kernel's, which wins.
+    const widened = await runner.run('ffmpeg', ['-v', 'error', '-protocol_whitelist', 'file,http,tcp', '-i', url, '-f', 'null', '-'], { cwd: dir })
+    t.not(widened.exitCode, 0, 'a whitelist in the tool\'s arguments does not widen it')
+    const probe = await runner.run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'json', url], { cwd: dir })
+    t.not(probe.exitCode, 0, 'ffprobe refused it too')
+    t.match(probe.stderr, /not on whitelist/)
+    // A local playlist (an upload could be one) that names a network segment.
+    writeFileSync(join(dir, 'list.m3u8'), `#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\n${url}\n#EXT-X-ENDLIST\n`)
+    const playlist = await runner.run('ffmpeg', ['-v', 'error', '-i', 'list.m3u8', '-f', 'null', '-'], { cwd: dir })
+    t.not(playlist.exitCode, 0, 'the playlist\'s http:// segment was refused')
+    t.equal(connections, 0, 'the fixture saw no connection at all')
+    // Local inputs still work.
+    const local = await runner.run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'json', 'clip.mp4'], { cwd: dir })
+    t.equal(local.exitCode, 0, local.stderr)
   })
 }

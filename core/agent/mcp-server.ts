@@ -26,7 +26,7 @@ export interface McpServerDeps {
   instructions: string
 }
 
-export function createMcpServer (deps: McpServerDeps, caller: AccountCaller, log: FastifyBaseLogger): Server {
+export function createMcpServer (deps: McpServerDeps, caller: AccountCaller, log: FastifyBaseLogger, origin?: string): Server {
   const { catalog, calls } = deps
   const server = new Server(
     { name: deps.info.name, version: deps.info.version, title: 'Data-extraction jobs' },
@@ -45,7 +45,7 @@ export function createMcpServer (deps: McpServerDeps, caller: AccountCaller, log
     const progress = token === undefined
       ? undefined
       : (value: number, message: string) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: value, message } })
-    return calls.call(tool, request.params.arguments, { caller, signal: extra.signal, progress, log })
+    return calls.call(tool, request.params.arguments, { caller, signal: extra.signal, progress, log, origin })
   })
 
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({

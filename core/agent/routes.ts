@@ -95,7 +95,8 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
       import('./mcp-server.ts'),
       import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
     ])
-    const server = createMcpServer(deps, caller, req.log)
+    // The name the client used for /mcp: resource links to job files are absolute URLs on it.
+    const server = createMcpServer(deps, caller, req.log, `${req.protocol}://${req.host}`)
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: mode === 'json' })
     transport.onerror = (err) => req.log.debug({ err }, 'mcp transport error')
     await server.connect(transport)

@@ -6,8 +6,9 @@
 import { Compile, type Validator } from 'typebox/compile'
 import { Value } from 'typebox/value'
 import type { TSchema } from 'typebox'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyBaseLogger } from 'fastify'
+import { artifactUrl } from '../artifacts/artifact-service.ts'
 import type { AccountCaller } from '../auth/guards.ts'
 import { badRequest, isAppError } from '../errors.ts'
 import { describeValidation } from '../http-errors.ts'
@@ -24,6 +25,11 @@ export interface CallContext {
   /** Sends an MCP progress notification; present only when the client gave a progress token. */
   progress?: (progress: number, message: string) => Promise<void>
   log: FastifyBaseLogger
+  /**
+   * `scheme://host[:port]` the client reached /mcp by: a resource_link's `uri` must be
+   * absolute (rows keep paths, like status_url); unset, the links are paths.
+   */
+  origin?: string
 }
 
 type Args = Record<string, unknown>
@@ -75,6 +81,9 @@ async function waitForJob (jobs: JobService, caller: AccountCaller, jobId: strin
     signal.removeEventListener('abort', stop)
   }
 }
+
+/** At most this many files are linked in one result (a frames job can store hundreds; the rows page bounds it anyway). */
+export const MAX_RESOURCE_LINKS = 100
 
 const pollHint = (jobId: string) =>
   `Call get_job_status {"job_id": "${jobId}", "wait_seconds": 25} until status is done, then get_job_results {"job_id": "${jobId}"}.`
@@ -160,9 +169,25 @@ export class AgentToolCalls {
       // What the tool found beside the rows (a web search's related searches and answer box …).
       (final.summary ? ` Job summary: ${JSON.stringify(final.summary)}` : '')
     return {
-      content: [text(summary), text(JSON.stringify(page.results))],
+      content: [text(summary), text(JSON.stringify(page.results)), ...await this.fileLinks(ctx, final.job_id, page.results)],
       structuredContent: this.envelope(final, page.results, next),
     }
+  }
+
+  /**
+   * The job's files that these rows name (a row carries a file's download path),
+   * as MCP resource_link items: the agent sees them as files to fetch (with the
+   * same key), not as strings inside the JSON. Files no row of the page names
+   * are left out, so each page links its own files.
+   */
+  private async fileLinks (ctx: CallContext, jobId: string, rows: Array<Record<string, unknown>>): Promise<ResourceLink[]> {
+    const rowText = JSON.stringify(rows)
+    if (!rowText.includes(`/api/tool-run/${jobId}/artifacts/`)) return []
+    const { files } = await this.deps.jobs.artifacts(ctx.caller, jobId)
+    return files
+      .filter(file => rowText.includes(artifactUrl(jobId, file.id)))
+      .slice(0, MAX_RESOURCE_LINKS)
+      .map(file => ({ type: 'resource_link' as const, uri: `${ctx.origin ?? ''}${artifactUrl(jobId, file.id)}`, name: file.name, mimeType: file.contentType, size: file.size }))
   }
 
   private envelope (status: JobStatusRecord, rows: Array<Record<string, unknown>>, next: string): Record<string, unknown> {
@@ -221,7 +246,7 @@ export class AgentToolCalls {
     const page = await this.deps.jobs.results(ctx.caller, jobId, offset, limit)
     const more = page.offset + page.count < page.total ? ` More rows: get_job_results {"job_id": "${jobId}", "offset": ${page.offset + page.count}}.` : ''
     return {
-      content: [text(`Job ${jobId} (${page.tool}, ${page.status}): rows ${page.offset}–${page.offset + page.count} of ${page.total}.${more}`), text(JSON.stringify(page.results))],
+      content: [text(`Job ${jobId} (${page.tool}, ${page.status}): rows ${page.offset}–${page.offset + page.count} of ${page.total}.${more}`), text(JSON.stringify(page.results)), ...await this.fileLinks(ctx, jobId, page.results)],
       structuredContent: { ...page },
     }
   }

@@ -1,10 +1,13 @@
 // The covers tools (ig_covers, fb_covers, tt_covers) are one implementation:
 // yt-dlp's info of each link → its largest static cover and, where the
 // platform has one, its largest animated cover, with caption, author and
-// counts (plugins/lib/media coversFromJson). fb_covers also lists a page's
-// videos (`page_videos`), as far as yt-dlp's extractor offers that list.
-import { batchOf, defineTool, Type, type Static, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
-import { CoverItem } from '../media/index.ts'
+// counts (plugins/lib/media coversFromJson), the images linked or, with
+// `store_images`, also stored as job files. fb_covers also lists a page's
+// videos (`page_videos`): from the page's HTML where the tool declares a
+// `pageList` (yt-dlp has no list for a Facebook page), else yt-dlp's.
+import { batchOf, BlockedTargetError, defineTool, FileTooLargeError, JobOutcomeError, Type, type Static, type TSchema, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
+import { CoverItem, type MediaThumbnail } from '../media/index.ts'
+import { readPageVideos, type PageVideoLister } from './page-videos.ts'
 import { platformUrlInput, type Platform } from './platforms.ts'
 import { YtdlpToolSettingsSchema, type YtdlpToolSettings } from './settings.ts'
 import { eachLink, shortLink, ytdlpRows } from './ytdlp-info.ts'
@@ -20,6 +23,8 @@ export interface CoversToolSpec {
   notes: string
   /** Offer `page_videos`: a page or profile link lists its videos' covers (fb_covers). */
   pageVideos: boolean
+  /** Where the platform lists a page's videos only in the page's HTML: how to read that list (else yt-dlp's --flat-playlist). */
+  pageList?: PageVideoLister
   examples: Array<ToolExample<Record<string, unknown>>>
   keywords: string[]
 }
@@ -27,17 +32,38 @@ export interface CoversToolSpec {
 export function coversInput (spec: Pick<CoversToolSpec, 'platform' | 'what' | 'pageVideos'>) {
   const url = platformUrlInput(spec.platform, { maxItems: MAX_COVER_LINKS, what: spec.what })
   const limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Videos at most per page (with page_videos), within the plan\'s per-run cap.' }))
+  const storeImages = Type.Optional(Type.Boolean({ default: false, description: 'true: also keep each cover image as a file on this server (cover_file, animated_cover_file: a download URL kept as long as the rows, within the plan\'s file size caps), since the platform\'s image URLs expire; false: the images are linked only.' }))
   return spec.pageVideos
     ? Type.Object({
       url,
-      page_videos: Type.Optional(Type.Boolean({ default: false, description: 'true: each link is a page (or its videos tab) and every video yt-dlp lists on it gets a row; false: each link is one video or reel.' })),
+      page_videos: Type.Optional(Type.Boolean({ default: false, description: 'true: each link is a page (or its videos tab) and every video listed on it gets a row; false: each link is one video or reel.' })),
       max_results: limit,
+      store_images: storeImages,
     }, { additionalProperties: false })
-    : Type.Object({ url, max_results: limit }, { additionalProperties: false })
+    : Type.Object({ url, max_results: limit, store_images: storeImages }, { additionalProperties: false })
 }
 
+const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options)
+
+/** A cover image kept as a job file (store_images). */
+export const CoverFile = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  url: Type.String({ description: 'The image on this server (a job artifact, kept as long as the rows).' }),
+  size: Type.Integer(),
+  content_type: Type.String(),
+})
+
+/** The covers row: the item, and its images' stored copies when `store_images` is true. */
+export const CoverRow = Type.Object({
+  ...CoverItem.properties,
+  cover_file: Nullable(CoverFile, { description: 'The stored copy of cover (store_images: true); null otherwise or when it could not be kept.' }),
+  animated_cover_file: Nullable(CoverFile, { description: 'The stored copy of animated_cover (store_images: true); null otherwise.' }),
+})
+export type CoverRow = Static<typeof CoverRow>
+
 // The kernel fills the defaults in (Value.Default) before a run; optional only for callers.
-type CoversInput = { url: string | string[], page_videos?: boolean, max_results?: number }
+type CoversInput = { url: string | string[], page_videos?: boolean, max_results?: number, store_images?: boolean }
 
 export function defineCoversTool (spec: CoversToolSpec) {
   const input = coversInput(spec)
@@ -48,30 +74,102 @@ export function defineCoversTool (spec: CoversToolSpec) {
     title: spec.title,
     description: `The full-resolution cover image of ${spec.what} on ${spec.platform.name}, read with yt-dlp: one row per video or post with "cover" (the largest still: URL, width, height) and "animated_cover" (the largest animated cover, where the platform has one), the creator's caption with its #hashtags and @handles, the author (name, id, profile URL), view/like/comment counts and the publication time. The image URLs are the platform's own (signed and short-lived on most: fetch them soon). Takes one link or a list. ${spec.notes}`,
     input,
-    row: CoverItem,
+    row: CoverRow,
     renames: { limit: 'max_results' },
     examples: spec.examples as Array<ToolExample<Input>>,
     keywords: spec.keywords,
     pollSeconds: 2,
     settings: YtdlpToolSettingsSchema,
-    run: async (ctx) => runCoversTool(ctx as unknown as ToolContext<CoversInput, CoverItem, YtdlpToolSettings>, spec),
+    run: async (ctx) => runCoversTool(ctx as unknown as ToolContext<CoversInput, CoverRow, YtdlpToolSettings>, spec),
   })
 }
 
-async function runCoversTool (ctx: ToolContext<CoversInput, CoverItem, YtdlpToolSettings>, spec: CoversToolSpec): Promise<void> {
+async function runCoversTool (ctx: ToolContext<CoversInput, CoverRow, YtdlpToolSettings>, spec: CoversToolSpec): Promise<void> {
   const links = batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'links')
   const listing = ctx.input.page_videos === true
+  const images = new ImageStore(ctx)
   let missing = 0
   let total = 0
   await eachLink(ctx, links, async url => {
-    const covers = await ytdlpRows<CoverItem>(ctx, { url, playlist: listing ? 'flat' : 'single', maxItems: Math.max(1, Math.min(ctx.input.max_results ?? 100, ctx.remaining())), parser: 'coversFromJson' })
-    // yt-dlp answers a page it cannot list with the page itself (one item, or nothing): say so rather than pass it off as the list.
-    if (listing && covers.length <= 1 && covers.every(c => c.url === null || c.url === url)) {
-      ctx.warn(`${shortLink(url)}: yt-dlp's ${spec.platform.name} extractor did not list videos on this page (it lists a page's videos tab only where it supports one); give the videos' own links instead.`)
+    const maxItems = Math.max(1, Math.min(ctx.input.max_results ?? 100, ctx.remaining()))
+    let covers: CoverItem[] | null = null
+    if (listing && spec.pageList) {
+      const listed = await readPageVideos(ctx, url, spec.pageList)
+      if (listed && listed.videos.length > 0) covers = await pageCovers(ctx, url, listed.videos.slice(0, maxItems))
+      else if (listed?.wall) ctx.warn(`${shortLink(url)}: ${spec.platform.name} answered a ${listed.wall} page instead of the page's videos (a logged-out visitor is not shown them); trying yt-dlp on the link.`)
+    }
+    if (covers === null) {
+      covers = await ytdlpRows<CoverItem>(ctx, { url, playlist: listing ? 'flat' : 'single', maxItems, parser: 'coversFromJson' })
+      // yt-dlp answers a page it cannot list with the page itself (one item, or nothing): say so rather than pass it off as the list.
+      if (listing && covers.length <= 1 && covers.every(c => c.url === null || c.url === url)) {
+        ctx.warn(`${shortLink(url)}: no video list was found on this page${spec.pageList ? '' : ` (yt-dlp's ${spec.platform.name} extractor lists a page's videos tab only where it supports one)`}; give the videos' own links instead.`)
+      }
     }
     total += covers.length
     missing += covers.filter(c => c.cover === null && c.animated_cover === null).length
-    return covers
+    const rows: CoverRow[] = []
+    for (const cover of covers) {
+      rows.push({ ...cover, cover_file: ctx.input.store_images ? await images.store(cover, cover.cover, 'cover') : null, animated_cover_file: ctx.input.store_images ? await images.store(cover, cover.animated_cover, 'animated-cover') : null })
+    }
+    return rows
   })
   if (missing > 0) ctx.warn(`${missing} of ${total} item${total === 1 ? ' has' : 's have'} no cover image in what yt-dlp read.`)
+}
+
+/**
+ * Each video of a page's list through yt-dlp, like a link given alone; a video
+ * that fails is a warning, and the rows say the page they came from. Every
+ * video failing ends the link with the last failure.
+ */
+async function pageCovers (ctx: ToolContext<CoversInput, CoverRow, YtdlpToolSettings>, pageUrl: string, videos: string[]): Promise<CoverItem[]> {
+  const rows: CoverItem[] = []
+  let last: unknown = null
+  for (const [index, video] of videos.entries()) {
+    ctx.signal.throwIfAborted()
+    ctx.stage(`Reading video ${index + 1} of ${videos.length} of ${shortLink(pageUrl)} with yt-dlp`)
+    try {
+      const found = await ytdlpRows<CoverItem>(ctx, { url: video, playlist: 'single', maxItems: 1, parser: 'coversFromJson' })
+      rows.push(...found.map(row => ({ ...row, input_url: pageUrl })))
+    } catch (error) {
+      if (ctx.signal.aborted || !(error instanceof JobOutcomeError) || error.needsOperator || error instanceof BlockedTargetError) throw error
+      last = error
+      ctx.warn(`${shortLink(video)}: ${error.jobError}`)
+    }
+  }
+  if (rows.length === 0 && last !== null) throw last
+  return rows
+}
+
+/**
+ * store_images: each cover image fetched through ctx.http (the guard, the body
+ * cap) and streamed into ctx.artifact (the tier's file caps). An image that
+ * cannot be kept is a warning and a null file; once the job's files reach the
+ * cap, no further image is tried.
+ */
+class ImageStore {
+  private full = false
+  constructor (private readonly ctx: ToolContext<CoversInput, CoverRow, YtdlpToolSettings>) {}
+
+  async store (item: CoverItem, image: MediaThumbnail | null, kind: string): Promise<Static<typeof CoverFile> | null> {
+    const { ctx } = this
+    if (!image || this.full) return null
+    try {
+      const res = await ctx.http.fetch(image.url, { signal: ctx.signal })
+      const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+      if (!res.ok || !res.body || !contentType.startsWith('image/')) {
+        await res.body?.cancel().catch(() => {})
+        ctx.warn(`${item.id}: the ${kind} image was not kept (${res.ok ? `not an image: ${contentType || 'no type'}` : `HTTP ${res.status}`}).`)
+        return null
+      }
+      const ext = (contentType.split('/')[1] ?? 'jpg').replace('jpeg', 'jpg').replace(/[^a-z0-9]/g, '').slice(0, 5) || 'jpg'
+      const stored = await ctx.artifact({ name: `${item.id.replace(/[^\w.-]+/g, '_').slice(0, 80) || 'item'}-${kind}.${ext}`, contentType, body: res.body })
+      return { id: stored.id, name: stored.name, url: stored.url, size: stored.size, content_type: stored.contentType }
+    } catch (error) {
+      if (ctx.signal.aborted || error instanceof BlockedTargetError) throw error
+      if (error instanceof FileTooLargeError) this.full = true
+      const why = error instanceof JobOutcomeError ? error.jobError : 'it could not be fetched'
+      ctx.warn(`${item.id}: the ${kind} image was not kept (${why}).`)
+      return null
+    }
+  }
 }

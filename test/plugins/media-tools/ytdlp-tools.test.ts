@@ -22,16 +22,36 @@ if (missing.length > 0) {
   const dir = tempDir(t)
   execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=160x120:rate=10', '-c:v', 'mpeg4', '-pix_fmt', 'yuv420p', '-f', 'mp4', join(dir, 'clip.mp4')])
   const clip = readFileSync(join(dir, 'clip.mp4'))
+  execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=64x48:rate=1', '-frames:v', '1', join(dir, 'cover.jpg')])
+  const cover = readFileSync(join(dir, 'cover.jpg'))
+  // A page's posts as Facebook's logged-out mobile layout links them (the capture's form: /<page>/videos/<slug>/<id>/).
+  const PAGE_POSTS = '<!doctype html><html><head><title>Test Page - Posts | Facebook</title></head><body>' +
+    '<a href="/TestPage/videos/?ref=page_internal&amp;mt_nav=0">Videos</a>' +
+    '<a href="/TestPage/videos/a-test-clip/1000001/?__tn__=-R">clip</a><div data-store="&#123;&quot;videoID&quot;:&quot;1000001&quot;&#125;"></div>' +
+    '<a href="/TestPage/videos/gone-clip/1000002/">gone</a></body></html>'
+  const LOGIN = '<!doctype html><html><head><title>Log into Facebook</title></head><body><form id="login_form" action="/login/device-based/regular/login/" method="post"></form></body></html>'
 
   const hits: string[] = []
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     hits.push(`${req.headers.host} ${req.method} ${req.url}`)
+    // The listed page's one live video is the clip's page.
+    if (req.url === '/TestPage/videos/1000001/') req.url = '/page.html'
     if (req.url === '/page.html') {
       res.setHeader('content-type', 'text/html')
       res.end('<!doctype html><html><head><title>Test clip</title><meta property="og:title" content="Test clip">' +
         '<meta property="og:description" content="A test pattern #testsrc #ffmpeg with @someone">' +
         '<meta property="og:image" content="/cover.jpg"><meta property="og:video" content="/clip.mp4"><meta property="og:video:type" content="video/mp4">' +
         '</head><body><video src="/clip.mp4" poster="/cover.jpg" controls></video></body></html>')
+      return
+    }
+    if (req.url === '/TestPage/videos' || req.url === '/WalledPage') {
+      res.setHeader('content-type', 'text/html')
+      res.end(req.url === '/WalledPage' ? LOGIN : PAGE_POSTS)
+      return
+    }
+    if (req.url === '/cover.jpg') {
+      res.setHeader('content-type', 'image/jpeg')
+      res.end(cover)
       return
     }
     if (req.url === '/clip.mp4') {
@@ -53,7 +73,7 @@ if (missing.length > 0) {
   const PAGE = `http://www.facebook.com:${port}/page.html`
   const network = {
     allowedTargets: [`127.0.0.1:${port}`],
-    lookup: async (name: string) => name === 'www.facebook.com' ? [{ address: '127.0.0.1', family: 4 }] : name === 'inside.facebook.com' ? [{ address: '127.0.0.2', family: 4 }] : [],
+    lookup: async (name: string) => name === 'www.facebook.com' || name === 'm.facebook.com' ? [{ address: '127.0.0.1', family: 4 }] : name === 'inside.facebook.com' ? [{ address: '127.0.0.2', family: 4 }] : [],
   }
   const app = await build(t, { network })
   const user = await signup(app)
@@ -92,6 +112,33 @@ if (missing.length > 0) {
     t.match(status, { status: 'done', records: 1 })
     t.match(rows[0], { input_url: PAGE, cover: { url: /\/cover\.jpg$/ }, animated_cover: null })
     t.match(rows[0].caption ?? '', /test pattern|Test clip/)
+  })
+
+  t.test('fb_covers store_images: each cover is also kept as a job file, fetched through the guard', async t => {
+    const { status, rows } = await run('fb_covers', { url: PAGE, store_images: true })
+    t.match(status, { status: 'done', records: 1 })
+    t.match(rows[0], { cover: { url: /\/cover\.jpg$/ }, cover_file: { content_type: 'image/jpeg', size: cover.length, name: /-cover\.jpg$/ }, animated_cover_file: null })
+    const res = await app.inject({ url: rows[0].cover_file.url, headers: { 'x-api-key': user.apiKey } })
+    t.equal(res.statusCode, 200)
+    t.ok(res.rawPayload.equals(cover), 'the stored file is the cover image')
+    const linked = await run('fb_covers', { url: PAGE })
+    t.equal(linked.rows[0].cover_file, null, 'without store_images the image is linked only')
+  })
+
+  t.test('fb_covers page_videos: the page\'s video links read from its mobile HTML, each video through yt-dlp', async t => {
+    hits.length = 0
+    const pageLink = `http://www.facebook.com:${port}/TestPage/videos`
+    const { status, rows } = await run('fb_covers', { url: pageLink, page_videos: true })
+    t.ok(hits.includes(`m.facebook.com:${port} GET /TestPage/videos`), 'the page was read on the mobile host, through the guard')
+    t.match(status, { status: 'done', records: 1, warning: /1000002/ })
+    t.equal(rows.length, 1, 'the live video gives a row; the gone one is a warning')
+    t.match(rows[0], { input_url: pageLink, cover: { url: /\/cover\.jpg$/ } })
+    t.match(rows[0].caption ?? '', /test pattern|Test clip/)
+  })
+
+  t.test('fb_covers page_videos on a page behind Facebook\'s login says so', async t => {
+    const { status } = await run('fb_covers', { url: `http://www.facebook.com:${port}/WalledPage`, page_videos: true })
+    t.match(status.warning, /login page instead of the page's videos/)
   })
 
   t.test('a list: a link that fails is a warning, the others give rows', async t => {

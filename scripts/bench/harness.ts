@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import type { FastifyInstance } from 'fastify'
-import { buildApp } from '../../core/app.ts'
+import { buildApp, type BuildOptions } from '../../core/app.ts'
 
 export const REPO = resolve(import.meta.dirname, '../..')
 /** The test-only counter tool (test/fixtures/plugins/counter), loaded by absolute path. */
@@ -32,7 +32,7 @@ export interface BenchApp {
  * limits out of the way. The runner's final `done`/`error` event is tapped so
  * the benchmarks see the end of a job without a polling interval in the figure.
  */
-export async function startBenchApp (tools: ToolEntry[], env: Record<string, string> = {}, options: { dir?: string, keep?: boolean } = {}): Promise<BenchApp> {
+export async function startBenchApp (tools: ToolEntry[], env: Record<string, string> = {}, options: { dir?: string, keep?: boolean, network?: BuildOptions['network'] } = {}): Promise<BenchApp> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'bench-jobs-'))
   const toolsConfig = join(dir, 'tools.bench.config.json')
   writeFileSync(toolsConfig, JSON.stringify({ $comment: 'written by scripts/bench/harness.ts', tools, retired: [] }, null, 2))
@@ -48,6 +48,8 @@ export async function startBenchApp (tools: ToolEntry[], env: Record<string, str
       TOOLS_CONFIG: toolsConfig,
       ...env,
     },
+    // Host names resolved to the bench's local fixtures (a platform link served from 127.0.0.1).
+    network: options.network,
   })
   // The runner emits exactly one done/error event per job after its final write.
   const ended = new Map<string, number>()

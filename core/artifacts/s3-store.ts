@@ -42,6 +42,9 @@ export class S3ArtifactStore implements ArtifactStore {
       // aws-chunked) is refused by several S3-compatible stores.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // A bucket that stops answering fails the write or the download instead of holding it forever
+      // (requestTimeout is the socket's idle time, not the length of a long transfer).
+      requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
     })
   }
 

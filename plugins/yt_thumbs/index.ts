@@ -4,7 +4,7 @@
 import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
 import { YtThumbsSettingsSchema } from './settings.ts'
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options)
 
 /** Videos per call: each is a few HEAD requests; the per-run row ceiling spans them all. */
 export const MAX_VIDEOS = 200
@@ -26,7 +26,7 @@ export const ytThumbsRow = Type.Object({
   video_url: Type.String(),
   found: Type.Boolean({ description: 'A real thumbnail exists (YouTube\'s 120×90 "no thumbnail" placeholder does not count).' }),
   quality: Nullable(Quality),
-  thumbnail_url: Nullable(Type.String({ description: 'The image, linked (not stored).' })),
+  thumbnail_url: Nullable(Type.String({ description: 'The image on YouTube\'s host.' })),
   width: Nullable(Type.Integer({ description: 'Read from the image itself.' })),
   height: Nullable(Type.Integer()),
   content_type: Nullable(Type.String()),
@@ -38,6 +38,13 @@ export const ytThumbsRow = Type.Object({
     http_status: Nullable(Type.Integer()),
   }), { description: 'Each size asked for, best first, and what the host answered.' }),
   error: Nullable(Type.String({ description: 'Why this video could not be checked (the image host failed).' })),
+  file: Nullable(Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    url: Type.String({ description: 'The image on this server (a job artifact, kept as long as the rows).' }),
+    size: Type.Integer(),
+    content_type: Type.String(),
+  }), { description: 'The stored copy of the image (store_image: true); null otherwise or when it could not be kept.' }),
 })
 
 export const ytThumbsInput = Type.Object({
@@ -46,18 +53,19 @@ export const ytThumbsInput = Type.Object({
     Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: MAX_VIDEOS }),
   ], { description: 'A YouTube video link (watch, youtu.be, shorts, embed, live) or an 11-character video id, or a list of them: each is checked in turn and each row names it in input_url.' }),
   image_format: Type.Union([Type.Literal('jpg'), Type.Literal('webp')], { default: 'jpg', description: 'jpg (every video) or webp (smaller files; most videos since about 2013).' }),
+  store_image: Type.Boolean({ default: false, description: 'true: also keep the image found as a file on this server (the row\'s file: a download URL kept as long as the rows, within the plan\'s file size caps); false: linked only.' }),
 }, { additionalProperties: false })
 
 export default defineTool({
   key: 'yt_thumbs',
   agentName: 'videoA_thumbnail_download',
   title: 'YouTube thumbnail download',
-  description: 'Finds a YouTube video\'s thumbnail at the highest resolution that exists: maxres (1280×720 or larger), then sd (640×480), hq (480×360), mq (320×180), default (120×90), each checked on i.ytimg.com; YouTube\'s grey 120×90 "no thumbnail" placeholder counts as missing. One row per video: video id, the image URL, its quality, real width and height, size in bytes, and what each size answered. Takes any YouTube link (watch, youtu.be, shorts, embed, live, m.youtube.com) or a bare 11-character id, or a list of them. Example: {"url": "https://youtu.be/dQw4w9WgXcQ"}; {"url": ["dQw4w9WgXcQ", "https://www.youtube.com/shorts/abcdefghijk"], "image_format": "webp"}.',
+  description: 'Finds a YouTube video\'s thumbnail at the highest resolution that exists: maxres (1280×720 or larger), then sd (640×480), hq (480×360), mq (320×180), default (120×90), each checked on i.ytimg.com; YouTube\'s grey 120×90 "no thumbnail" placeholder counts as missing. One row per video: video id, the image URL, its quality, real width and height, size in bytes, and what each size answered; with store_image the image is also kept as a file on this server. Takes any YouTube link (watch, youtu.be, shorts, embed, live, m.youtube.com) or a bare 11-character id, or a list of them. Example: {"url": "https://youtu.be/dQw4w9WgXcQ"}; {"url": ["dQw4w9WgXcQ", "https://www.youtube.com/shorts/abcdefghijk"], "image_format": "webp"}.',
   input: ytThumbsInput,
   row: ytThumbsRow,
   examples: [
-    { task: 'get the highest resolution thumbnail of a YouTube video', args: { url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ', image_format: 'jpg' } },
-    { task: 'download the cover images of several YouTube videos as webp', args: { url: ['https://youtu.be/dQw4w9WgXcQ', 'https://www.youtube.com/shorts/abcdefghijk'], image_format: 'webp' } },
+    { task: 'get the highest resolution thumbnail of a YouTube video', args: { url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ', image_format: 'jpg', store_image: false } },
+    { task: 'download the cover images of several YouTube videos as webp', args: { url: ['https://youtu.be/dQw4w9WgXcQ', 'https://www.youtube.com/shorts/abcdefghijk'], image_format: 'webp', store_image: true } },
   ],
   keywords: ['youtube thumbnail', 'thumbnail', 'thumbnail image', 'video thumbnail', 'maxresdefault', 'hqdefault', 'i.ytimg.com', 'preview image', 'poster image', 'cover image', 'youtube cover', 'hd thumbnail', 'full size thumbnail', 'youtube shorts', 'youtu.be'],
   pollSeconds: 1,

@@ -2,8 +2,9 @@
 // one; a 404 is missing; the first that answers 200 is read just far enough to
 // learn its real size (the first bytes of the image), and a 120×90 image where
 // a larger size was asked for is YouTube's "no thumbnail" placeholder, so the
-// next size is tried. The image is linked, not stored (see README.md).
-import { batchOf, InputError, ToolBlockedError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
+// next size is tried. The image is linked and, with store_image, also kept as
+// a job file (see README.md).
+import { batchOf, BlockedTargetError, FileTooLargeError, InputError, JobOutcomeError, ToolBlockedError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { imageSize, youtubeVideoId, youtubeWatchUrl } from '../lib/media/index.ts'
 import { THUMBNAIL_QUALITIES, type ytThumbsInput, type ytThumbsRow } from './index.ts'
 import type { YtThumbsSettings } from './settings.ts'
@@ -33,11 +34,16 @@ export async function runYtThumbs (ctx: Ctx): Promise<void> {
   let done = 0
   let failed = 0
   let missing = 0
+  const store = { full: false }
   for (let start = 0; start < videos.length; start += ctx.settings.concurrency) {
     ctx.signal.throwIfAborted()
     ctx.stage(`Checking thumbnails: ${done} of ${videos.length} videos`)
     const chunk = videos.slice(start, start + ctx.settings.concurrency)
-    const rows = await Promise.all(chunk.map(video => bestThumbnail(ctx, base, video)))
+    const rows = await Promise.all(chunk.map(async video => {
+      const row = await bestThumbnail(ctx, base, video)
+      if (ctx.input.store_image && row.found && row.thumbnail_url) row.file = await storeImage(ctx, row, store)
+      return row
+    }))
     failed += rows.filter(r => r.error !== null).length
     missing += rows.filter(r => r.error === null && !r.found).length
     done += rows.length
@@ -51,7 +57,7 @@ async function bestThumbnail (ctx: Ctx, base: string, video: { input: string, id
   const ext = ctx.input.image_format
   const row: Row = {
     input_url: video.input, video_id: video.id, video_url: youtubeWatchUrl(video.id), found: false, quality: null,
-    thumbnail_url: null, width: null, height: null, content_type: null, size_bytes: null, checked: [], error: null,
+    thumbnail_url: null, width: null, height: null, content_type: null, size_bytes: null, checked: [], error: null, file: null,
   }
   for (const size of THUMBNAIL_QUALITIES) {
     const url = ext === 'webp' ? `${base}/vi_webp/${video.id}/${size.file}.webp` : `${base}/vi/${video.id}/${size.file}.jpg`
@@ -94,6 +100,32 @@ async function bestThumbnail (ctx: Ctx, base: string, video: { input: string, id
     }
   }
   return row
+}
+
+/**
+ * store_image: the image found, fetched whole through ctx.http and streamed into
+ * ctx.artifact (the tier's caps). One that cannot be kept is a warning and a
+ * null file; after a cap, no further image is tried.
+ */
+async function storeImage (ctx: Ctx, row: Row, store: { full: boolean }): Promise<Row['file']> {
+  if (store.full) return null
+  try {
+    const res = await ctx.http.fetch(row.thumbnail_url!, { timeoutMs: ctx.settings.timeout_ms })
+    const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+    if (res.status !== 200 || !res.body || !contentType.startsWith('image/')) {
+      await res.body?.cancel().catch(() => {})
+      ctx.warn(`${row.video_id}: the thumbnail was not kept (${res.status !== 200 ? `HTTP ${res.status}` : `not an image: ${contentType || 'no type'}`}).`)
+      return null
+    }
+    const ext = contentType === 'image/webp' ? 'webp' : 'jpg'
+    const stored = await ctx.artifact({ name: `${row.video_id}-${row.quality}.${ext}`, contentType, body: res.body })
+    return { id: stored.id, name: stored.name, url: stored.url, size: stored.size, content_type: stored.contentType }
+  } catch (error) {
+    if (ctx.signal.aborted || error instanceof BlockedTargetError) throw error
+    if (error instanceof FileTooLargeError) store.full = true
+    ctx.warn(`${row.video_id}: the thumbnail was not kept (${error instanceof JobOutcomeError ? error.jobError : 'it could not be fetched'}).`)
+    return null
+  }
 }
 
 /** The image's size from its first bytes (a ranged GET, cut short once the header is read). */

@@ -60,6 +60,21 @@ t.test('the largest existing size, its real dimensions, checked with HEAD', asyn
   t.equal(host.requests[1]!.headers.range, 'bytes=0-65535', 'only the image\'s first bytes are read')
 })
 
+t.test('store_image: the image found is also kept as a job file, streamed', async t => {
+  const host = await startServer(t, imageHost())
+  const h = await jobHarness(t, [ytThumbsTool(host.base)])
+  const { status, rows } = await h.run('yt_thumbs', { url: ['fullvideo01', 'noSuchVideo'], store_image: true })
+  t.match(status, { status: 'done', records: 2 })
+  t.match(rows[0], { video_id: 'fullvideo01', found: true, quality: 'maxres', file: { name: 'fullvideo01-maxres.jpg', content_type: 'image/jpeg', size: 4000, url: /^\/api\/tool-run\/[\w-]+\/artifacts\/[\w-]+$/ } })
+  t.equal(rows[1].file, null, 'nothing found, nothing stored')
+  const download = await h.app.inject({ url: rows[0].file.url, headers: { 'x-api-key': h.user.apiKey } })
+  t.equal(download.statusCode, 200)
+  t.ok(download.rawPayload.equals(jpeg(1920, 1080)), 'the stored file is the image')
+  t.ok(host.requests.some(r => r.method === 'GET' && r.url.pathname === '/vi/fullvideo01/maxresdefault.jpg' && r.headers.range === undefined), 'read whole for the copy')
+  const linked = await h.run('yt_thumbs', { url: 'fullvideo01' })
+  t.equal(linked.rows[0].file, null, 'without store_image it is linked only')
+})
+
 t.test('placeholders count as missing: a 404 maxres, and a 200 that is the 120×90 image', async t => {
   const host = await startServer(t, imageHost())
   const h = await jobHarness(t, [ytThumbsTool(host.base)])

@@ -150,7 +150,7 @@ t.test('/blog/<slug>: title, description, canonical and Open Graph tags, date, s
   const post = await publish(app, {
     title: 'Fish &amp; "chips" <b>at</b> O\'Brien\'s',
     slug: 'fish-and-chips',
-    category: 'Food & <drink>',
+    category: 'Food & \'drink\' > snacks',
     meta_description: 'Where to eat "fish" & chips <today>',
     seo_keywords: ['fish', 'chips'],
     featured_image: 'https://images.example.com/fish.png',
@@ -174,7 +174,8 @@ t.test('/blog/<slug>: title, description, canonical and Open Graph tags, date, s
   t.equal($('meta[property="article:published_time"]').attr('content'), post.published_at)
   t.same($('meta[property="article:tag"]').toArray().map(el => $(el).attr('content')), ['fish', 'chips'])
   t.equal($('article time').attr('datetime'), post.published_at, 'the published date')
-  t.match($('article .meta').text(), 'Food & <drink>', 'the category, as text')
+  t.match($('article .meta').text(), "Food & 'drink' > snacks", 'the category, as text')
+  t.match(res.body, 'Food &amp; &#39;drink&#39; &gt; snacks', 'escaped in the markup')
   t.equal($('img.featured').length, 0, 'an image on another host is not shown (the CSP would refuse it)')
   const content = $('article .content')
   t.equal(content.find('h2').text(), 'Menu', 'article markup is kept')

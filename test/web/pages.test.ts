@@ -64,7 +64,7 @@ t.test('/: what the service does, every enabled tool, the links a visitor needs'
   t.same(listed, enabled, 'every enabled tool, in the registry order')
   const first = app.services.registry.enabled()[0]!.declaration
   t.equal($('.tools li h3').first().text(), first.title)
-  t.ok($('.tools li p').first().text().length <= first.key.length + 1 + 160, 'a one-line description')
+  t.ok($('.tools li p').first().text().length <= first.key.length + 1 + 140, 'a one-line description')
   const stylesheet = $('link[rel=stylesheet]').attr('href')!
   t.match(stylesheet, /^\/assets\/site\.css\?v=[\w-]{12}$/, 'one same-origin, versioned stylesheet')
 })
@@ -88,7 +88,8 @@ t.test('one-line descriptions: the first sentence, without its field list, cut a
   t.equal(oneLine('Reads YouTube metadata and stats. Use it for anything.'), 'Reads YouTube metadata and stats.')
   t.equal(oneLine('Searches map listings and returns one row per business: name, phone. More.'), 'Searches map listings and returns one row per business.')
   const long = oneLine(`${'word '.repeat(60)}end.`)
-  t.ok(long.length <= 160 && long.endsWith('…'), long)
+  t.ok(long.length <= 140 && long.endsWith('…'), long)
+  t.equal(oneLine('Searches by keyword (`query`) or by page id.'), 'Searches by keyword (query) or by page id.')
   t.equal(oneLine('Looks acme.com up (e.g. its ads). Then more.'), 'Looks acme.com up (e.g. its ads).')
 })
 
@@ -297,6 +298,21 @@ t.test('the stylesheet: brotli or gzip as accepted, an ETag and 304, immutable w
   const missing = await app.inject({ url: '/assets/nope.js' })
   t.equal(missing.statusCode, 404)
   t.same(missing.json(), { detail: "No asset named 'nope.js'." })
+})
+
+t.test('pages are compressed as the client accepts', async t => {
+  const app = await build(t)
+  const plain = await app.inject({ url: '/' })
+  t.notOk(plain.headers['content-encoding'])
+  t.equal(plain.headers.vary, 'accept-encoding')
+  const br = await app.inject({ url: '/', headers: { 'accept-encoding': 'br, gzip' } })
+  t.equal(br.headers['content-encoding'], 'br')
+  t.equal(brotliDecompressSync(br.rawPayload).toString('utf8'), plain.body)
+  t.equal(br.headers['content-security-policy'], PAGE_CSP, 'the headers stay')
+  const gz = await app.inject({ url: '/blog', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(gz.headers['content-encoding'], 'gzip')
+  t.match(gunzipSync(gz.rawPayload).toString('utf8'), /<h1>Blog<\/h1>/)
+  t.comment(`/: ${plain.rawPayload.length} bytes, ${br.rawPayload.length} with brotli`)
 })
 
 t.test('Accept-Encoding negotiation', async t => {

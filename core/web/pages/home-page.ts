@@ -5,15 +5,15 @@ import { SITE_NAME, type PageHead } from './layout.ts'
 
 export interface ToolSummary { key: string, title: string, description: string }
 
-const SUMMARY_MAX = 160
+const SUMMARY_MAX = 140
 
 /**
  * One line out of a description written for agents (long, with examples):
  * its first sentence, up to a colon that starts a field list, cut at a word
- * boundary past SUMMARY_MAX characters.
+ * boundary past SUMMARY_MAX characters. Markdown code quotes are dropped (the page shows text).
  */
 export function oneLine (description: string): string {
-  const flat = description.replace(/\s+/g, ' ').trim()
+  const flat = description.replace(/`/g, '').replace(/\s+/g, ' ').trim()
   let line = /^(.+?[.!?])(?=\s+[A-Z("`]|$)/.exec(flat)?.[1] ?? flat
   const colon = line.indexOf(': ')
   if (colon > 20) line = `${line.slice(0, colon)}.`

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import * as cheerio from 'cheerio'
 import { build, tempDir, ADMIN_KEY } from '../helpers/build.ts'
 import { PAGE_CSP } from '../../core/web/security-headers.ts'
@@ -26,7 +26,7 @@ async function publish (app: Awaited<ReturnType<typeof build>>, body: Record<str
   return res.json().post as { slug: string, published_at: string }
 }
 
-function assertPageHeaders (t: Tap.Test, res: { headers: Record<string, unknown> }, what: string) {
+function assertPageHeaders (t: Test, res: { headers: Record<string, unknown> }, what: string) {
   t.match(res.headers['content-type'], /^text\/html; charset=utf-8/, `${what}: HTML`)
   t.equal(res.headers['content-security-policy'], PAGE_CSP, `${what}: the strict CSP`)
   t.equal(res.headers['x-content-type-options'], 'nosniff', `${what}: nosniff`)
@@ -35,7 +35,7 @@ function assertPageHeaders (t: Tap.Test, res: { headers: Record<string, unknown>
 }
 
 /** No script at all, no inline style: what the CSP would refuse is not there to refuse. */
-function assertNoInlineCode (t: Tap.Test, body: string, what: string) {
+function assertNoInlineCode (t: Test, body: string, what: string) {
   const $ = cheerio.load(body)
   t.equal($('script').length, 0, `${what}: no script element`)
   t.equal($('style').length, 0, `${what}: no style element`)

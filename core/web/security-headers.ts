@@ -43,9 +43,10 @@ export function applyPageSecurityHeaders (reply: FastifyReply): void {
 export const isHtmlContentType = (type: unknown): boolean => typeof type === 'string' && /^\s*text\/html\b/i.test(type)
 
 async function pageSecurityHeaders (app: FastifyInstance): Promise<void> {
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // Runs on every answer, so the callback form: no promise per API request for a header look-up.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (isHtmlContentType(reply.getHeader('content-type'))) applyPageSecurityHeaders(reply)
-    return payload
+    done(null, payload)
   })
 }
 

@@ -31,7 +31,7 @@ export function homePage (tools: ToolSummary[], origin: string | null): { head: 
 <h2>How it works</h2>
 <ol>
 <li>Sign up for a personal API key (or mint a scoped token for chosen tools).</li>
-<li>Start a tool: <code>POST /api/tool-run</code> with <code>{"tool": "webemail", "params": {"website": "example.com"}}</code>, or call it from an agent through <code>/mcp</code>.</li>
+<li>Start a tool: <code>POST /api/tool-run</code> with <code>{"tool": "&lt;key&gt;", "params": {…}}</code>, a key from the list below and its params (see the <a href="/docs">API docs</a>), or call it from an agent through <code>/mcp</code>.</li>
 <li>Follow its progress (status, WebSocket or webhook), then read the rows or download them.</li>
 </ol>
 <p>Reference: the <a href="/docs">REST API documentation</a> (also as <a href="/openapi.json">OpenAPI</a>), the <a href="/mcp/docs.md">agent guide</a> for MCP clients, and the <a href="/blog">blog</a>.</p>

@@ -26,5 +26,6 @@ export function isPageRequest (request: FastifyRequest): boolean {
 
 /** A page route's error for a browser: the status, headers and detail of the `{detail}` answer, as a page. */
 export function sendErrorPage (request: FastifyRequest, reply: FastifyReply, error: AppError): void {
-  reply.code(error.statusCode).headers(error.headers).type('text/html; charset=utf-8').send(request.server.services.pages.errorPage(error.statusCode, error.detail))
+  // The same address answers JSON to other clients: a shared cache must key on Accept.
+  reply.code(error.statusCode).headers(error.headers).header('vary', 'accept').type('text/html; charset=utf-8').send(request.server.services.pages.errorPage(error.statusCode, error.detail))
 }

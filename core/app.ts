@@ -13,6 +13,7 @@ import { openDatabase } from './db/database.ts'
 import { createAppContainer } from './container.ts'
 import type { NetworkOverrides } from './jobs/net-factory.ts'
 import { errorHandler } from './http-errors.ts'
+import { notFound } from './errors.ts'
 import { assertBodyDepth } from './body-depth.ts'
 import authPlugin from './auth/auth-plugin.ts'
 import hostOriginGuard from './auth/host-origin-guard.ts'
@@ -30,6 +31,9 @@ import agentRoutes from './agent/routes.ts'
 import openapiPlugin from './openapi/openapi-plugin.ts'
 import toolListRoutes from './tools/tool-list-routes.ts'
 import dashboardRoutes from './web/dashboard/dashboard-routes.ts'
+import pageSecurityHeaders from './web/security-headers.ts'
+import publicPageRoutes from './web/pages/routes.ts'
+import { isPageRequest, sendErrorPage } from './web/pages/browser-requests.ts'
 
 export interface BuildOptions {
   /** Environment to read the configuration from (default: process.env). */
@@ -113,7 +117,10 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   // Before any schema or service walks the body (see body-depth.ts).
   app.addHook('preValidation', async (req) => { if (req.body !== null && typeof req.body === 'object') assertBodyDepth(req.body) })
   app.setNotFoundHandler((req, reply) => {
-    reply.code(404).send({ detail: `No route ${req.method} ${req.url.split('?')[0]}.` })
+    const error = notFound(`No route ${req.method} ${req.url.split('?')[0]}.`)
+    // A browser that opens an unknown address outside the API gets a page; the API's clients get {detail}.
+    if (isPageRequest(req)) return sendErrorPage(req, reply, error)
+    reply.code(404).send({ detail: error.detail })
   })
 
   await app.register(websocket, {
@@ -126,6 +133,8 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
     },
   })
   await app.register(hostOriginGuard)
+  // Every text/html answer (pages, /docs, HTML errors) gets the CSP and its companions (core/web/README.md).
+  await app.register(pageSecurityHeaders)
   await app.register(authPlugin)
   await app.register(openapiPlugin)
   await app.register(healthRoutes)
@@ -139,6 +148,7 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   await app.register(agentRoutes)
   await app.register(toolListRoutes)
   await app.register(dashboardRoutes)
+  await app.register(publicPageRoutes)
   await app.ready()
   // A missing media program is a warning, not a failed boot: only the tools that run it fail (naming the variable).
   services.exec.warnMissing()

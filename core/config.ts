@@ -87,6 +87,8 @@ export interface AppConfig {
   /** The media programs ctx.exec runs (core/exec). */
   exec: ExecConfig
   redisUrl: string | null
+  /** PUBLIC_URL: the origin the public pages name in canonical and Open Graph URLs; null: the request's own. */
+  publicUrl: string | null
   llm: LlmConfig
   // Job lifecycle timings (JOB_TIMEOUT_SECONDS … WEBHOOK_RETRY_BASE_MS): read here, like every
   // other setting, so a bad value stops the boot instead of, say, timing every job out at once.
@@ -313,6 +315,13 @@ function originList (env: Env, name: string): string[] {
   })
 }
 
+/** PUBLIC_URL: one origin (`https://example.com`), what the public pages' canonical and Open Graph URLs start with. */
+function publicOrigin (env: Env): string | null {
+  const origins = originList(env, 'PUBLIC_URL')
+  if (origins.length > 1) throw new ConfigError('PUBLIC_URL must be one origin such as https://example.com, not a list')
+  return origins[0] ?? null
+}
+
 /**
  * DATA_DIR holds the database, its secrets and every tenant's rows: owner-only
  * (0700), created that way and tightened at start if it was created wider.
@@ -438,6 +447,7 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
       childTz: optional(env, 'TZ'),
     },
     redisUrl,
+    publicUrl: publicOrigin(env),
     llm: {
       baseUrl: llmBaseUrl,
       apiKey: headerSafe(env, 'LLM_API_KEY'),

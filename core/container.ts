@@ -33,6 +33,7 @@ import { DirectoryArtifactStore } from './artifacts/directory-store.ts'
 import { S3ArtifactStore } from './artifacts/s3-store.ts'
 import { ArtifactService } from './artifacts/artifact-service.ts'
 import { JobWorkspace } from './artifacts/job-workspace.ts'
+import { PublicPages } from './web/pages/public-pages.ts'
 
 export interface Services {
   config: AppConfig
@@ -66,6 +67,8 @@ export interface Services {
   jobs: JobService
   maintenance: JobMaintenance
   blog: BlogService
+  /** The public pages' renderer and stylesheets (core/web). */
+  pages: PublicPages
 }
 
 export function createAppContainer (base: { config: AppConfig, clock: Clock, logger: Logger, secrets: SecretScrubber, database: Database, registry: ToolRegistry, network?: NetworkOverrides }): AwilixContainer<Services> {
@@ -122,6 +125,7 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
       artifacts: s.artifacts, workspace: s.workspace, heartbeatMs: s.config.jobHeartbeatMs, intervalMs: s.config.jobSweepIntervalMs,
     })).singleton(),
     blog: asFunction(({ db, clock, quotas, logger, config }: Services) => new BlogService(db, clock, quotas, logger, config)).singleton(),
+    pages: asFunction(() => new PublicPages()).singleton(),
   })
   return container
 }

@@ -52,6 +52,12 @@ declare module 'fastify' {
     responses?: RouteResponses
     /** The OpenAPI tag (section of /docs). */
     tag?: string
+    /**
+     * A page for browsers (core/web): left out of the OpenAPI document, and a
+     * client whose Accept asks for text/html gets its errors as an HTML page
+     * (same status and detail); every other client still gets `{detail}`.
+     */
+    webPage?: boolean
     /** The route also takes this multipart/form-data body (OpenAPI), besides its JSON `body` schema. */
     formBody?: Record<string, unknown>
   }

@@ -2,6 +2,7 @@
 // 5xx details never carry the cause: no stack, no SQL, no driver message.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, badRequest, internalError, isAppError, malformedJson, payloadTooLarge, unavailable, unsupportedMediaType } from './errors.ts'
+import { acceptsHtml, sendErrorPage } from './web/pages/browser-requests.ts'
 
 interface ValidationIssue { instancePath?: string, message?: string, keyword?: string, params?: Record<string, unknown> }
 
@@ -29,6 +30,8 @@ const DATABASE_DOWN = /P1001|P1002|P1017|ECONNREFUSED|database is locked|SQLITE_
 export function errorHandler (error: FastifyError & { validation?: ValidationIssue[], validationContext?: string }, request: FastifyRequest, reply: FastifyReply): void {
   const known = toAppError(error, request)
   if (isAppError(error) && error.statusCode >= 500) request.log.warn({ err: error }, 'request failed')
+  // A page for browsers (core/web) answers a browser with an error page: same status, same detail.
+  if (request.routeOptions?.config?.webPage && acceptsHtml(request)) return sendErrorPage(request, reply, known)
   reply.code(known.statusCode).headers(known.headers).send({ detail: known.detail, ...known.extra })
 }
 

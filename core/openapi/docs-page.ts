@@ -1,6 +1,17 @@
-// GET /docs: the OpenAPI document as one self-contained HTML page (no script,
-// no CDN: a self-hosted server may have no internet, and the page needs none).
+// GET /docs: the OpenAPI document as one HTML page (no script, no CDN: a
+// self-hosted server may have no internet, and the page needs none). Its
+// stylesheet is served from /assets/docs.css (core/web): the pages' CSP
+// (core/web/security-headers.ts) refuses inline styles.
 type Doc = Record<string, any>
+
+export const DOCS_STYLESHEET = `body{font:15px/1.5 system-ui,sans-serif;margin:0;display:flex;color:#1d1d1f}
+nav{width:320px;height:100vh;overflow:auto;position:sticky;top:0;padding:1rem;background:#f5f5f7;font-size:13px}
+nav ul{padding-left:1rem;margin:.2rem 0}main{flex:1;padding:1rem 2rem;max-width:960px}
+section{border-top:1px solid #ddd;padding:.5rem 0}pre{background:#f5f5f7;padding:.6rem;overflow:auto;font-size:12px}
+table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:.2rem .4rem;text-align:left;vertical-align:top}
+.m{display:inline-block;min-width:4.5em;text-align:center;border-radius:4px;color:#fff;font-size:12px;padding:.1rem .3rem}
+.get{background:#2f7ed8}.post{background:#2e9e5b}.put{background:#c77c02}.delete{background:#c0392b}.auth{color:#666;font-size:13px}
+`
 
 const escape = (s: unknown) => String(s).replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
@@ -53,15 +64,7 @@ export function renderDocsPage (doc: Doc): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(doc.info?.title)} ${escape(doc.info?.version)}</title>
-<style>
-body{font:15px/1.5 system-ui,sans-serif;margin:0;display:flex;color:#1d1d1f}
-nav{width:320px;height:100vh;overflow:auto;position:sticky;top:0;padding:1rem;background:#f5f5f7;font-size:13px}
-nav ul{padding-left:1rem;margin:.2rem 0}main{flex:1;padding:1rem 2rem;max-width:960px}
-section{border-top:1px solid #ddd;padding:.5rem 0}pre{background:#f5f5f7;padding:.6rem;overflow:auto;font-size:12px}
-table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;padding:.2rem .4rem;text-align:left;vertical-align:top}
-.m{display:inline-block;min-width:4.5em;text-align:center;border-radius:4px;color:#fff;font-size:12px;padding:.1rem .3rem}
-.get{background:#2f7ed8}.post{background:#2e9e5b}.put{background:#c77c02}.delete{background:#c0392b}.auth{color:#666;font-size:13px}
-</style></head><body>
+<link rel="stylesheet" href="/assets/docs.css"></head><body>
 <nav><strong>${escape(doc.info?.title)}</strong><p>OpenAPI ${escape(doc.openapi)} · version ${escape(doc.info?.version)}<br><a href="/openapi.json">openapi.json</a> · <a href="/mcp/docs.md">agent guide</a></p>${nav.join('\n')}</nav>
 <main><h1>${escape(doc.info?.title)}</h1><p>${escape(doc.info?.description ?? '')}</p>
 ${sections.join('\n')}

@@ -59,6 +59,8 @@ export interface FuzzRoute {
   url: string
   schema: { body?: Schema, querystring?: Schema, params?: Schema, headers?: Schema }
   websocket: boolean
+  /** A page for browsers (config.webPage): a client that asks for HTML gets its errors as an HTML page. */
+  webPage: boolean
 }
 
 /** Collects the app's routes as it adds them (HEAD copies of GET routes left out). */
@@ -66,7 +68,7 @@ export function routeRecorder () {
   const routes: FuzzRoute[] = []
   const onRoute = (route: RouteOptions & { websocket?: boolean, wsHandler?: unknown }) => {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(m => m !== 'HEAD' && m !== 'OPTIONS')
-    for (const method of methods) routes.push({ method, url: route.url, schema: (route.schema ?? {}) as FuzzRoute['schema'], websocket: Boolean(route.websocket || route.wsHandler) })
+    for (const method of methods) routes.push({ method, url: route.url, schema: (route.schema ?? {}) as FuzzRoute['schema'], websocket: Boolean(route.websocket || route.wsHandler), webPage: Boolean(route.config?.webPage) })
   }
   return { routes, onRoute }
 }
@@ -465,6 +467,8 @@ export function problemWith (route: FuzzRoute, res: LightMyRequestResponse): str
   // JSON-RPC's 500: the agent endpoint answers a client's mistake with -32602/-32600, never -32603.
   if (/"code":\s*-32603\b/.test(text)) return 'a JSON-RPC internal error (-32603)'
   if (status < 400) return null
+  // A page for browsers answers an Accept: text/html request's error as a page, the detail as its lead (core/web/README.md).
+  if (route.webPage && /^text\/html/.test(String(res.headers['content-type'] ?? ''))) return /<h1>[^<]+<\/h1>\s*<p class="lead">[^<]+<\/p>/.test(text) ? null : 'an HTML error page without its title and detail'
   if (!String(res.headers['content-type'] ?? '').includes('json')) return `an error without a JSON body (${res.headers['content-type']})`
   let parsed: unknown
   try { parsed = JSON.parse(text) } catch { return 'an error body that does not parse' }

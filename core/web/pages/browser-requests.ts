@@ -1,0 +1,31 @@
+// When an answer is for a browser: the API keeps answering `{detail}` JSON
+// (its clients parse it), while a person who opens a page, or a mistyped
+// address outside /api, gets an HTML page with the same status and detail.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AppError } from '../../errors.ts'
+
+/** True when the Accept header asks for text/html with a non-zero weight (a browser navigating; not curl's `*\/*`). */
+export function acceptsHtml (request: FastifyRequest): boolean {
+  const accept = request.headers.accept
+  if (typeof accept !== 'string') return false
+  return accept.split(',').some(range => {
+    const [type = '', ...params] = range.trim().toLowerCase().split(';')
+    if (type.trim() !== 'text/html') return false
+    const q = params.map(p => p.trim()).find(p => p.startsWith('q='))
+    return q === undefined || Number(q.slice(2)) > 0
+  })
+}
+
+/** Paths that are the API's, where every answer stays JSON whatever the Accept header says. */
+const API_PATH = /^\/(?:api|mcp)(?:[/?.]|$)|^\/openapi\.json(?:\?|$)/
+
+/** A browser asking for a page: an unknown address answers it with an HTML 404 instead of `{detail}`. */
+export function isPageRequest (request: FastifyRequest): boolean {
+  return (request.method === 'GET' || request.method === 'HEAD') && !API_PATH.test(request.url) && acceptsHtml(request)
+}
+
+/** A page route's error for a browser: the status, headers and detail of the `{detail}` answer, as a page. */
+export function sendErrorPage (request: FastifyRequest, reply: FastifyReply, error: AppError): void {
+  // The same address answers JSON to other clients: a shared cache must key on Accept.
+  reply.code(error.statusCode).headers(error.headers).header('vary', 'accept').type('text/html; charset=utf-8').send(request.server.services.pages.errorPage(error.statusCode, error.detail))
+}

@@ -1,0 +1,67 @@
+// The pages' stylesheets, served from this origin (no CDN: a self-hosted
+// server may have no internet, and the CSP allows 'self' only). Each asset is
+// read and compressed once when the app is built (they are a few KB), so a
+// request costs a header comparison: brotli or gzip as the client accepts, an
+// ETag with 304 on If-None-Match, and a year of immutable caching when the
+// URL carries the current version (`?v=<hash>`, which the pages link to), so
+// a slow phone downloads the stylesheet once per release.
+import { createHash } from 'node:crypto'
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
+
+export interface StaticAsset {
+  name: string
+  contentType: string
+  /** Short content hash: the `v` query the pages link with, and the ETag. */
+  version: string
+  etag: string
+  identity: Buffer
+  gzip: Buffer
+  br: Buffer
+}
+
+export type ContentCoding = 'br' | 'gzip' | 'identity'
+
+export function buildAsset (name: string, contentType: string, text: string): StaticAsset {
+  const identity = Buffer.from(text, 'utf8')
+  const version = createHash('sha256').update(identity).digest('base64url').slice(0, 12)
+  return {
+    name,
+    contentType,
+    version,
+    etag: `"${version}"`,
+    identity,
+    gzip: gzipSync(identity, { level: 9 }),
+    br: brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+  }
+}
+
+/**
+ * The best coding the client accepts (RFC 9110 §12.5.3): brotli, then gzip,
+ * else none. `q=0` refuses a coding; `*` stands for any coding not named.
+ */
+export function chooseCoding (acceptEncoding: string | undefined): ContentCoding {
+  if (!acceptEncoding) return 'identity'
+  const weights = new Map<string, number>()
+  for (const part of acceptEncoding.split(',')) {
+    const [token = '', ...params] = part.trim().toLowerCase().split(';')
+    if (!token) continue
+    const q = params.map(p => p.trim()).find(p => p.startsWith('q='))
+    const weight = q === undefined ? 1 : Number(q.slice(2))
+    weights.set(token.trim(), Number.isFinite(weight) ? weight : 0)
+  }
+  const weightOf = (coding: string) => weights.get(coding) ?? weights.get('*') ?? 0
+  const br = weightOf('br')
+  const gzip = weightOf('gzip')
+  if (br > 0 && br >= gzip) return 'br'
+  if (gzip > 0) return 'gzip'
+  return 'identity'
+}
+
+/** True when an If-None-Match header names this ETag (or `*`): the client's copy is current. */
+export function isCurrent (ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false
+  return ifNoneMatch.split(',').some(tag => {
+    const t = tag.trim()
+    return t === '*' || t === etag || t === `W/${etag}`
+  })
+}

@@ -10,7 +10,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { signup, PUBLIC_TOKEN } from '../helpers/build.ts'
 import { buildWithCounter, startJob, waitForEnd } from '../helpers/jobs.ts'
 import { mintToken } from '../kernel/_kernel.ts'
-import { chooseEncoding, DASHBOARD_CSP } from '../../core/web/dashboard/dashboard-routes.ts'
+import { PAGE_CSP as DASHBOARD_CSP } from '../../core/web/security-headers.ts'
 
 const app = await buildWithCounter(t)
 
@@ -56,14 +56,6 @@ t.test('the assets: immutable, compressed as the client accepts, 404 {detail} fo
   const missing = await app.inject({ url: '/app/assets/dashboard.000000000000.js' })
   t.equal(missing.statusCode, 404)
   t.match(missing.json(), { detail: /No dashboard file/ })
-})
-
-t.test('chooseEncoding', async t => {
-  t.equal(chooseEncoding('gzip, deflate, br'), 'br')
-  t.equal(chooseEncoding('gzip;q=1, br;q=0'), 'gzip')
-  t.equal(chooseEncoding('*'), 'br')
-  t.equal(chooseEncoding('identity'), 'identity')
-  t.equal(chooseEncoding(undefined), 'identity')
 })
 
 t.test('GET /api/tools: every enabled tool with its params schema', async t => {

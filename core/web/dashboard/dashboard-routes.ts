@@ -7,44 +7,23 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { notFound, unavailable } from '../../errors.ts'
 import { routeDefaults } from '../../openapi/route-defaults.ts'
+// The page's script and style are served with the same security headers as every HTML page
+// (core/web/security-headers.ts: no inline code, connections to this origin only).
+import { PAGE_SECURITY_HEADERS } from '../security-headers.ts'
+import { chooseCoding, isCurrent } from '../pages/static-assets.ts'
 import { bundleDashboard, type DashboardBundle, type DashboardFile } from './dashboard-bundle.ts'
-
-/**
- * The policy of every dashboard response: scripts and styles from this origin
- * only (no inline code at all), connections (fetch, the progress WebSocket) to
- * this origin, images from here or data: URLs (artifact thumbnails are read
- * with the key and shown as data: URLs), never framed.
- */
-export const DASHBOARD_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 const AssetParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 128 }) })
 
-/** br, then gzip, else the bytes as they are (q=0 honoured). */
-export function chooseEncoding (header: string | undefined): 'br' | 'gzip' | 'identity' {
-  const accepted = new Map<string, number>()
-  for (const part of (header ?? '').split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';')
-    if (!name) continue
-    const q = params.map(p => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find(Boolean)
-    accepted.set(name, q === undefined ? 1 : Number(q))
-  }
-  const ok = (name: string) => (accepted.get(name) ?? accepted.get('*') ?? 0) > 0
-  if (ok('br')) return 'br'
-  if (ok('gzip')) return 'gzip'
-  return 'identity'
-}
-
 function sendFile (req: FastifyRequest, reply: FastifyReply, file: DashboardFile, cacheControl: string) {
   reply
-    .header('content-security-policy', DASHBOARD_CSP)
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
+    .headers(PAGE_SECURITY_HEADERS)
     .header('cache-control', cacheControl)
     .header('vary', 'accept-encoding')
     .header('etag', file.etag)
     .type(file.contentType)
-  if (req.headers['if-none-match'] === file.etag) return reply.code(304).send()
-  const encoding = chooseEncoding(req.headers['accept-encoding'])
+  if (isCurrent(req.headers['if-none-match'], file.etag)) return reply.code(304).send()
+  const encoding = chooseCoding(req.headers['accept-encoding'])
   if (encoding !== 'identity') reply.header('content-encoding', encoding)
   return reply.send(encoding === 'br' ? file.brotli : encoding === 'gzip' ? file.gzip : file.identity)
 }

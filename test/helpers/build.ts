@@ -1,14 +1,21 @@
 // build(t): a fresh app on a real database, closed and removed in teardown.
 // SQLite by default; TEST_DATABASE_URL=postgresql://… gives each app its own
 // throwaway PostgreSQL database instead.
-import { mkdtempSync, rmSync } from 'node:fs'
+//
+// Each app's database starts as a copy of one migrated once per test process (a
+// file copy on SQLite, CREATE DATABASE … TEMPLATE on PostgreSQL): the app's own
+// migrator still runs at start and finds nothing to do. freshDatabaseUrl() stays
+// an empty database, for the tests of migrating at start (restart.test.ts).
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { Writable } from 'node:stream'
 import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
+import tap from 'tap'
 import { buildApp, type BuildOptions } from '../../core/app.ts'
+import { migratePostgres, migrateSqlite } from '../../core/db/migrator.ts'
 import type { Clock } from '../../core/clock.ts'
 
 export const ADMIN_KEY = 'admin-test-key-0123456789abcdef'
@@ -33,24 +40,69 @@ export interface BuildTestOptions {
 
 export const testDatabaseKind = () => (process.env.TEST_DATABASE_URL ? 'postgresql' : 'sqlite')
 
-/** A fresh database URL for one test app (a new PostgreSQL database, or a SQLite file in dataDir). */
+/** A fresh, empty database URL for one test app (a new PostgreSQL database, or a SQLite file in dataDir). */
 export async function freshDatabaseUrl (t: Teardown, dataDir: string): Promise<string> {
   const base = process.env.TEST_DATABASE_URL
   if (!base) return `file:${join(dataDir, 'app.db')}`
+  return throwawayPostgresDatabase(t, base, '')
+}
+
+/** CREATE DATABASE on the server of TEST_DATABASE_URL (with `options`), dropped in teardown. */
+async function throwawayPostgresDatabase (t: Teardown, base: string, options: string): Promise<string> {
   const name = `t_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: base })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  t.teardown(async () => {
-    const c = new pg.Client({ connectionString: base })
-    await c.connect()
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await c.end()
-  })
+  await onPostgresServer(base, `CREATE DATABASE ${name} ${options}`)
+  t.teardown(() => onPostgresServer(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
   const url = new URL(base)
   url.pathname = `/${name}`
   return url.toString()
+}
+
+/** Runs one statement on the server of TEST_DATABASE_URL, outside any app database. */
+async function onPostgresServer (base: string, sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: base })
+  await admin.connect()
+  try { await admin.query(sql) } finally { await admin.end() }
+}
+
+// The per-process migrated database (test-process state, not app state: each app still gets its own copy).
+let sqliteTemplate: string | undefined
+let postgresTemplate: Promise<string> | undefined
+
+function migratedSqliteTemplate (): string {
+  if (sqliteTemplate) return sqliteTemplate
+  const dir = mkdtempSync(join(tmpdir(), 'ejs-template-'))
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'app.db')
+  // Closing the only connection checkpoints the WAL into the file: the file alone is the database.
+  migrateSqlite(file)
+  sqliteTemplate = file
+  return file
+}
+
+function migratedPostgresTemplate (base: string): Promise<string> {
+  postgresTemplate ??= (async () => {
+    const name = `t_tpl_${randomBytes(6).toString('hex')}`
+    await onPostgresServer(base, `CREATE DATABASE ${name}`)
+    tap.teardown(() => onPostgresServer(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+    const url = new URL(base)
+    url.pathname = `/${name}`
+    // migratePostgres closes its connection: CREATE DATABASE … TEMPLATE needs the template unused.
+    await migratePostgres(url.toString())
+    return name
+  })()
+  return postgresTemplate
+}
+
+/** A database URL for one test app, already migrated: a copy of the per-process template. */
+export async function migratedDatabaseUrl (t: Teardown, dataDir: string): Promise<string> {
+  const base = process.env.TEST_DATABASE_URL
+  if (!base) {
+    const file = join(dataDir, 'app.db')
+    copyFileSync(migratedSqliteTemplate(), file)
+    return `file:${file}`
+  }
+  const template = await migratedPostgresTemplate(base)
+  return throwawayPostgresDatabase(t, base, `TEMPLATE ${template}`)
 }
 
 export function tempDir (t: Teardown, prefix = 'ejs-'): string {
@@ -60,8 +112,9 @@ export function tempDir (t: Teardown, prefix = 'ejs-'): string {
 }
 
 export async function build (t: Teardown, options: BuildTestOptions = {}): Promise<FastifyInstance> {
+  // A given dataDir may already hold its database (a restart): it is opened as it is.
   const dataDir = options.dataDir ?? tempDir(t)
-  const databaseUrl = options.databaseUrl ?? await freshDatabaseUrl(t, dataDir)
+  const databaseUrl = options.databaseUrl ?? (options.dataDir ? await freshDatabaseUrl(t, dataDir) : await migratedDatabaseUrl(t, dataDir))
   const env: Record<string, string | undefined> = {
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,

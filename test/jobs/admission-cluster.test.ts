@@ -9,6 +9,10 @@ import { signup } from '../helpers/build.ts'
 import { buildWithCounter, startJob, usageOf } from '../helpers/jobs.ts'
 import { startRedis } from '../helpers/redis-server.ts'
 import { tierLimits } from '../../core/quotas/tiers.ts'
+import { RedisConnections } from '../../core/redis/redis-connections.ts'
+import { RedisSharedState } from '../../core/shared-state/redis-shared-state.ts'
+import { MemorySharedState } from '../../core/shared-state/memory-shared-state.ts'
+import pino from 'pino'
 
 async function twoApps (t: Parameters<typeof buildWithCounter>[0], redisUrl: string): Promise<[FastifyInstance, FastifyInstance]> {
   const a = await buildWithCounter(t, { env: { REDIS_URL: redisUrl } })
@@ -42,4 +46,25 @@ t.test('one Idempotency-Key sent to both processes at once: one job, one replay'
   t.equal(first!.json().job_id, second!.json().job_id, 'of the same job')
   t.equal([first, second].filter(r => r!.headers['idempotent-replayed'] === 'true').length, 1)
   t.equal((await usageOf(a, user.apiKey)).calls_today, 1, 'charged once')
+})
+
+t.test('a start waits while another process holds the account\'s admission lock', async t => {
+  const redis = await startRedis(t)
+  const [a] = await twoApps(t, redis.url)
+  const user = await signup(a)
+  const connections = new RedisConnections(redis.url, pino({ level: 'silent' }))
+  t.teardown(() => connections.close())
+  const elsewhere = new RedisSharedState(connections, new MemorySharedState())
+  t.ok(await connections.ready(5000))
+  const release = await elsewhere.lock(`admit:${user.id}`, { ttlMs: 30_000, waitMs: 1000 })
+  let answered = false
+  const start = startJob(a, user.apiKey, { max_results: 1 }).then(res => { answered = true; return res })
+  await new Promise(resolve => setTimeout(resolve, 300))
+  t.notOk(answered, 'no answer while the other process admits a start of this account')
+  await release()
+  t.equal((await start).statusCode, 202, 'admitted once the lock is released')
+  const other = await signup(a)
+  const held = await elsewhere.lock(`admit:${user.id}`, { ttlMs: 30_000, waitMs: 1000 })
+  t.equal((await startJob(a, other.apiKey, { max_results: 1 })).statusCode, 202, 'another account is not held up')
+  await held()
 })

@@ -25,9 +25,7 @@ import aliasRoutes from './jobs/alias-routes.ts'
 import progressSocketRoutes from './events/progress-socket.ts'
 import toolEndpointRoutes from './tools/endpoint-routes.ts'
 import { ToolRegistry } from './tools/registry.ts'
-import { RedisConnections } from './redis/redis-connections.ts'
-import { MemorySharedState } from './shared-state/memory-shared-state.ts'
-import { RedisSharedState } from './shared-state/redis-shared-state.ts'
+import { openSharedState } from './shared-state/open-shared-state.ts'
 import websocket from '@fastify/websocket'
 import agentRoutes from './agent/routes.ts'
 import openapiPlugin from './openapi/openapi-plugin.ts'
@@ -77,8 +75,7 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
   if (config.redisUrl) logger.warn('REDIS_URL is set, but the distributed queue is not built yet: jobs run in this process')
   // Before the plugins: their createState takes the shared state (Redis with REDIS_URL).
-  const redis = config.redisUrl ? new RedisConnections(config.redisUrl, logger) : null
-  const sharedState = redis ? new RedisSharedState(redis, new MemorySharedState()) : new MemorySharedState()
+  const { redis, sharedState } = openSharedState(config, logger)
   let registry: ToolRegistry
   try {
     registry = await ToolRegistry.load(config.tools, dirname(config.toolsConfigPath), undefined, { shared: sharedState })

@@ -3,7 +3,7 @@
 // processes of a cluster) only in Redis, and a fallback to memory while Redis
 // is away. Real redis-server (test/helpers/redis-server.ts), no timing goals:
 // spacing is asserted as a lower bound.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import pino from 'pino'
 import { startRedis } from '../helpers/redis-server.ts'
 import { RedisConnections } from '../../core/redis/redis-connections.ts'
@@ -13,7 +13,7 @@ import { LockBusyError, type SharedStateService } from '../../core/shared-state/
 
 const silent = pino({ level: 'silent' })
 
-async function redisState (t: Parameters<Parameters<typeof t.test>[1]>[0], url: string): Promise<{ state: RedisSharedState, connections: RedisConnections }> {
+async function redisState (t: Test, url: string): Promise<{ state: RedisSharedState, connections: RedisConnections }> {
   const connections = new RedisConnections(url, silent)
   const state = new RedisSharedState(connections, new MemorySharedState())
   t.teardown(() => connections.close())
@@ -23,7 +23,7 @@ async function redisState (t: Parameters<Parameters<typeof t.test>[1]>[0], url: 
 
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
 
-async function behaves (t: Parameters<Parameters<typeof t.test>[1]>[0], make: () => Promise<SharedStateService>) {
+async function behaves (t: Test, make: () => Promise<SharedStateService>) {
   const state = await make()
   const plugin = state.forTool('demo')
 

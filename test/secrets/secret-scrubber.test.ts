@@ -86,10 +86,11 @@ t.test('the values come from the one config: tool credentials and the kernel sec
     LLM_API_KEY: 'llm-Oscar-4242',
     PUBLIC_TOKENS: 'pub-Papa-1,pub-Quebec-2',
     PROXY_URL: 'http://user:proxy-Romeo%2F9@proxy.example:3128',
+    REDIS_URL: 'rediss://default:redis-Sierra-77@redis.example:6380',
     UNRELATED_VARIABLE: 'not-a-credential-value',
   }, process.cwd())
   const values = secretValuesOf(config)
-  for (const v of ['serpapi-Kilo-7731', 'cse-Lima-8842', 'admin-Mike-0123456789', 'blog-November-42', 'llm-Oscar-4242', 'pub-Papa-1', 'pub-Quebec-2', 'proxy-Romeo/9', config.secretKey]) {
+  for (const v of ['serpapi-Kilo-7731', 'cse-Lima-8842', 'admin-Mike-0123456789', 'blog-November-42', 'llm-Oscar-4242', 'pub-Papa-1', 'pub-Quebec-2', 'proxy-Romeo/9', 'redis-Sierra-77', config.secretKey]) {
     t.ok(values.includes(v), `includes ${v.slice(0, 8)}…`)
   }
   t.notOk(values.includes('not-a-credential-value'), 'variables no tool names are not credentials')

@@ -26,6 +26,7 @@ import aliasRoutes from './jobs/alias-routes.ts'
 import progressSocketRoutes from './events/progress-socket.ts'
 import toolEndpointRoutes from './tools/endpoint-routes.ts'
 import { ToolRegistry } from './tools/registry.ts'
+import { openSharedState } from './shared-state/open-shared-state.ts'
 import websocket from '@fastify/websocket'
 import agentRoutes from './agent/routes.ts'
 import openapiPlugin from './openapi/openapi-plugin.ts'
@@ -53,6 +54,8 @@ export interface BuildOptions {
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
+/** How long the boot waits for Redis before it goes on without (see below). */
+const REDIS_BOOT_WAIT_MS = 5000
 
 /**
  * fastify's `trustProxy` for TRUST_PROXY. A hop count is given as a function:
@@ -75,14 +78,17 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   const database = await openDatabase(config)
   if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
   if (config.redisUrl) logger.warn('REDIS_URL is set, but the distributed queue is not built yet: jobs run in this process')
+  // Before the plugins: their createState takes the shared state (Redis with REDIS_URL).
+  const { redis, sharedState } = openSharedState(config, logger)
   let registry: ToolRegistry
   try {
-    registry = await ToolRegistry.load(config.tools, dirname(config.toolsConfigPath))
+    registry = await ToolRegistry.load(config.tools, dirname(config.toolsConfigPath), undefined, { shared: sharedState })
   } catch (err) {
     await database.close()
+    await redis?.close()
     throw err
   }
-  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network })
+  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, redis, sharedState })
 
   const app = Fastify({
     loggerInstance: logger,
@@ -150,6 +156,10 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   await app.register(dashboardRoutes)
   await app.register(publicPageRoutes)
   await app.ready()
+  // The services opened their Redis connections while the routes registered. A
+  // Redis still unreachable does not stop the boot: shared state falls back to
+  // this process and events wait, until it is back.
+  if (redis && !(await redis.ready(REDIS_BOOT_WAIT_MS))) logger.error('Redis (REDIS_URL) is not reachable yet; shared state is per process until it is')
   // A missing media program is a warning, not a failed boot: only the tools that run it fail (naming the variable).
   services.exec.warnMissing()
   await services.maintenance.start()

@@ -12,10 +12,14 @@ import { LoginThrottle } from './accounts/login-throttle.ts'
 import { PasswordHasher } from './crypto.ts'
 import { KeyResolver } from './auth/principal.ts'
 import { QuotaService } from './quotas/quota-service.ts'
-import { RateLimiter } from './quotas/rate-limiter.ts'
+import { RateLimiter, type ClientRateLimiter } from './quotas/rate-limiter.ts'
+import { RedisRateLimiter } from './quotas/redis-rate-limiter.ts'
 import type { ToolCatalog } from './tools/catalog.ts'
 import type { ToolRegistry } from './tools/registry.ts'
-import { JobEvents } from './jobs/job-events.ts'
+import { InProcessJobEvents, type JobEvents } from './jobs/job-events.ts'
+import { RedisJobEvents } from './jobs/redis-job-events.ts'
+import type { RedisConnections } from './redis/redis-connections.ts'
+import type { SharedStateService } from './shared-state/shared-state.ts'
 import { InProcessQueue, type JobQueue } from './jobs/job-queue.ts'
 import { JobRunner } from './jobs/job-runner.ts'
 import { JobService } from './jobs/job-service.ts'
@@ -46,9 +50,15 @@ export interface Services {
   accounts: AccountService
   keys: KeyResolver
   quotas: QuotaService
-  rateLimiter: RateLimiter
+  /** Per-client request windows: this process's, or Redis's with REDIS_URL (shared by every API process). */
+  rateLimiter: ClientRateLimiter
+  /** The app's Redis connections (core/redis), or null without REDIS_URL. */
+  redis: RedisConnections | null
+  /** Counters, values, turns and locks shared by every process (Redis with REDIS_URL, else memory): core/shared-state. */
+  sharedState: SharedStateService
   catalog: ToolCatalog
   registry: ToolRegistry
+  /** Job progress and final events: in-process, or Redis pub/sub with REDIS_URL (heard in every process). */
   events: JobEvents
   net: NetFactory
   extraction: ExtractionPool
@@ -71,7 +81,11 @@ export interface Services {
   pages: PublicPages
 }
 
-export function createAppContainer (base: { config: AppConfig, clock: Clock, logger: Logger, secrets: SecretScrubber, database: Database, registry: ToolRegistry, network?: NetworkOverrides }): AwilixContainer<Services> {
+export function createAppContainer (base: {
+  config: AppConfig, clock: Clock, logger: Logger, secrets: SecretScrubber, database: Database, registry: ToolRegistry, network?: NetworkOverrides,
+  /** Opened before the container, with the shared state, because plugins' createState (at registry load) takes it. */
+  redis?: RedisConnections | null, sharedState: SharedStateService,
+}): AwilixContainer<Services> {
   const container = createContainer<Services>({ injectionMode: InjectionMode.PROXY, strict: true })
   container.register({
     config: asValue(base.config),
@@ -85,10 +99,13 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
     keys: asFunction(({ database, config, clock, db }: Services) => new KeyResolver(database.hot, config, clock,
       (id, at) => db.scopedToken.update({ where: { id }, data: { lastUsedAt: at } }))).singleton(),
     quotas: asFunction(({ db, clock, database }: Services) => new QuotaService(db, clock, database.hot)).singleton(),
-    rateLimiter: asFunction(({ clock }: Services) => new RateLimiter(clock)).singleton(),
+    redis: asFunction(() => base.redis ?? null).singleton().disposer(redis => redis?.close()),
+    sharedState: asFunction(() => base.sharedState).singleton().disposer(state => state.close?.()),
+    // With Redis the in-memory limiter stays as the fallback while Redis is unreachable.
+    rateLimiter: asFunction(({ clock, redis }: Services) => redis ? new RedisRateLimiter(redis, new RateLimiter(clock)) : new RateLimiter(clock)).singleton(),
     registry: asValue(base.registry),
     catalog: asFunction(({ registry }: Services) => registry.catalog).singleton(),
-    events: asFunction(() => new JobEvents()).singleton(),
+    events: asFunction(({ redis, logger }: Services): JobEvents => redis ? new RedisJobEvents(redis, logger) : new InProcessJobEvents()).singleton().disposer(events => events.close?.()),
     net: asFunction(({ config }: Services) => createNetFactory(config, base.network)).singleton(),
     // No worker starts before the first task; close() terminates whatever started.
     extraction: asFunction(({ config }: Services) => new ExtractionPool(config.extraction)).singleton().disposer(pool => pool.close()),
@@ -119,7 +136,7 @@ export function createAppContainer (base: { config: AppConfig, clock: Clock, log
     })).singleton(),
     queue: asFunction(({ runner, config }: Services) => new InProcessQueue(config.jobConcurrency, (id) => runner.execute(id))).singleton(),
     // The queue is handed over lazily: the service and the sweeper are built before the first job is queued.
-    jobs: asFunction((s: Services) => new JobService({ db: s.db, clock: s.clock, quotas: s.quotas, registry: s.registry, runner: s.runner, events: s.events, queue: () => container.cradle.queue, ending: s.ending, artifacts: s.artifacts, workspace: s.workspace })).singleton(),
+    jobs: asFunction((s: Services) => new JobService({ db: s.db, clock: s.clock, quotas: s.quotas, registry: s.registry, runner: s.runner, events: s.events, queue: () => container.cradle.queue, ending: s.ending, artifacts: s.artifacts, workspace: s.workspace, shared: s.sharedState })).singleton(),
     maintenance: asFunction((s: Services) => new JobMaintenance({
       db: s.db, clock: s.clock, runner: s.runner, ending: s.ending, queue: () => container.cradle.queue, logger: s.logger,
       artifacts: s.artifacts, workspace: s.workspace, heartbeatMs: s.config.jobHeartbeatMs, intervalMs: s.config.jobSweepIntervalMs,

@@ -86,7 +86,7 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
     const caller = requireAccount(req.principal, { scoped: true })
     // A JSON-RPC batch is as many calls as it has messages: the request was counted
     // once on arrival, the rest of the batch is counted here (all or nothing: 429).
-    if (Array.isArray(req.body) && req.body.length > 1) countRequests(rateLimiter, config, req, req.body.length - 1)
+    if (Array.isArray(req.body) && req.body.length > 1) await countRequests(rateLimiter, config, req, req.body.length - 1)
     const mode = responseMode(req.headers.accept)
     if (!mode) throw new AppError(406, 'The agent endpoint answers application/json or text/event-stream; accept one of them.')
 

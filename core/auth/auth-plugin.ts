@@ -13,7 +13,7 @@ import { ROUTE_AUTH_CLASSES } from '../fastify-types.ts'
 import { authorizeRoute, type RouteAuthSettings } from './guards.ts'
 import type { AppConfig } from '../config.ts'
 import type { Principal } from './principal.ts'
-import type { RateLimiter } from '../quotas/rate-limiter.ts'
+import type { ClientRateLimiter } from '../quotas/rate-limiter.ts'
 import { tooManyRequests } from '../errors.ts'
 import { NO_PRINCIPAL } from './principal.ts'
 
@@ -37,9 +37,9 @@ export function rateLimitFor (p: Principal, config: Pick<AppConfig, 'rateLimitPe
  * Counts `weight` more requests of this client (one HTTP request counts 1 in the
  * hook below; a JSON-RPC batch adds its other messages); 429 past the limit.
  */
-export function countRequests (rateLimiter: RateLimiter, config: Pick<AppConfig, 'rateLimitPerMinute' | 'rateLimitProPerMinute'>, request: FastifyRequest, weight = 1): void {
+export async function countRequests (rateLimiter: ClientRateLimiter, config: Pick<AppConfig, 'rateLimitPerMinute' | 'rateLimitProPerMinute'>, request: FastifyRequest, weight = 1): Promise<void> {
   const limit = rateLimitFor(request.principal, config)
-  const wait = rateLimiter.hit(request.ip, limit, weight)
+  const wait = await rateLimiter.hit(request.ip, limit, weight)
   if (wait > 0) throw tooManyRequests(`Rate limit of ${limit} requests per minute exceeded; retry in ${wait} s.`, wait)
 }
 
@@ -65,7 +65,7 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     }
     request.principal = await keys.resolve(presentedKey(request))
     const path = request.url.split('?')[0]!
-    if (!UNLIMITED.has(path)) countRequests(rateLimiter, config, request)
+    if (!UNLIMITED.has(path)) await countRequests(rateLimiter, config, request)
     const route = request.routeOptions.config
     // No route (404), or a WebSocket whose socket enforces the class after the upgrade.
     if (request.is404 || route.authAfterUpgrade) return

@@ -10,6 +10,8 @@ import type { WebSocket } from 'ws'
 import { authorizeRoute, requireAccount } from '../auth/guards.ts'
 import { isAppError, upgradeRequired } from '../errors.ts'
 import type { Principal } from '../auth/principal.ts'
+import type { JobEvent } from '../jobs/job-events.ts'
+import type { JobStatusRecord } from '../jobs/job-view.ts'
 
 const AUTH_WAIT_MS = 10_000
 
@@ -36,33 +38,46 @@ export default async function progressSocketRoutes (app: FastifyInstance): Promi
           authorizeRoute(principal, req.routeOptions.config, authSettings)
           caller = requireAccount(principal, { scoped: true })
         } catch (err) { return fail(4401, isAppError(err) ? err.detail : 'unauthorised') }
-        // Subscribe before reading the status so the final event cannot slip between the two.
-        const buffered: unknown[] = []
-        let ready = false
-        const unsubscribe = events.subscribe(jobId, (event) => {
-          if (!ready) { buffered.push(event); return }
+        // Subscribe (and wait until the subscription is live: with Redis it is
+        // acknowledged by the server) before reading the status, so the final
+        // event cannot slip between the two.
+        const buffered: JobEvent[] = []
+        let live = false
+        let finished = false
+        const finish = (event: Extract<JobEvent, { job: unknown }>) => {
+          if (finished) return
+          finished = true
+          subscription.close()
           send(event)
-          if (event.type !== 'progress') { unsubscribe(); socket.close(1000, event.type) }
-        })
-        socket.on('close', unsubscribe)
+          socket.close(1000, event.type)
+        }
+        const finalOf = (status: JobStatusRecord) => ({ type: status.status === 'done' ? 'done' as const : 'error' as const, job: status })
+        // Events may have been lost while Redis was away: the stored status says whether the job ended meanwhile.
+        const recheck = () => {
+          if (!live || finished) return
+          jobs.status(caller, jobId).then(status => { if (status.status !== 'running') finish(finalOf(status)) }, () => {})
+        }
+        const subscription = events.subscribe(jobId, (event) => {
+          if (finished) return
+          if (!live) { buffered.push(event); return }
+          if (event.type === 'progress') send(event)
+          else finish(event)
+        }, { onResume: recheck })
+        socket.on('close', () => subscription.close())
+        await subscription.ready
         let status
         try {
           status = await jobs.status(caller, jobId)
         } catch (err) {
-          unsubscribe()
+          subscription.close()
           return fail(4404, isAppError(err) ? err.detail : 'not found')
         }
-        if (status.status !== 'running') {
-          unsubscribe()
-          send({ type: status.status === 'done' ? 'done' : 'error', job: status })
-          socket.close(1000, status.status)
-          return
-        }
+        if (status.status !== 'running') return finish(finalOf(status))
         send({ type: 'progress', job_id: jobId, status: status.status, records: status.records, stage: status.stage })
-        ready = true
+        live = true
         for (const event of buffered) {
-          send(event)
-          if ((event as { type: string }).type !== 'progress') { unsubscribe(); socket.close(1000, 'done'); return }
+          if (event.type === 'progress') send(event)
+          else return finish(event)
         }
       }
 

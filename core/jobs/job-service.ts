@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import type { Clock } from '../clock.ts'
 import { sha256Hex } from '../crypto.ts'
 import type { Db } from '../db/database.ts'
-import { badRequest, conflict, notFound, tooManyRequests } from '../errors.ts'
+import { badRequest, conflict, notFound, tooManyRequests, unavailable } from '../errors.ts'
 import { jobVisibility, maySeeJob, requireToolAllowed, type AccountCaller } from '../auth/guards.ts'
 import type { QuotaService } from '../quotas/quota-service.ts'
 import { tierLimits } from '../quotas/tiers.ts'
@@ -20,8 +20,14 @@ import type { WebhookSpec } from './webhooks.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { IncomingUpload, JobWorkspace, StoredUpload } from '../artifacts/job-workspace.ts'
 import { assertUploadType, uploadDeclaration } from './multipart-start.ts'
+import { LockBusyError, type LockRelease, type SharedStateService } from '../shared-state/shared-state.ts'
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000
+/**
+ * The admission lock: an admission takes a few queries (ms); a holder that died
+ * frees it after ttlMs; a start that waited waitMs for it answers 503, retry.
+ */
+const ADMISSION_LOCK = { ttlMs: 15_000, waitMs: 10_000 }
 /** Retry-After of a start refused by the job caps: about one poll of a short job (when a slot frees is unknown). */
 const JOB_CAP_RETRY_SECONDS = 10
 
@@ -53,7 +59,7 @@ export class JobService {
    */
   private readonly admissions = new Map<string, Promise<void>>()
 
-  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: JobRunner, events: JobEvents, queue: () => JobQueue, ending: JobEnding, artifacts: ArtifactService, workspace: JobWorkspace }) {}
+  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: JobRunner, events: JobEvents, queue: () => JobQueue, ending: JobEnding, artifacts: ArtifactService, workspace: JobWorkspace, shared: SharedStateService }) {}
 
   private validateWebhook (webhook: WebhookSpec | undefined): void {
     if (!webhook) return
@@ -160,14 +166,19 @@ export class JobService {
       }
       this.deps.queue().enqueue({ id: jobId, accountId: caller.account.id, maxRunning: limits.max_running_jobs })
     } finally {
-      release()
+      await release()
     }
     const ref = { id: jobId, resultsPath }
     return { job_id: jobId, status: 'running', tool: req.tool, status_url: statusUrl(ref), results_url: resultsUrl(ref), poll_seconds: pollSeconds, replayed: false }
   }
 
-  /** Waits for this account's earlier starts in this process; returns the release. */
-  private async admit (accountId: string): Promise<() => void> {
+  /**
+   * Waits for this account's earlier starts in this process, then takes the
+   * account's admission lock of the shared state (with REDIS_URL, held across
+   * every API process: the caps and the idempotency check see the starts of
+   * the others); returns the release.
+   */
+  private async admit (accountId: string): Promise<() => Promise<void>> {
     const before = this.admissions.get(accountId)
     let release!: () => void
     const mine = new Promise<void>(resolve => { release = resolve })
@@ -175,9 +186,20 @@ export class JobService {
     const chained = (before ?? Promise.resolve()).then(() => mine)
     this.admissions.set(accountId, chained)
     await before
-    return () => {
+    const releaseHere = () => {
       release()
       if (this.admissions.get(accountId) === chained) this.admissions.delete(accountId)
+    }
+    let releaseShared: LockRelease
+    try {
+      releaseShared = await this.deps.shared.lock(`admit:${accountId}`, ADMISSION_LOCK)
+    } catch (err) {
+      releaseHere()
+      if (err instanceof LockBusyError) throw unavailable('Another start of this account is still being admitted; retry in a moment.', 1)
+      throw err
+    }
+    return async () => {
+      try { await releaseShared() } finally { releaseHere() }
     }
   }
 
@@ -285,7 +307,9 @@ export class JobService {
 
   /**
    * Waits until the job ends, up to `windowMs`; null when it is still running.
-   * Events wake it at once; a slow poll covers jobs run by another process.
+   * Events wake it at once (from any process with REDIS_URL); a slow poll
+   * covers an event lost on the way (a Redis outage) or a job run by another
+   * process without Redis.
    */
   async waitFor (caller: AccountCaller, jobId: string, windowMs: number, onProgress?: (records: number, stage: string) => void): Promise<JobStatusRecord | null> {
     const first = await this.status(caller, jobId)
@@ -295,19 +319,20 @@ export class JobService {
       const finish = (value: JobStatusRecord | null) => {
         if (settled) return
         settled = true
-        unsubscribe()
+        subscription.close()
         clearTimeout(timer)
         clearInterval(poll)
         resolve(value)
       }
-      const unsubscribe = this.deps.events.subscribe(jobId, (event) => {
+      const check = () => { this.status(caller, jobId).then(s => { if (s.status !== 'running') finish(s) }, () => finish(null)) }
+      const subscription = this.deps.events.subscribe(jobId, (event) => {
         if (event.type === 'progress') onProgress?.(event.records, event.stage)
         else finish(event.job)
-      })
+      }, { onResume: check })
+      // The job may have ended between the first read and the subscription: read again once it is live.
+      subscription.ready.then(() => { if (!settled) check() }, () => {})
       const timer = setTimeout(() => finish(null), windowMs)
-      const poll = setInterval(() => {
-        this.status(caller, jobId).then(s => { if (s.status !== 'running') finish(s) }, () => finish(null))
-      }, 1000)
+      const poll = setInterval(check, 1000)
     })
   }
 

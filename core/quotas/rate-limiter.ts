@@ -1,6 +1,7 @@
 // Per-client fixed-window rate limit (one window a minute). Kept in memory: each
 // process limits what it serves; the limit a request gets depends on whether it
-// carries a Pro key.
+// carries a Pro key. With REDIS_URL the window is a sliding one in Redis, shared
+// by every API process (redis-rate-limiter.ts), and this one is its fallback.
 //
 // Two things keep it from being escaped or exhausted:
 // - the client key is the address, but an IPv6 client is keyed by its /64 (one
@@ -35,7 +36,16 @@ export function clientKey (ip: string | undefined): string {
   return `${groups.join(':')}::/64`
 }
 
-export class RateLimiter {
+/** What the auth hook counts requests with: this process's windows, or Redis's (REDIS_URL). */
+export interface ClientRateLimiter {
+  /**
+   * Counts `weight` requests of `ip` (a JSON-RPC batch counts each message);
+   * the seconds to wait when that is over `limit` a minute, else 0.
+   */
+  hit (ip: string | undefined, limit: number, weight?: number): number | Promise<number>
+}
+
+export class RateLimiter implements ClientRateLimiter {
   private readonly windows: BoundedMap<Window>
   private lastSweep = 0
 

@@ -281,6 +281,43 @@ export class DnsLookupError extends UpstreamError {
   get noData (): boolean { return this.code === 'ENODATA' }
 }
 
+// ---------------------------------------------------------------- shared state
+
+/**
+ * State a plugin keeps across jobs *and processes* (engine health, cooldowns,
+ * politeness spacing), handed to `createState(settings, { shared })`. With
+ * REDIS_URL it lives in Redis, shared by every API and worker process; without,
+ * in this process's memory (bounded). Keys are the plugin's own: the kernel
+ * prefixes them with the tool key, so two plugins never meet. Values are JSON.
+ * While Redis is unreachable each process falls back to its own memory (logged),
+ * so a call never fails for want of Redis. See core/tools/README.md.
+ */
+export interface SharedState {
+  /** Adds `by` (default 1) and returns the new value; `ttlMs`, when given, is set when the counter is created and it expires then. */
+  increment (key: string, by?: number, ttlMs?: number): Promise<number>
+  /** The value last set under `key`, or undefined (never set, expired or deleted). */
+  getJson<T = unknown> (key: string): Promise<T | undefined>
+  /** Sets `key` to a JSON value, for `ttlMs` when given (else until deleted). */
+  setJson (key: string, value: unknown, ttlMs?: number): Promise<void>
+  delete (key: string): Promise<void>
+  /**
+   * Politeness spacing (one request a second to Nominatim, from the whole
+   * cluster): waits until it is this caller's turn at `key` and resolves with
+   * `done`, to call when the request is over (in a finally). One turn at a time
+   * per key; a turn starts at least `intervalMs` after the previous one was
+   * done, so the upstream sees the gap even when a connection was slow to open.
+   * A turn not done within `maxTurnMs` (default 60 s; a process died holding
+   * it) counts as done then. Rejects with the signal's reason when it aborts.
+   */
+  waitTurn (key: string, intervalMs: number, options?: { signal?: AbortSignal, maxTurnMs?: number }): Promise<() => void>
+}
+
+/** What `createState` gets besides the settings. */
+export interface ToolStateKit {
+  /** The plugin's shared state (its keys prefixed with the tool key). */
+  shared: SharedState
+}
+
 // ---------------------------------------------------------------- context
 
 export interface UpstreamConfig {
@@ -465,8 +502,12 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
    * refuses a nested run of a key not listed here.
    */
   uses?: string[]
-  /** State kept across jobs (e.g. engine health), made once per app (with the validated settings) and handed to run as ctx.state. */
-  createState? (settings: Readonly<Static<Settings>>): unknown
+  /**
+   * State kept across jobs (e.g. engine health), made once per app (with the
+   * validated settings) and handed to run as ctx.state. What must hold across
+   * processes goes through `kit.shared` (SharedState), never a connection of its own.
+   */
+  createState? (settings: Readonly<Static<Settings>>, kit: ToolStateKit): unknown
   /** Extra read endpoints the tool serves from its state (e.g. GET /api/search/status). */
   endpoints?: ToolEndpoint[]
   /** MCP workflow prompts this tool owns (see WorkflowPrompt). */

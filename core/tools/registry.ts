@@ -15,6 +15,8 @@ import { describeValidation } from '../http-errors.ts'
 import type { AgentToolDeclaration, ToolDeclaration, ToolExample } from './contract.ts'
 import { ToolCatalog } from './catalog.ts'
 import { readToolSettings } from './tool-settings.ts'
+import { MemorySharedState } from '../shared-state/memory-shared-state.ts'
+import type { SharedStateService } from '../shared-state/shared-state.ts'
 
 export const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url))
 
@@ -133,9 +135,12 @@ export class ToolRegistry {
 
   /**
    * `plugin` is a folder under plugins/, or a path (starting with ./ or /)
-   * relative to the tools config file, for out-of-tree plugins.
+   * relative to the tools config file, for out-of-tree plugins. `shared` is
+   * the app's shared state (Redis with REDIS_URL); each plugin's createState
+   * gets its own view of it (default: this process's memory).
    */
-  static async load (file: ToolsFileConfig, configDir: string, pluginsDir = PLUGINS_DIR): Promise<ToolRegistry> {
+  static async load (file: ToolsFileConfig, configDir: string, pluginsDir = PLUGINS_DIR, options: { shared?: SharedStateService } = {}): Promise<ToolRegistry> {
+    const shared = options.shared ?? new MemorySharedState()
     const loaded: LoadedTool[] = []
     for (const entry of file.tools) {
       if (!entry.plugin) continue
@@ -156,7 +161,7 @@ export class ToolRegistry {
         rowCheck: compile(declaration.row, `the row schema of "${entry.key}"`),
         perRunFields: declaration.perRunFields ?? ['max_results', 'max_pages'],
         settings,
-        state: declaration.createState ? declaration.createState(settings) : undefined,
+        state: declaration.createState ? declaration.createState(settings, { shared: shared.forTool(declaration.key) }) : undefined,
       })
     }
     checkUses(loaded)

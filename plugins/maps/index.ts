@@ -35,7 +35,7 @@ export default defineTool({
   settings: MapsSettingsSchema,
   // deep_scan runs webemail on each listing's website.
   uses: ['webemail'],
-  createState: createMapsState,
+  createState: (settings, { shared }) => createMapsState(shared, settings.request_timeout_ms),
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runMaps(ctx),
 })

@@ -2,35 +2,27 @@
 // (createState) and handed to every run as ctx.state: the per-host request
 // spacing that the OpenStreetMap usage policies ask for, and a small cache of
 // geocoded places (Nominatim asks clients to cache repeated look-ups).
-import { setTimeout as sleep } from 'node:timers/promises'
+import type { SharedState } from '../../core/tools/contract.ts'
 import type { GeocodedPlace } from './extract.ts'
 
 /**
  * One request at a time per host, each starting at least `intervalMs` after
- * the previous one to that host *finished*, across all jobs of this app.
- * Spacing from the end (not the start) keeps the gap the server sees at or
- * above the interval even when connection set-up delays a request.
+ * the previous one to that host *finished*, across all jobs of this app and,
+ * with REDIS_URL, of every process of the cluster (the kernel's shared state
+ * keeps the turns: Nominatim's one request a second is per client address, not
+ * per process). Spacing from the end (not the start) keeps the gap the server
+ * sees at or above the interval even when connection set-up delays a request.
  */
 export class HostRateLimiter {
-  private readonly tails = new Map<string, Promise<void>>()
-  private readonly lastEnd = new Map<string, number>()
-  constructor (private readonly now: () => number = Date.now) {}
+  /** `maxTurnMs`: longer than one request may take (its timeout), so a live request never loses its turn. */
+  constructor (private readonly shared: SharedState, private readonly maxTurnMs?: number) {}
 
   async run<T> (host: string, intervalMs: number, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(host) ?? Promise.resolve()
-    let release!: () => void
-    const mine = new Promise<void>(resolve => { release = resolve })
-    const tail = previous.then(() => mine)
-    this.tails.set(host, tail)
+    const done = await this.shared.waitTurn(`host:${host}`, intervalMs, { signal, maxTurnMs: this.maxTurnMs })
     try {
-      await previous
-      const wait = (this.lastEnd.get(host) ?? -Infinity) + intervalMs - this.now()
-      if (wait > 0) await sleep(wait, undefined, { signal })
       return await fn()
     } finally {
-      this.lastEnd.set(host, this.now())
-      release()
-      if (this.tails.get(host) === tail) this.tails.delete(host)
+      done()
     }
   }
 }
@@ -56,4 +48,7 @@ export class GeocodeCache {
 
 export interface MapsState { limiter: HostRateLimiter, geocodes: GeocodeCache }
 
-export const createMapsState = (): MapsState => ({ limiter: new HostRateLimiter(), geocodes: new GeocodeCache() })
+export const createMapsState = (shared: SharedState, requestTimeoutMs?: number): MapsState => ({
+  limiter: new HostRateLimiter(shared, requestTimeoutMs === undefined ? undefined : requestTimeoutMs + 30_000),
+  geocodes: new GeocodeCache(),
+})

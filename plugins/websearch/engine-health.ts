@@ -6,11 +6,17 @@
 // One instance per app: the kernel calls the plugin's `createState` once and
 // hands the object to every run as `ctx.state` (see README.md). Nothing here
 // is module-level, so independent test apps never share observations.
+//
+// Across processes (REDIS_URL): each observation is also written to the
+// kernel's shared state (`seen:<engine>`, `blocked:<engine>`), and `refresh()`
+// (before a search picks its engines, before the status record) takes in what
+// other processes saw, keeping whichever observation of an engine is newer, so
+// a block seen by one worker cools the engine down for every process.
 import {
-  AUTO_ORDER, ENGINE_CHOICES, PROVIDER_CREDENTIALS, backendsFor, choiceFor, isConfigured, missingCredentials,
+  AUTO_ORDER, ENGINE_CHOICES, ENGINE_IDS, PROVIDER_CREDENTIALS, backendsFor, choiceFor, isConfigured, missingCredentials,
   type CredentialLookup, type EngineChoice, type EngineId,
 } from './engine-catalog.ts'
-import { Type, type Static } from '../../core/tools/contract.ts'
+import { Type, type SharedState, type Static } from '../../core/tools/contract.ts'
 
 export type Clock = () => Date
 
@@ -28,7 +34,14 @@ export interface EngineHealthOptions {
   cooldownSeconds?: number
   /** Google refuses for longer once it has flagged an address (default 1800). */
   googleCooldownSeconds?: number
+  /** The kernel's shared state (createState's kit): observations are shared with every process through it. */
+  shared?: SharedState
 }
+
+/** How long a shared observation is kept: longer than any cooldown (at most a day), so a status record still shows the last block. */
+const SHARED_OBSERVATION_TTL_MS = 7 * 24 * 3_600_000
+
+interface SharedObservation { kind: EngineObservation['kind'], reason: string, at: string }
 
 /** What the status record needs to know about configuration, beyond observations. */
 export interface SearchStatusConfig {
@@ -75,27 +88,63 @@ export class EngineHealth {
   private readonly googleCooldownMs: number
   private readonly observations = new Map<EngineId, EngineObservation>()
   private readonly lastBlocks = new Map<EngineId, EngineObservation>()
+  private readonly shared: SharedState | undefined
 
   constructor (options: EngineHealthOptions = {}) {
     this.clock = options.clock ?? (() => new Date())
+    this.shared = options.shared
     this.cooldownMs = (options.cooldownSeconds ?? 600) * 1000
     this.googleCooldownMs = (options.googleCooldownSeconds ?? 1800) * 1000
     this.startedAt = this.clock()
   }
 
-  recordOk (engine: EngineId, reason = 'answered'): void {
-    this.observations.set(engine, { kind: 'ok', reason, at: this.clock() })
+  /** Each record is kept here at once and written to the shared state (awaiting it only matters to other processes). */
+  recordOk (engine: EngineId, reason = 'answered'): Promise<void> {
+    const observation: EngineObservation = { kind: 'ok', reason, at: this.clock() }
+    this.observations.set(engine, observation)
+    return this.share(`seen:${engine}`, observation)
   }
 
-  recordBlocked (engine: EngineId, reason: string): void {
+  recordBlocked (engine: EngineId, reason: string): Promise<void> {
     const observation: EngineObservation = { kind: 'blocked', reason, at: this.clock() }
     this.observations.set(engine, observation)
     this.lastBlocks.set(engine, observation)
+    return Promise.all([this.share(`seen:${engine}`, observation), this.share(`blocked:${engine}`, observation)]).then(() => {})
   }
 
   /** A failure that is not a refusal (5xx, timeout, unparseable answer): no cooldown. */
-  recordError (engine: EngineId, reason: string): void {
-    this.observations.set(engine, { kind: 'error', reason, at: this.clock() })
+  recordError (engine: EngineId, reason: string): Promise<void> {
+    const observation: EngineObservation = { kind: 'error', reason, at: this.clock() }
+    this.observations.set(engine, observation)
+    return this.share(`seen:${engine}`, observation)
+  }
+
+  private async share (key: string, o: EngineObservation): Promise<void> {
+    if (!this.shared) return
+    const value: SharedObservation = { kind: o.kind, reason: o.reason, at: o.at.toISOString() }
+    // Health is advice: a write that fails leaves this process's own record, nothing worse.
+    await this.shared.setJson(key, value, SHARED_OBSERVATION_TTL_MS).catch(() => {})
+  }
+
+  /** Takes in what other processes observed (a no-op without shared state); the newer observation of each engine wins. */
+  async refresh (): Promise<void> {
+    const shared = this.shared
+    if (!shared) return
+    const read = async (key: string): Promise<EngineObservation | undefined> => {
+      const value = await shared.getJson<SharedObservation>(key).catch(() => undefined)
+      if (!value || typeof value.at !== 'string') return undefined
+      const at = new Date(value.at)
+      return Number.isNaN(at.getTime()) ? undefined : { kind: value.kind, reason: String(value.reason), at }
+    }
+    const newer = (map: Map<EngineId, EngineObservation>, engine: EngineId, seen: EngineObservation | undefined) => {
+      const mine = map.get(engine)
+      if (seen && (!mine || seen.at.getTime() > mine.at.getTime())) map.set(engine, seen)
+    }
+    await Promise.all(ENGINE_IDS.map(async (engine) => {
+      const [seen, blocked] = await Promise.all([read(`seen:${engine}`), read(`blocked:${engine}`)])
+      newer(this.observations, engine, seen)
+      newer(this.lastBlocks, engine, blocked)
+    }))
   }
 
   observation (engine: EngineId): EngineObservation | undefined {

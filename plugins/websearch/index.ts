@@ -99,7 +99,7 @@ const declaration = defineTool({
   keywords: ['search engine', 'serp', 'duckduckgo', 'bing', 'brave search', 'google search', 'yahoo', 'mojeek', 'web'],
   prompts: [researchTopic],
   settings: WebsearchSettingsSchema,
-  createState: settings => createEngineHealth({ cooldownSeconds: settings.cooldown_s, googleCooldownSeconds: settings.google_cooldown_s }),
+  createState: (settings, { shared }) => createEngineHealth({ cooldownSeconds: settings.cooldown_s, googleCooldownSeconds: settings.google_cooldown_s, shared }),
   endpoints: [
     {
       method: 'GET',
@@ -107,12 +107,14 @@ const declaration = defineTool({
       summary: 'Search status record: configured providers, proxy, per-engine health observed since start, cooldowns and the engine auto would use now.',
       auth: 'key',
       response: SearchStatusSchema,
-      handle: ({ state, upstream, proxyConfigured }) => {
+      handle: async ({ state, upstream, proxyConfigured }) => {
         // The registry always passes the state createState made; anything else is a wiring bug worth seeing.
         if (!(state instanceof EngineHealth)) throw new Error('websearch: the search status endpoint got no engine-health state')
         // Read keys the way a run does (core/jobs/job-runner.ts upstreamConfig: trimmed, blank = unset),
         // so a blank SERPER_API_KEY is not reported configured and recommended while every run skips it.
         const credential = (name: string) => upstream.credential(name)?.trim() || undefined
+        // Every process's observations (REDIS_URL), not only this one's.
+        await state.refresh()
         return state.statusRecord({ credential, credentialNames: upstream.credentialNames, proxyConfigured })
       },
     },

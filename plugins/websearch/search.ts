@@ -156,6 +156,8 @@ export async function searchWeb (deps: SearchDeps, params: SearchParams, choice:
   const attempts: EngineAttempt[] = []
   const credential = deps.upstream.credential
   const list = candidates(choice)
+  // What other processes saw (REDIS_URL): a block one of them met cools the engine down here too.
+  await deps.health.refresh()
 
   for (const id of list) {
     if (!isConfigured(id, credential)) {
@@ -174,15 +176,15 @@ export async function searchWeb (deps: SearchDeps, params: SearchParams, choice:
     deps.stage(`searching ${id}`)
     const run = await runEngine(deps, ENGINES[id], params)
     if (run.failure) {
-      if (run.failure.kind === 'blocked') deps.health.recordBlocked(id, run.failure.reason)
-      else deps.health.recordError(id, run.failure.reason)
+      if (run.failure.kind === 'blocked') await deps.health.recordBlocked(id, run.failure.reason)
+      else await deps.health.recordError(id, run.failure.reason)
       attempts.push({ engine: id, outcome: run.failure.kind, reason: run.failure.reason })
       deps.stage(`${id} ${run.failure.kind === 'blocked' ? 'refused' : 'failed'} (${run.failure.reason})${list.indexOf(id) < list.length - 1 ? ', trying the next engine' : ''}`)
       continue
     }
     // A later page refused: the engine is blocking now, whatever page 1 said, so it cools down.
-    if (run.laterFailure?.kind === 'blocked') deps.health.recordBlocked(id, run.laterFailure.reason)
-    else deps.health.recordOk(id, `${run.results.length} results`)
+    if (run.laterFailure?.kind === 'blocked') await deps.health.recordBlocked(id, run.laterFailure.reason)
+    else await deps.health.recordOk(id, `${run.results.length} results`)
     attempts.push({ engine: id, outcome: 'ok', reason: `${run.results.length} results from ${run.pages} page(s)` })
     const stoppedEarly = run.laterFailure ? `${id} ${run.laterFailure.reason}` : null
     return { engine: id, results: run.results, related_searches: run.related, answer_box: run.answerBox, pages: run.pages, attempts, stopped_early: stoppedEarly }

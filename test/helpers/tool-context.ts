@@ -7,7 +7,7 @@
 //
 // What the kernel does, done the same way: settings are the plugin's schema
 // defaults under `settings` (readToolSettings: a bad one throws ConfigError as
-// the boot would), state is `createState(settings)`, pushed rows are checked
+// the boot would), state is `createState(settings, { shared })` (memory), pushed rows are checked
 // against the row schema and cut at the per-run ceiling, `blocked` throws
 // ToolBlockedError, credentials missing throw MissingCredentialError naming the
 // variable. What reaches out is real but local, and injectable:
@@ -30,6 +30,7 @@ import {
 import { createNetworkPolicy } from '../../core/net/network-policy.ts'
 import { createDnsResolver } from '../../core/net/dns-resolver.ts'
 import { readToolSettings } from '../../core/tools/tool-settings.ts'
+import { MemorySharedState } from '../../core/shared-state/memory-shared-state.ts'
 
 function assertLoopback (url: string | URL): void {
   const host = new URL(url).hostname
@@ -217,7 +218,7 @@ export function toolContext<Row = Record<string, unknown>, Input = any, Settings
     summary: (data: Record<string, unknown>) => { summaries.push(data) },
     blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
     tools: { run: options.runTool ?? (refuse('ctx.tools.run') as never) },
-    state: 'state' in options ? options.state : tool.createState?.(settings as never),
+    state: 'state' in options ? options.state : tool.createState?.(settings as never, { shared: new MemorySharedState().forTool(tool.key) }),
     async artifact (file: ArtifactFile) {
       const chunks: Buffer[] = []
       if (Buffer.isBuffer(file.body)) chunks.push(file.body)

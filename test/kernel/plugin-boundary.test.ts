@@ -2,7 +2,8 @@
 // greps it: no file of core/ imports from plugins/ (the plugin library
 // included), no tool key or agent tool name appears as a string in core/, and
 // plugins reach outside their folder only through the contract and the plugin
-// library, never node:dns (ctx.dns is the guarded resolver).
+// library, never node:dns (ctx.dns is the guarded resolver) nor a Redis client
+// (createState's shared state is the one way to state shared across processes).
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
@@ -70,12 +71,14 @@ t.test('no tool key or agent tool name is a string in core/', async t => {
   t.same(offenders, [], 'the kernel knows tools from their declarations only')
 })
 
-t.test('a plugin imports only the contract, its own folder and the plugin library; none imports node:dns', async t => {
+t.test('a plugin imports only the contract, its own folder and the plugin library; none imports node:dns or a Redis client', async t => {
   const offenders: string[] = []
   for (const file of sourceFiles('plugins')) {
     const folder = relative('plugins', file).split(sep)[0]!
     for (const specifier of specifiersOf(readFileSync(file, 'utf8'))) {
       if (/^(node:)?dns(\/promises)?$/.test(specifier)) { offenders.push(`${file}: ${specifier} (use ctx.dns)`); continue }
+      // State shared across processes goes through the kernel's SharedState (createState's kit), which falls back when Redis is away.
+      if (/^(ioredis|bullmq|redis)(\/|$)/.test(specifier)) { offenders.push(`${file}: ${specifier} (use the shared state createState gets)`); continue }
       if (!isRelative(specifier)) continue
       const target = relativeTo(file, specifier)
       const [top, second] = target.split(sep)

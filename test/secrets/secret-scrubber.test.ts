@@ -90,10 +90,11 @@ t.test('the values come from the one config: tool credentials and the kernel sec
     ARTIFACTS_S3_REGION: 'auto',
     ARTIFACTS_S3_ACCESS_KEY_ID: 'AKIASIERRA',
     ARTIFACTS_S3_SECRET_ACCESS_KEY: 's3-Sierra/secret+42',
+    REDIS_URL: 'rediss://default:redis-Sierra-77@redis.example:6380',
     UNRELATED_VARIABLE: 'not-a-credential-value',
   }, process.cwd())
   const values = secretValuesOf(config)
-  for (const v of ['serpapi-Kilo-7731', 'cse-Lima-8842', 'admin-Mike-0123456789', 'blog-November-42', 'llm-Oscar-4242', 'pub-Papa-1', 'pub-Quebec-2', 'proxy-Romeo/9', 's3-Sierra/secret+42', config.secretKey]) {
+  for (const v of ['serpapi-Kilo-7731', 'cse-Lima-8842', 'admin-Mike-0123456789', 'blog-November-42', 'llm-Oscar-4242', 'pub-Papa-1', 'pub-Quebec-2', 'proxy-Romeo/9', 's3-Sierra/secret+42', 'redis-Sierra-77', config.secretKey]) {
     t.ok(values.includes(v), `includes ${v.slice(0, 8)}…`)
   }
   t.notOk(values.includes('not-a-credential-value'), 'variables no tool names are not credentials')

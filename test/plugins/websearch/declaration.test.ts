@@ -6,6 +6,7 @@ import { Value } from 'typebox/value'
 import websearch from '../../../plugins/websearch/index.ts'
 import { EngineHealth } from '../../../plugins/websearch/engine-health.ts'
 import { readToolSettings } from '../../../core/tools/tool-settings.ts'
+import { MemorySharedState } from '../../../core/shared-state/memory-shared-state.ts'
 
 t.test('key, agent names, renames', async t => {
   t.equal(websearch.key, 'websearch')
@@ -34,8 +35,8 @@ t.test('schemas compile and every example validates', async t => {
 
 t.test('createState makes an independent EngineHealth per call (one per app)', async t => {
   const settings = readToolSettings(websearch, {}) as Parameters<NonNullable<typeof websearch.createState>>[0]
-  const a = websearch.createState!(settings)
-  const b = websearch.createState!(settings)
+  const a = websearch.createState!(settings, { shared: new MemorySharedState().forTool('websearch') })
+  const b = websearch.createState!(settings, { shared: new MemorySharedState().forTool('websearch') })
   t.ok(a instanceof EngineHealth)
   t.not(a, b)
 })
@@ -45,8 +46,8 @@ t.test('GET /api/search/status handler renders the record from the state and the
   t.ok(endpoint)
   t.equal(endpoint!.method, 'GET')
   t.equal(endpoint!.auth, 'key')
-  const state = websearch.createState!(readToolSettings(websearch, { google_cooldown_s: 60 }) as Parameters<NonNullable<typeof websearch.createState>>[0]) as EngineHealth
-  state.recordBlocked('google', 'Google consent wall (consent.google.com)')
+  const state = websearch.createState!(readToolSettings(websearch, { google_cooldown_s: 60 }) as Parameters<NonNullable<typeof websearch.createState>>[0], { shared: new MemorySharedState().forTool('websearch') }) as EngineHealth
+  await state.recordBlocked('google', 'Google consent wall (consent.google.com)')
   const credentials: Record<string, string> = { serper: 'set' }
   const record = await endpoint!.handle({
     state,

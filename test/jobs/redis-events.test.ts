@@ -1,0 +1,110 @@
+// Job events across processes (REDIS_URL): two apps on one database and one
+// Redis stand for two API processes. A job started and run on A is followed
+// from B, over the WebSocket (progress, then the one final message) and by a
+// sync wait (what the MCP job tools and POST /api/website-email/find use);
+// a Redis restart mid-run: the subscriber subscribes again and events resume;
+// a job that ends while Redis is away still sends its final message.
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import type { WebSocket } from 'ws'
+import { signup } from '../helpers/build.ts'
+import { buildWithCounter, startJob, waitForEnd } from '../helpers/jobs.ts'
+import { startRedis, type RedisServer } from '../helpers/redis-server.ts'
+import { requireAccount } from '../../core/auth/guards.ts'
+
+type Msg = Record<string, any>
+
+/** Two API processes: one database, one Redis. */
+async function twoApps (t: Parameters<typeof buildWithCounter>[0], redis: RedisServer): Promise<[FastifyInstance, FastifyInstance]> {
+  const a = await buildWithCounter(t, { env: { REDIS_URL: redis.url } })
+  const { dataDir, databaseUrl } = a.services.config
+  const b = await buildWithCounter(t, { dataDir, databaseUrl, env: { REDIS_URL: redis.url } })
+  return [a, b]
+}
+
+function follow (ws: WebSocket): { messages: Array<Msg & { at: number }>, closed: Promise<number> } {
+  const messages: Array<Msg & { at: number }> = []
+  ws.on('message', d => messages.push({ ...JSON.parse(d.toString()), at: Date.now() }))
+  return { messages, closed: new Promise(resolve => ws.on('close', code => resolve(code))) }
+}
+
+const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+t.test('a job run on A is followed over a WebSocket on B: progress, then one final message', async t => {
+  const redis = await startRedis(t)
+  const [a, b] = await twoApps(t, redis)
+  const user = await signup(a)
+  const { job_id: id } = (await startJob(a, user.apiKey, { max_results: 6, delay_ms: 80 })).json()
+  const ws = await b.injectWS(`/api/tool-run/${id}/ws`, { headers: { 'x-api-key': user.apiKey } })
+  const { messages, closed } = follow(ws)
+  await until('the first progress message', () => messages.some(m => m.type === 'progress'))
+  t.ok(a.services.runner.live.has(id), 'A runs it')
+  t.notOk(b.services.runner.live.has(id), 'B does not')
+  t.equal(await closed, 1000)
+  const progress = messages.filter(m => m.type === 'progress')
+  t.ok(progress.length >= 2, `progress from A reached B (${progress.length} messages)`)
+  const records = progress.map(m => m.records)
+  t.same(records, [...records].sort((x, y) => x - y), 'records never go down')
+  t.ok(records[records.length - 1] > records[0], 'and they moved while B watched')
+  t.match(messages[messages.length - 1], { type: 'done', job: { job_id: id, status: 'done', records: 6 } })
+  t.equal(messages.filter(m => m.type !== 'progress').length, 1, 'exactly one final message')
+
+  const failing = (await startJob(a, user.apiKey, { max_results: 6, delay_ms: 50, outcome: 'blocked' })).json().job_id
+  const ws2 = await b.injectWS(`/api/tool-run/${failing}/ws`, { headers: { 'x-api-key': user.apiKey } })
+  const second = follow(ws2)
+  await second.closed
+  t.match(second.messages[second.messages.length - 1], { type: 'error', job: { status: 'error', blocked: true, refunded: true } }, 'an error ending too')
+})
+
+t.test('a sync wait on B (the MCP job tools, the synchronous alias) hears progress and the end of a job run on A', async t => {
+  const redis = await startRedis(t)
+  const [a, b] = await twoApps(t, redis)
+  const user = await signup(a)
+  const caller = requireAccount(await b.services.keys.resolve(user.apiKey), { scoped: true })
+  const { job_id: id } = (await startJob(a, user.apiKey, { max_results: 5, delay_ms: 80 })).json()
+  const progress: number[] = []
+  const final = await b.services.jobs.waitFor(caller, id, 15_000, (records) => { progress.push(records) })
+  t.match(final, { job_id: id, status: 'done', records: 5 })
+  t.ok(progress.length >= 1, `progress events from A reached the wait on B (${progress.length})`)
+})
+
+t.test('Redis restarts mid-run: B subscribes again, progress resumes, the final message arrives', async t => {
+  const redis = await startRedis(t)
+  const [a, b] = await twoApps(t, redis)
+  const user = await signup(a)
+  const { job_id: id } = (await startJob(a, user.apiKey, { max_results: 40, delay_ms: 100 })).json()
+  const ws = await b.injectWS(`/api/tool-run/${id}/ws`, { headers: { 'x-api-key': user.apiKey } })
+  const { messages, closed } = follow(ws)
+  await until('progress before the restart', () => messages.some(m => m.type === 'progress' && m.records >= 2))
+  await redis.restart()
+  t.ok((await Promise.all([a, b].map(app => app.services.redis!.ready(5000)))).every(Boolean), 'both reconnected')
+  const back = Date.now()
+  const recordsAtRestart = Math.max(...messages.filter(m => m.type === 'progress').map(m => m.records))
+  t.equal(await closed, 1000)
+  const after = messages.filter(m => m.type === 'progress' && m.at >= back && m.records > recordsAtRestart)
+  t.ok(after.length >= 1, `progress resumed after the restart (${after.length} messages)`)
+  t.match(messages[messages.length - 1], { type: 'done', job: { job_id: id, status: 'done', records: 40 } })
+})
+
+t.test('the job ends while Redis is away: B\'s WebSocket still gets the final message once Redis is back', async t => {
+  const redis = await startRedis(t)
+  const [a, b] = await twoApps(t, redis)
+  const user = await signup(a)
+  const { job_id: id } = (await startJob(a, user.apiKey, { max_results: 8, delay_ms: 100 })).json()
+  const ws = await b.injectWS(`/api/tool-run/${id}/ws`, { headers: { 'x-api-key': user.apiKey } })
+  const { messages, closed } = follow(ws)
+  await until('the first progress message', () => messages.some(m => m.type === 'progress'))
+  await redis.stop()
+  t.match(await waitForEnd(a, user.apiKey, id), { status: 'done' }, 'the job ended on A meanwhile')
+  t.notOk(messages.some(m => m.type === 'done'), 'B has not heard of it yet')
+  await redis.start()
+  t.equal(await closed, 1000)
+  t.match(messages[messages.length - 1], { type: 'done', job: { job_id: id, status: 'done', records: 8 } })
+  t.equal(messages.filter(m => m.type !== 'progress').length, 1, 'one final message')
+})

@@ -1,0 +1,155 @@
+// The server as a user runs it: `npm start`'s command, read from package.json,
+// spawned as its own process from the repository root, on a throwaway DATA_DIR,
+// with a free port of 127.0.0.1. Benchmarks that measure the service from the
+// outside (startup.ts, me.ts, poll.ts) use this, so their figures are those of
+// the production start (compiled JavaScript, no TypeScript loader) and their load
+// generator never shares the server's event loop or memory.
+//
+//   const server = await startServerProcess({ env: { LOG_LEVEL: 'warn' } })
+//   … fetch(`${server.url}/api/health`) …
+//   await server.stop()
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+export const REPO_ROOT = resolve(import.meta.dirname, '../..')
+
+export interface ServerProcessOptions {
+  /** Variables added to (and overriding) the defaults below: DATA_DIR, PORT, SECRET_KEY, LOG_LEVEL=warn, high rate limits. */
+  env?: Record<string, string>
+  /** Longest wait for `/api/health` to answer 200 (default 30 s). */
+  readyTimeoutMs?: number
+  /** Keep the temporary DATA_DIR after stop() (default: removed). */
+  keepDataDir?: boolean
+  /** Where the server's stdout/stderr go (default: collected; printed if it fails to start). */
+  stdio?: 'inherit' | 'collect'
+}
+
+export interface ServerProcess {
+  /** `http://127.0.0.1:<port>` */
+  url: string
+  port: number
+  pid: number
+  dataDir: string
+  /** The argv that was run (from package.json's `start`). */
+  command: string[]
+  /** Milliseconds from spawn to the first 200 from `/api/health`. */
+  readyMs: number
+  child: ChildProcess
+  /** The server process's resident set size now, in bytes (Linux /proc; `ps` elsewhere). */
+  rss (): number
+  /** Output collected so far (stdio 'collect'). */
+  output (): string
+  /** SIGTERM, wait for the exit (SIGKILL after 10 s), remove the DATA_DIR. Resolves with the exit code. */
+  stop (): Promise<number | null>
+}
+
+/**
+ * `npm start`'s command as an argv: package.json's `scripts.start`, split on
+ * spaces (it holds no quoting or shell operators; refused if it ever does), with
+ * `node` replaced by this Node binary so the server runs on the same version.
+ */
+export function startCommand (root = REPO_ROOT): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
+  const script = pkg.scripts?.start
+  if (!script) throw new Error('package.json has no scripts.start')
+  if (/[|&;<>()$`"'\\]/.test(script)) throw new Error(`package.json's start script is not a plain command: ${script}`)
+  const argv = script.trim().split(/\s+/)
+  if (argv[0] === 'node') argv[0] = process.execPath
+  return argv
+}
+
+/** A port of 127.0.0.1 that was free a moment ago (the server binds it right after). */
+export function freePort (): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      probe.close(() => resolvePort(port))
+    })
+  })
+}
+
+function rssOf (pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]
+    if (kb) return Number(kb) * 1024
+  } catch { /* not Linux, or the process is gone */ }
+  return NaN
+}
+
+/** Starts the server the `npm start` way and resolves once `/api/health` answers 200. */
+export async function startServerProcess (options: ServerProcessOptions = {}): Promise<ServerProcess> {
+  const command = startCommand()
+  const dataDir = mkdtempSync(join(tmpdir(), 'server-process-'))
+  const port = await freePort()
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: `file:${join(dataDir, 'app.db')}`,
+    SECRET_KEY: 'bench-secret-key-0123456789',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_PRO_PER_MINUTE: '1000000',
+    ...options.env,
+  }
+  // A TypeScript loader inherited from the caller (`node --import tsx bench.ts`)
+  // must not reach the server: it would not be the production start.
+  delete env.NODE_OPTIONS
+  const collect = (options.stdio ?? 'collect') === 'collect'
+  let output = ''
+  const started = performance.now()
+  const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, env, stdio: collect ? ['ignore', 'pipe', 'pipe'] : 'inherit' })
+  if (collect) {
+    const keep = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-64 * 1024) }
+    child.stdout!.on('data', keep)
+    child.stderr!.on('data', keep)
+  }
+  const exited = new Promise<number | null>(resolveExit => child.once('exit', (code) => resolveExit(code)))
+  let gone = false
+  void exited.then(() => { gone = true })
+  const url = `http://127.0.0.1:${port}`
+  const removeDir = () => { if (!options.keepDataDir) rmSync(dataDir, { recursive: true, force: true }) }
+  const stop = async () => {
+    if (!gone) {
+      child.kill('SIGTERM')
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000)
+      await exited
+      clearTimeout(kill)
+    }
+    removeDir()
+    return exited
+  }
+
+  const deadline = started + (options.readyTimeoutMs ?? 30_000)
+  let readyMs = NaN
+  while (true) {
+    if (gone) {
+      removeDir()
+      throw new Error(`the server exited with code ${await exited} before answering /api/health (${command.join(' ')}):\n${output}`)
+    }
+    try {
+      const res = await fetch(`${url}/api/health`)
+      await res.arrayBuffer()
+      if (res.status === 200) { readyMs = performance.now() - started; break }
+    } catch { /* not listening yet */ }
+    if (performance.now() > deadline) {
+      await stop()
+      throw new Error(`the server did not answer /api/health within ${options.readyTimeoutMs ?? 30_000} ms (${command.join(' ')}):\n${output}`)
+    }
+    await new Promise(r => setTimeout(r, 10))
+  }
+  return {
+    url, port, pid: child.pid!, dataDir, command, readyMs, child,
+    rss: () => rssOf(child.pid!),
+    output: () => output,
+    stop,
+  }
+}

@@ -1,7 +1,9 @@
 // One strict awilix container per app: every service hangs off it (no module
 // singletons), so tests build independent apps side by side. Disposers close
 // what the container opened when the app closes.
-import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix'
+// awilix's build without loadModules (its "browser" entry, plain ES): the same
+// container, without the file-globbing library (some 60 modules) the app never uses.
+import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix/browser'
 import type { AppConfig } from './config.ts'
 import type { Clock } from './clock.ts'
 import type { Logger } from './logger.ts'

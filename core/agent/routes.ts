@@ -8,6 +8,7 @@
 // fastify's logging and error handling and needs no hijack.
 import { routeDefaults } from '../openapi/route-defaults.ts'
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { requireAccount } from '../auth/guards.ts'
 import { countRequests } from '../auth/auth-plugin.ts'
@@ -17,8 +18,9 @@ import { AgentCatalog } from './agent-catalog.ts'
 import { agentInstructions, renderGuide, type ServerInfo } from './guide.ts'
 import type { McpServerDeps } from './mcp-server.ts'
 import { AgentToolCalls } from './tool-calls.ts'
+import { SERVICE_ROOT } from '../code-location.ts'
 
-const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string, version: string }
+const PACKAGE = JSON.parse(readFileSync(join(SERVICE_ROOT, 'package.json'), 'utf8')) as { name: string, version: string }
 
 // MCP clients look for a Bearer challenge on a 401 (the auth hook adds it, see authChallenge).
 const BEARER_CHALLENGE = { wwwAuthenticate: 'Bearer realm="mcp"', detail: 'Missing or invalid access token: send Authorization: Bearer <your sk- key or scp- token>.' }

@@ -6,7 +6,6 @@ import { once } from 'node:events'
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ZipArchive } from 'archiver'
 import { requireAccount } from '../auth/guards.ts'
 import { rangeNotSatisfiable } from '../errors.ts'
 import { routeDefaults } from '../openapi/route-defaults.ts'
@@ -104,6 +103,8 @@ export default async function artifactRoutes (fastify: FastifyInstance): Promise
   }, async (req, reply) => {
     const caller = requireAccount(req.principal, { scoped: true })
     const { job, files } = await jobs.artifacts(caller, req.params.id)
+    // archiver (and its stream libraries) loads with the first zip, not with the app.
+    const { ZipArchive } = await import('archiver')
     // Media is compressed already: the fastest deflate level keeps the CPU free for the API.
     const archive = new ZipArchive({ zlib: { level: 1 } })
     const names = uniqueNames(files)

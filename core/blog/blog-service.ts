@@ -12,7 +12,7 @@ import type { QuotaService } from '../quotas/quota-service.ts'
 import { ArticleWriter, ModelUnavailable, type GeneratedArticle } from './article-writer.ts'
 import { ImageMaker, ImageUnavailable, imagePrompt } from './image-maker.ts'
 import { BlogImageStore, isStoredImagePath } from './image-store.ts'
-import { plainText, sanitizeArticle, sanitizeInline } from './sanitize.ts'
+import type * as Sanitize from './sanitize.ts'
 import { baseSlug, firstFreeSlug, RESERVED_SLUGS, SLUG_MAX } from './slug.ts'
 import type { EditInput, PublishInput } from './schemas.ts'
 
@@ -69,10 +69,18 @@ const MAX_KEYWORD_LENGTH = 100
 /** Attempts at a derived slug when a concurrent insert takes the same one. */
 const SLUG_ATTEMPTS = 5
 
+/**
+ * The HTML cleaners, loaded with the first write: sanitize-html brings postcss
+ * and an HTML parser (some 70 modules), which a server that never writes a post
+ * should not carry.
+ */
+type Cleaners = typeof Sanitize
+const loadCleaners = (): Promise<Cleaners> => import('./sanitize.ts')
+
 const isUniqueViolation = (err: unknown) => (err as { code?: string } | null)?.code === 'P2002'
 const isMissingRecord = (err: unknown) => (err as { code?: string } | null)?.code === 'P2025'
 
-function parseKeywords (raw: string | string[] | undefined): string[] {
+function parseKeywords ({ plainText }: Cleaners, raw: string | string[] | undefined): string[] {
   if (raw === undefined) return []
   const parts = typeof raw === 'string' ? raw.split(',') : raw
   const seen = new Set<string>()
@@ -116,13 +124,13 @@ function resolveImage (input: { featured_image?: string | null, image_url?: stri
   return parsed.toString()
 }
 
-function cleanTitle (raw: string): string {
+function cleanTitle ({ plainText }: Cleaners, raw: string): string {
   const title = plainText(raw)
   if (!title) throw badRequest('title is empty once markup is removed.')
   return title
 }
 
-function cleanContent (raw: string): string {
+function cleanContent ({ sanitizeArticle }: Cleaners, raw: string): string {
   const content = sanitizeArticle(raw)
   if (!content) throw badRequest('content is empty once unsafe markup is removed.')
   return content
@@ -190,8 +198,10 @@ export class BlogService {
 
   /** POST /api/blog/post (source api) and generation (source generated). Status defaults to published. */
   async create (input: PublishInput, source: PostSource = 'api'): Promise<PostView> {
-    const title = cleanTitle(input.title)
-    const content = cleanContent(input.content)
+    const clean = await loadCleaners()
+    const { plainText, sanitizeInline } = clean
+    const title = cleanTitle(clean, input.title)
+    const content = cleanContent(clean, input.content)
     const image = resolveImage(input)
     const status: PostStatus = input.status ?? 'published'
     const now = this.clock()
@@ -203,7 +213,7 @@ export class BlogService {
       status,
       isFeatured: input.is_featured ?? false,
       metaDescription: input.meta_description === undefined ? '' : plainText(input.meta_description),
-      seoKeywords: JSON.stringify(parseKeywords(input.seo_keywords)),
+      seoKeywords: JSON.stringify(parseKeywords(clean, input.seo_keywords)),
       featuredImage: image ?? null,
       source,
       createdAt: now,
@@ -240,14 +250,16 @@ export class BlogService {
   async update (slug: string, input: EditInput): Promise<PostView> {
     const existing = await this.db.blogPost.findUnique({ where: { slug } })
     if (!existing) throw notFound(`No blog post with the slug '${slug}'.`)
+    const clean = await loadCleaners()
+    const { plainText, sanitizeInline } = clean
     const data: Record<string, unknown> = {}
-    if (input.title !== undefined) data.title = cleanTitle(input.title)
-    if (input.content !== undefined) data.content = cleanContent(input.content)
+    if (input.title !== undefined) data.title = cleanTitle(clean, input.title)
+    if (input.content !== undefined) data.content = cleanContent(clean, input.content)
     if (input.excerpt !== undefined) data.excerpt = sanitizeInline(input.excerpt)
     if (input.category !== undefined) data.category = plainText(input.category) || DEFAULT_CATEGORY
     if (input.is_featured !== undefined) data.isFeatured = input.is_featured
     if (input.meta_description !== undefined) data.metaDescription = plainText(input.meta_description)
-    if (input.seo_keywords !== undefined) data.seoKeywords = JSON.stringify(parseKeywords(input.seo_keywords))
+    if (input.seo_keywords !== undefined) data.seoKeywords = JSON.stringify(parseKeywords(clean, input.seo_keywords))
     const image = resolveImage(input)
     if (image !== undefined) data.featuredImage = image
     const now = this.clock()
@@ -312,11 +324,12 @@ export class BlogService {
     const charge = await this.quotas.charge(caller.account.id, caller.tier)
     try {
       const article = await this.writer.write(topic)
-      const draft = this.asDraft(article)
+      const clean = await loadCleaners()
+      const draft = this.asDraft(clean, article)
       // Clean before the slow image call: an article that cleans to nothing fails here, with no image made.
-      cleanTitle(draft.title)
-      cleanContent(draft.content)
-      const image = await this.featuredImage(draft)
+      cleanTitle(clean, draft.title)
+      cleanContent(clean, draft.content)
+      const image = await this.featuredImage(clean, draft)
       const post = await this.create({ ...draft, featured_image: image.path }, 'generated')
       return { post, image: image.outcome }
     } catch (err) {
@@ -339,7 +352,7 @@ export class BlogService {
   }
 
   /** The featured image of a generated article, stored; never throws: a failure is an outcome. */
-  private async featuredImage (draft: PublishInput): Promise<{ path: string | null, outcome: FeaturedImageOutcome }> {
+  private async featuredImage ({ plainText }: Cleaners, draft: PublishInput): Promise<{ path: string | null, outcome: FeaturedImageOutcome }> {
     if (!this.imageMaker.configured) return { path: null, outcome: { status: 'not_configured', detail: 'No image model is configured on this server (LLM_IMAGE_MODEL); the post has no featured image.' } }
     try {
       const image = await this.imageMaker.make(imagePrompt(plainText(draft.title), plainText(draft.excerpt ?? '')))
@@ -352,7 +365,7 @@ export class BlogService {
   }
 
   /** A model's article fitted to the publish limits: long fields are cut, not refused. */
-  private asDraft (article: GeneratedArticle): PublishInput {
+  private asDraft ({ plainText }: Cleaners, article: GeneratedArticle): PublishInput {
     return {
       title: plainText(article.title).slice(0, 300),
       content: article.content.slice(0, 500_000),

@@ -4,12 +4,11 @@
 // run by an operator agrees with what the service applied.
 import { createHash, randomUUID } from 'node:crypto'
 import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import pg from 'pg'
+import { SERVICE_ROOT } from '../code-location.ts'
 
-const prismaDir = fileURLToPath(new URL('../../prisma/', import.meta.url))
+const prismaDir = join(SERVICE_ROOT, 'prisma')
 export const migrationsDir = (provider: 'sqlite' | 'postgresql') =>
   provider === 'sqlite' ? join(prismaDir, 'migrations') : join(prismaDir, 'postgres', 'migrations')
 
@@ -82,6 +81,8 @@ export function migrateSqlite (file: string): string[] {
 }
 
 export async function migratePostgres (url: string): Promise<string[]> {
+  // pg loads only for a PostgreSQL database: a SQLite server never needs it.
+  const { default: pg } = await import('pg')
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {

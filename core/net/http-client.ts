@@ -10,7 +10,10 @@
 //   the best a client can do, and the proxy should refuse private targets too.
 // Redirects are followed by hand (`redirect: 'manual'`) so every hop goes
 // through the same check.
-import { Agent, ProxyAgent, buildConnector, fetch as undiciFetch, type Dispatcher, type RequestInit as UndiciRequestInit } from 'undici'
+//
+// undici (about a hundred modules) loads with a client's first request, not
+// with the app: a server that runs no job and sends no webhook never loads it.
+import type { Dispatcher, RequestInit as UndiciRequestInit, buildConnector as BuildConnector, fetch as UndiciFetch } from 'undici'
 import { BlockedTargetError, InputError, UpstreamError, type GuardedRequestInit, type HttpClient } from '../tools/contract.ts'
 import { pinnedLookup, systemLookup, urlPort, vetTarget, type HostLookup, type TargetPolicy } from './network-policy.ts'
 import { decodeBody } from './body-charset.ts'
@@ -51,7 +54,7 @@ const ORIGIN_BOUND_HEADERS = ['authorization', 'cookie', 'proxy-authorization']
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location']
 
 /** An undici connector that vets host and port before each new socket and pins the vetted addresses. */
-function guardedConnector (policy: TargetPolicy, lookup: HostLookup): buildConnector.connector {
+function guardedConnector (buildConnector: typeof BuildConnector, policy: TargetPolicy, lookup: HostLookup): BuildConnector.connector {
   return (options, callback) => {
     const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80)
     vetTarget(policy, lookup, options.hostname, port).then(
@@ -110,9 +113,13 @@ export function createHttpClient (options: HttpClientOptions): GuardedHttpClient
   const { policy, userAgent, proxyUrl, signal: clientSignal } = options
   const lookup = options.lookup ?? systemLookup
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_BYTES
-  const dispatcher: Dispatcher = proxyUrl
-    ? new ProxyAgent({ uri: proxyUrl })
-    : new Agent({ connect: guardedConnector(policy, lookup) })
+  /** undici and this client's connection pool, made on the first request. */
+  let network: Promise<{ dispatcher: Dispatcher, undiciFetch: typeof UndiciFetch }> | null = null
+  let closed = false
+  const connect = () => network ??= import('undici').then(({ Agent, ProxyAgent, buildConnector, fetch: undiciFetch }) => ({
+    dispatcher: proxyUrl ? new ProxyAgent({ uri: proxyUrl }) : new Agent({ connect: guardedConnector(buildConnector, policy, lookup) }),
+    undiciFetch,
+  }))
 
   async function guardedFetch (input: string | URL, init: GuardedRequestInit = {}): Promise<Response> {
     const {
@@ -146,8 +153,10 @@ export function createHttpClient (options: HttpClientOptions): GuardedHttpClient
     const chain = [url.href]
 
     for (let hop = 0; ; hop++) {
-      let response: Awaited<ReturnType<typeof undiciFetch>>
+      let response: Awaited<ReturnType<typeof UndiciFetch>>
       try {
+        if (closed && !network) throw new UpstreamError('the HTTP client is closed')
+        const { dispatcher, undiciFetch } = await connect()
         if (proxyUrl) {
           // The proxy resolves the target, so check it here; see the header comment.
           await vetTarget(policy, lookup, url.hostname, urlPort(url))
@@ -200,7 +209,7 @@ export function createHttpClient (options: HttpClientOptions): GuardedHttpClient
   }
 
   /** Wraps the undici response in a standard Response whose body honours maxBytes, the timeout and the signal. */
-  function guardedResponse (response: Awaited<ReturnType<typeof undiciFetch>>, href: string, maxBytes: number, mapError: (err: unknown, href?: string) => unknown): Response {
+  function guardedResponse (response: Awaited<ReturnType<typeof UndiciFetch>>, href: string, maxBytes: number, mapError: (err: unknown, href?: string) => unknown): Response {
     const declared = Number(response.headers.get('content-length'))
     if (Number.isFinite(declared) && declared > maxBytes) {
       response.body?.cancel().catch(() => {})
@@ -242,7 +251,8 @@ export function createHttpClient (options: HttpClientOptions): GuardedHttpClient
       return { ...result, body }
     },
     async close () {
-      await dispatcher.close()
+      closed = true
+      if (network) await (await network).dispatcher.close()
     },
   }
 }

@@ -17,6 +17,7 @@ import { ToolCatalog } from './catalog.ts'
 import { readToolSettings } from './tool-settings.ts'
 import { MemorySharedState } from '../shared-state/memory-shared-state.ts'
 import type { SharedStateService } from '../shared-state/shared-state.ts'
+import { CODE_EXTENSION } from '../code-location.ts'
 
 export const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url))
 
@@ -145,7 +146,8 @@ export class ToolRegistry {
     for (const entry of file.tools) {
       if (!entry.plugin) continue
       const folder = entry.plugin.startsWith('.') || isAbsolute(entry.plugin) ? resolve(configDir, entry.plugin) : join(pluginsDir, entry.plugin)
-      const index = join(folder, 'index.ts')
+      // index.ts under tsx, index.js in the compiled build (an out-of-tree plugin may ship JavaScript either way).
+      const index = [join(folder, `index${CODE_EXTENSION}`), join(folder, 'index.js')].find(existsSync) ?? join(folder, `index${CODE_EXTENSION}`)
       if (!existsSync(index)) throw new ConfigError(`tools.config.json: tool "${entry.key}" names the plugin "${entry.plugin}", but ${index} does not exist`)
       const mod = await import(pathToFileURL(index).href) as { default?: ToolDeclaration }
       const declaration = mod.default

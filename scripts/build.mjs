@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// `npm run build` (and the last step of `npm ci`'s postinstall): compiles the
+// service's TypeScript (core/, plugins/, the generated Prisma clients) into
+// dist/ with esbuild, one .js file (and its source map) per .ts file, in the
+// same layout, so `npm start` runs plain JavaScript with no TypeScript loader.
+//
+// Why one file per file rather than one bundle: the service loads code by path
+// at run time: tool plugins by folder (core/tools/registry.ts), each plugin's
+// run code on its first job (`import('./run.ts')`), and the parser modules the
+// extraction workers load by file URL (`new URL('./extract.ts', import.meta.url)`).
+// Keeping the layout keeps all of those working and keeps them lazy.
+//
+// What the build changes in the code: relative imports and the
+// `new URL('<relative>.ts', import.meta.url)` module URLs end in .js. Files that
+// are not code (migrations, package.json, tools.config.json) stay where they are:
+// core/code-location.ts tells the compiled code where the service's root is.
+// Packages under node_modules are not bundled (native addons, Prisma's engines),
+// except the few in VENDORED: typebox is some 700 small ES modules that every
+// schema file imports, which cost the start about a second and 20 MB of module
+// records; bundled once into dist/vendor/ (one copy, shared chunks) they load in
+// tens of milliseconds. The fastify type provider goes with it because it
+// registers typebox's string formats: it must see the same typebox as our schemas.
+//
+// Every file under core/ and plugins/ is compiled, so a new entry point (a new
+// `npm run …` such as core/worker.ts) needs no change here, only its script line:
+// `node --enable-source-maps dist/core/<name>.js`.
+import { build } from 'esbuild'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+
+const root = resolve(import.meta.dirname, '..')
+const outdir = join(root, 'dist')
+/** The folders that hold the service's code (tests and scripts run under tsx and are not built). */
+const SOURCE_DIRS = ['core', 'plugins']
+
+function filesUnder (dir) {
+  const found = []
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) found.push(...filesUnder(path))
+    else found.push(path)
+  }
+  return found
+}
+
+const files = SOURCE_DIRS.flatMap(dir => filesUnder(join(root, dir)))
+const entryPoints = files.filter(f => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+/** Plain JavaScript shipped as is (the extraction worker's entry). */
+const copied = files.filter(f => f.endsWith('.mjs') || f.endsWith('.js'))
+
+/** Bare import → its bundle under dist/vendor/ (only these import paths are used by core/ and plugins/). */
+const VENDORED = {
+  typebox: 'typebox',
+  'typebox/compile': 'typebox-compile',
+  'typebox/value': 'typebox-value',
+  '@fastify/type-provider-typebox': 'type-provider-typebox',
+}
+const vendorDir = join(outdir, 'vendor')
+
+const relativeTs = /^\.\.?\/.*\.ts$/
+/** `new URL('./x.ts', import.meta.url)`: a module the extraction workers load by URL. */
+const moduleUrl = /new URL\((['"])(\.\.?\/[^'"]+)\.ts\1,(\s*)import\.meta\.url\)/g
+
+/**
+ * Every relative import stays a separate file (external) with its .ts suffix
+ * turned into .js; module URLs get the same suffix. Packages stay external too.
+ */
+const keepLayout = {
+  name: 'keep-layout',
+  setup (b) {
+    b.onResolve({ filter: /^\.\.?\// }, (args) => {
+      if (args.kind === 'entry-point') return undefined
+      return { path: relativeTs.test(args.path) ? args.path.replace(/\.ts$/, '.js') : args.path, external: true }
+    })
+    b.onResolve({ filter: /^(typebox|@fastify\/type-provider-typebox)(\/|$)/ }, (args) => {
+      const bundle = VENDORED[args.path]
+      if (!bundle) return { errors: [{ text: `${args.path} is not in scripts/build.mjs's VENDORED list: add it there` }] }
+      const from = dirname(join(outdir, relative(root, args.importer)))
+      const path = relative(from, join(vendorDir, `${bundle}.js`))
+      return { path: path.startsWith('.') ? path : `./${path}`, external: true }
+    })
+    b.onLoad({ filter: /\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8')
+      return { contents: source.replace(moduleUrl, (_m, q, path, space) => `new URL(${q}${path}.js${q},${space}import.meta.url)`), loader: 'ts' }
+    })
+  },
+}
+
+const started = performance.now()
+rmSync(outdir, { recursive: true, force: true })
+await build({
+  entryPoints: Object.fromEntries(Object.entries(VENDORED).map(([specifier, bundle]) => [bundle, specifier])),
+  outdir: vendorDir,
+  bundle: true,
+  splitting: true,
+  // What the vendored packages import besides each other stays a package (ajv-formats: CommonJS, shared with fastify).
+  external: ['ajv-formats'],
+  platform: 'node',
+  format: 'esm',
+  target: 'node20.11',
+  sourcemap: 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+})
+await build({
+  entryPoints,
+  outdir,
+  outbase: root,
+  bundle: true,
+  packages: 'external',
+  platform: 'node',
+  format: 'esm',
+  target: 'node20.11',
+  // Stack traces point at the .ts files (`node --enable-source-maps`); the maps
+  // name the sources by path and do not carry their text.
+  sourcemap: 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+  plugins: [keepLayout],
+  tsconfig: join(root, 'tsconfig.json'),
+})
+for (const file of copied) {
+  const target = join(outdir, relative(root, file))
+  mkdirSync(dirname(target), { recursive: true })
+  copyFileSync(file, target)
+}
+const ms = performance.now() - started
+console.log(`built ${entryPoints.length} modules into ${relative(process.cwd(), outdir) || outdir} in ${ms.toFixed(0)} ms`)

@@ -26,10 +26,17 @@
 // `node --enable-source-maps dist/core/<name>.js`.
 import { build } from 'esbuild'
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 
 const root = resolve(import.meta.dirname, '..')
-const outdir = join(root, 'dist')
+// `--outdir <dir>` (tests) builds elsewhere; it must be inside the repository,
+// where the compiled code finds package.json and prisma/ above itself.
+const outdirArg = process.argv.indexOf('--outdir')
+const outdir = outdirArg === -1 ? join(root, 'dist') : resolve(process.argv[outdirArg + 1] ?? '')
+// The build empties its output folder first: never the repository or a source folder.
+if (!outdir.startsWith(root + sep) || ['core', 'plugins', 'prisma', 'scripts', 'test', 'node_modules'].includes(relative(root, outdir).split(sep)[0])) {
+  throw new Error(`refusing to build into ${outdir}: give a new folder inside ${root}`)
+}
 /** The folders that hold the service's code (tests and scripts run under tsx and are not built). */
 const SOURCE_DIRS = ['core', 'plugins']
 

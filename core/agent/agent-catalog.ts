@@ -97,7 +97,7 @@ const HELPERS: Array<Omit<AdvertisedTool, 'restKey' | 'renames' | 'fixedParams'>
 
 export class AgentCatalog {
   readonly tools: AdvertisedTool[]
-  readonly finder: ToolFinder
+  private finderIndex: ToolFinder | undefined
   /** Workflow prompts whose tools are all served here. */
   readonly prompts: WorkflowPrompt[]
   private readonly byName: Map<string, AdvertisedTool>
@@ -126,8 +126,17 @@ export class AgentCatalog {
     for (const h of helpers) {
       if (this.unavailable.has(h.name)) throw new ConfigError(`agent tool name "${h.name}" is reserved by the agent endpoint`)
     }
-    this.finder = new ToolFinder(jobTools.map(t => t.job!))
     this.prompts = offeredPrompts(registry, name => Boolean(this.byName.get(name)?.job))
+  }
+
+  /**
+   * find_tool's index over every description, example and keyword, built with
+   * the first find_tool call: most processes never answer one, and building it
+   * is a noticeable part of the start.
+   */
+  get finder (): ToolFinder {
+    this.finderIndex ??= new ToolFinder(this.jobTools().map(t => t.job!))
+    return this.finderIndex
   }
 
   get (name: string): AdvertisedTool | undefined { return this.byName.get(name) }

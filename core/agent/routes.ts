@@ -68,15 +68,18 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
   routeDefaults(app, { tag: 'Agent', auth: 'none' })
   const { registry, jobs, rateLimiter, config } = app.services
   const info: ServerInfo = { name: PACKAGE.name, version: PACKAGE.version }
+  // The catalog is built (and checked: reserved names, prompts) at boot; what is
+  // derived from it, the guide, the manifest and the MCP server's parts, is made
+  // with the first request that needs it, off the start.
   const catalog = new AgentCatalog(registry)
-  const calls = new AgentToolCalls({ catalog, registry, jobs })
-  const guide = renderGuide(catalog, info)
-  const deps: McpServerDeps = { info, catalog, calls, guide, instructions: agentInstructions(catalog) }
-  const manifest = {
-    name: info.name,
-    version: info.version,
-    tools: catalog.manifestTools(),
-  }
+  let guide: string | undefined
+  const guideText = () => (guide ??= renderGuide(catalog, info))
+  let deps: McpServerDeps | undefined
+  const mcpDeps = (): McpServerDeps => (deps ??= {
+    info, catalog, calls: new AgentToolCalls({ catalog, registry, jobs }), guide: guideText(), instructions: agentInstructions(catalog),
+  })
+  let manifest: { name: string, version: string, tools: ReturnType<AgentCatalog['manifestTools']> } | undefined
+  const manifestAnswer = () => (manifest ??= { name: info.name, version: info.version, tools: catalog.manifestTools() })
 
   app.post('/mcp', {
     config: {
@@ -98,7 +101,7 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
       import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
     ])
     // The name the client used for /mcp: resource links to job files are absolute URLs on it.
-    const server = createMcpServer(deps, caller, req.log, `${req.protocol}://${req.host}`)
+    const server = createMcpServer(mcpDeps(), caller, req.log, `${req.protocol}://${req.host}`)
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: mode === 'json' })
     transport.onerror = (err) => req.log.debug({ err }, 'mcp transport error')
     await server.connect(transport)
@@ -126,8 +129,8 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
 
   app.get('/mcp/docs.md', { config: { auth: 'none', responses: { 200: { content: { 'text/markdown': { schema: { type: 'string' } } } } } } }, async (_req, reply) => {
     reply.type('text/markdown; charset=utf-8')
-    return guide
+    return guideText()
   })
 
-  app.get('/mcp/manifest.json', { config: { auth: 'none', responses: { 200: ManifestAnswer } } }, async () => manifest)
+  app.get('/mcp/manifest.json', { config: { auth: 'none', responses: { 200: ManifestAnswer } } }, async () => manifestAnswer())
 }

@@ -26,7 +26,8 @@ export interface LoadedTool {
   config: ToolEntryConfig
   enabled: boolean
   inputCheck: Validator
-  rowCheck: Validator
+  /** Compiled with the tool's first row (see load): a process that never runs the tool never builds it. */
+  readonly rowCheck: Validator
   perRunFields: string[]
   /** tools.config.json `settings` with the schema's defaults, validated at boot: ctx.settings. */
   settings: Readonly<Record<string, unknown>>
@@ -155,12 +156,18 @@ export class ToolRegistry {
       if (declaration.key !== entry.key) throw new ConfigError(`plugin "${entry.plugin}" declares the key "${declaration.key}" but tools.config.json lists it as "${entry.key}"`)
       if (loaded.some(t => t.declaration.key === declaration.key)) throw new ConfigError(`tool key "${declaration.key}" is declared twice`)
       const settings = readToolSettings(declaration, entry.settings)
+      // Input schemas compile here: every call is checked against one before it is
+      // charged. Row schemas compile with the tool's first row: compiling (code
+      // generation) was a good part of the start. A row schema that could not
+      // compile would fail that first job (error, refunded) rather than the boot;
+      // test/plugins/contract.test.ts compiles every plugin's row schema.
+      let rowCheck: Validator | undefined
       loaded.push({
         declaration,
         config: entry,
         enabled: entry.enabled,
         inputCheck: compile(declaration.input, `the input schema of "${entry.key}"`),
-        rowCheck: compile(declaration.row, `the row schema of "${entry.key}"`),
+        get rowCheck () { return (rowCheck ??= compile(declaration.row, `the row schema of "${entry.key}"`)) },
         perRunFields: declaration.perRunFields ?? ['max_results', 'max_pages'],
         settings,
         state: declaration.createState ? declaration.createState(settings, { shared: shared.forTool(declaration.key) }) : undefined,
@@ -178,8 +185,9 @@ export class ToolRegistry {
     const agentExamples = d.examples.map(ex => ({ task: ex.task, args: Object.fromEntries(Object.entries(ex.args as Record<string, unknown>).map(([k, v]) => [restToAgent[k] ?? k, v])) }))
     const declared = (d.agentTools ?? [{ name: d.agentName, title: d.title, description: d.description, examples: agentExamples }]) as AgentToolDeclaration[]
     return declared.map(a => {
+      // A schema of its own is checked here; the renamed REST schema compiled as the tool's input already.
+      if (a.input) compile(a.input, `the agent input schema of "${a.name}"`)
       const inputSchema = a.input ?? renameSchema(d.input, renames)
-      compile(inputSchema, `the agent input schema of "${a.name}"`)
       const keywords = [...(d.keywords ?? []), ...(a.keywords ?? [])]
       const blank = keywords.find(k => typeof k !== 'string' || k.trim() === '')
       if (blank !== undefined) throw new ConfigError(`plugin "${tool.config.plugin}" declares an empty or non-text keyword for "${a.name}"`)

@@ -38,8 +38,13 @@ export interface ServerProcess {
   /** Milliseconds from spawn to the first 200 from `/api/health`. */
   readyMs: number
   child: ChildProcess
-  /** The server process's resident set size now, in bytes (Linux /proc; `ps` elsewhere). */
+  /** The server process's resident set size now, in bytes (Linux /proc; NaN elsewhere). */
   rss (): number
+  /**
+   * CPU time the server has used so far, in ms (Linux /proc): `main` its main
+   * thread, `total` all its threads. Less sensitive to a busy machine than wall time.
+   */
+  cpuMs (): { main: number, total: number }
   /** Output collected so far (stdio 'collect'). */
   output (): string
   /** SIGTERM, wait for the exit (SIGKILL after 10 s), remove the DATA_DIR. Resolves with the exit code. */
@@ -72,6 +77,16 @@ export function freePort (): Promise<number> {
       probe.close(() => resolvePort(port))
     })
   })
+}
+
+/** utime + stime of a /proc stat line, in ms (USER_HZ is 100 on Linux). */
+function cpuOfStat (path: string): number {
+  try {
+    const fields = readFileSync(path, 'utf8').replace(/^.*\) /s, '').split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return NaN
+  }
 }
 
 function rssOf (pid: number): number {
@@ -149,6 +164,7 @@ export async function startServerProcess (options: ServerProcessOptions = {}): P
   return {
     url, port, pid: child.pid!, dataDir, command, readyMs, child,
     rss: () => rssOf(child.pid!),
+    cpuMs: () => ({ main: cpuOfStat(`/proc/${child.pid}/task/${child.pid}/stat`), total: cpuOfStat(`/proc/${child.pid}/stat`) }),
     output: () => output,
     stop,
   }

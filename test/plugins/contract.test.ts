@@ -27,6 +27,7 @@ for (const tool of registry.enabled()) {
     t.ok(d.description.length >= 60, 'an agent-facing description of some substance')
     t.equal((d.input as { type?: string }).type, 'object', 'input is an object schema')
     t.equal((d.row as { type?: string }).type, 'object', 'row is an object schema')
+    t.doesNotThrow(() => tool.rowCheck, 'the row schema compiles (the registry compiles it with the first row, not at boot)')
     t.ok(d.examples.length >= 1, 'at least one example')
     for (const ex of d.examples) {
       const input = Value.Default(d.input, structuredClone(ex.args))

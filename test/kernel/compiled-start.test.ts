@@ -1,0 +1,140 @@
+// `npm start` runs the compiled JavaScript (scripts/build.mjs, README
+// "Production build"). Every other test runs the TypeScript under tsx, so this
+// one builds a fresh copy (into a temp folder inside the repository, as dist/
+// sits) and checks what only the compiled copy can get wrong: package.json's
+// start command, every relative module path the build rewrote, the non-code
+// files found from the compiled code (migrations, package.json), the extraction
+// workers loading compiled parser modules, stack traces mapped back to the .ts
+// sources, and what the booted process has loaded (no heavy library before use).
+import t from 'tap'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { freePort, REPO_ROOT, startCommand } from '../../scripts/bench/server-process.ts'
+import { tempDir } from '../helpers/build.ts'
+
+const MODULE_LOG_HOOKS = fileURLToPath(new URL('../helpers/module-log/register.mjs', import.meta.url))
+
+// Inside the repository (git-ignored .cache/), so the compiled code finds package.json above it.
+const cacheDir = join(REPO_ROOT, '.cache')
+mkdirSync(cacheDir, { recursive: true })
+const out = mkdtempSync(join(cacheDir, 'compiled-start-'))
+t.teardown(() => rmSync(out, { recursive: true, force: true }))
+
+const built = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/build.mjs'), '--outdir', out], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 })
+
+t.test('the build compiles every module of core/ and plugins/', async t => {
+  t.equal(built.status, 0, `build output: ${built.stdout}${built.stderr}`)
+  t.ok(existsSync(join(out, 'core/server.js')), 'core/server.js')
+  t.ok(existsSync(join(out, 'core/server.js.map')), 'with its source map')
+  t.ok(existsSync(join(out, 'core/workers/extraction-worker.mjs')), 'the worker entry is copied')
+})
+
+t.test("package.json's start runs the compiled server with source maps and no TypeScript loader", async t => {
+  const argv = startCommand()
+  t.equal(argv[0], process.execPath, 'node')
+  t.ok(argv.includes('--enable-source-maps'), '--enable-source-maps')
+  t.notOk(argv.some(a => /tsx|--import|--loader|--experimental-strip-types/.test(a)), `no loader: ${argv.join(' ')}`)
+  t.match(argv.at(-1), /^dist\/core\/server\.js$/, 'the entry is dist/core/server.js')
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  t.match(pkg.scripts.postinstall, /prisma-cli\.mjs generate-all && node scripts\/build\.mjs$/, 'npm ci builds after generating the Prisma clients')
+  t.match(pkg.scripts.dev, /--import tsx core\/server\.ts/, 'npm run dev keeps tsx')
+})
+
+/** Every `from "./x.js"`, `import("./x.js")` and `new URL("./x.js", import.meta.url)` of the compiled code. */
+function relativeReferences (source: string): string[] {
+  const found: string[] = []
+  for (const m of source.matchAll(/(?:from\s*|import\s*\(\s*|import\s+)"(\.\.?\/[^"]+)"/g)) found.push(m[1]!)
+  for (const m of source.matchAll(/new URL\("(\.\.?\/[^"]+)",\s*import\.meta\.url\)/g)) found.push(m[1]!)
+  return found
+}
+
+function jsFilesUnder (dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap(e => e.isDirectory() ? jsFilesUnder(join(dir, e.name)) : e.name.endsWith('.js') ? [join(dir, e.name)] : [])
+}
+
+t.test('every relative import and module URL of the compiled code names a file that exists', async t => {
+  const missing: string[] = []
+  let references = 0
+  for (const file of jsFilesUnder(out)) {
+    for (const ref of relativeReferences(readFileSync(file, 'utf8'))) {
+      references++
+      if (/\.ts$/.test(ref)) missing.push(`${relative(out, file)} still names ${ref}`)
+      else if (!existsSync(resolve(dirname(file), ref))) missing.push(`${relative(out, file)} → ${ref}`)
+    }
+  }
+  t.ok(references > 300, `${references} references checked`)
+  t.same(missing, [], 'none missing, none left as .ts')
+})
+
+t.test('an error thrown by compiled code has a stack that points at the .ts source', async t => {
+  const config = pathToFileURL(join(out, 'core/config.js')).href
+  const res = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e',
+    `const { loadConfig } = await import(${JSON.stringify(config)}); try { loadConfig({ PORT: 'not a port' }) } catch (err) { console.log(err.stack) }`,
+  ], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 })
+  t.equal(res.status, 0, res.stderr)
+  t.match(res.stdout, /PORT/, 'the configuration error')
+  t.match(res.stdout, /core\/config\.ts:\d+:\d+/, 'a frame in core/config.ts, line and column')
+})
+
+t.test('the compiled extraction pool runs a compiled parser module in a worker', async t => {
+  const pool = pathToFileURL(join(out, 'core/workers/extraction-pool.js')).href
+  const emails = pathToFileURL(join(out, 'plugins/lib/emails.js')).href
+  const res = spawnSync(process.execPath, ['--input-type=module', '-e', `
+    const { ExtractionPool, EXTRACTION_TASKS_MODULE } = await import(${JSON.stringify(pool)})
+    const pool = new ExtractionPool({ workers: 1, taskTimeoutMs: 30000, workerMemoryMb: 256 })
+    try {
+      const value = await pool.run({ kind: 'call', module: ${JSON.stringify(emails)}, name: 'normaliseEmail', args: ['  Info@Example.COM '] })
+      console.log(JSON.stringify({ tasks: EXTRACTION_TASKS_MODULE.href, value }))
+    } finally { await pool.close() }
+  `], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 })
+  t.equal(res.status, 0, res.stderr)
+  const answer = JSON.parse(res.stdout.trim().split('\n').at(-1) ?? '{}') as { tasks?: string, value?: unknown }
+  t.match(answer.tasks, /extraction-tasks\.js$/, 'the workers load the compiled task module')
+  t.equal(answer.value, 'Info@example.com', 'the parser ran in a worker (domain lower-cased)')
+})
+
+t.test('the compiled server boots, migrates, answers, and has loaded no heavy library', async t => {
+  const dataDir = tempDir(t)
+  const moduleLog = join(dataDir, 'modules.log')
+  const port = await freePort()
+  // package.json's start command, pointed at this test's build (and logging what it loads).
+  const argv = startCommand().map(a => a.replace(/^dist\//, `${relative(REPO_ROOT, out)}/`))
+  const child = spawn(argv[0]!, ['--import', MODULE_LOG_HOOKS, ...argv.slice(1)], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NODE_OPTIONS: '', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SECRET_KEY: 'compiled-start-secret-0123', MODULE_LOG: moduleLog },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (d: Buffer) => { output += d })
+  child.stderr.on('data', (d: Buffer) => { output += d })
+  const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)))
+  t.teardown(async () => { if (child.exitCode === null) { child.kill('SIGKILL'); await exited } })
+  const url = `http://127.0.0.1:${port}`
+
+  let health: Response | undefined
+  for (let tries = 0; tries < 1200 && !health && child.exitCode === null; tries++) {
+    try { health = await fetch(`${url}/api/health`) } catch { await new Promise(resolve => setTimeout(resolve, 50)) }
+  }
+  t.ok(health, `the server answered /api/health; its output: ${output}`)
+  if (!health) return
+  t.equal(health.status, 200)
+  t.match(await health.json(), { status: 'ok', database: 'ok' })
+
+  // What the process loaded by the time it is ready: the kernel, never a tool's heavy library.
+  const loaded = readFileSync(moduleLog, 'utf8')
+  for (const heavy of ['crawlee', 'exceljs', 'youtubei.js', 'linkedom', 'cheerio', '@modelcontextprotocol/sdk', 'undici', 'archiver', 'sanitize-html', 'pg', 'piscina', 'libphonenumber-js', 'tsx']) {
+    t.notOk(loaded.includes(`/node_modules/${heavy}/`), `${heavy} is not loaded at start`)
+  }
+  t.notOk(/\/plugins\/[^/]+\/run\.js/.test(loaded), 'no plugin run code is loaded at start')
+
+  const signup = await fetch(`${url}/api/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'compiled@example.com', password: 'compiled password 1', name: 'C' }) })
+  t.equal(signup.status, 200, 'signup (the migrated database, through Prisma)')
+  const manifest = await fetch(`${url}/mcp/manifest.json`)
+  t.equal(manifest.status, 200, 'the agent manifest (reads package.json from the service root)')
+  t.equal((await manifest.json() as { name: string }).name, 'extraction-jobs')
+
+  child.kill('SIGTERM')
+  t.equal(await exited, 0, 'SIGTERM closes it cleanly')
+})

@@ -25,7 +25,7 @@
 // `npm run …` such as core/worker.ts) needs no change here, only its script line:
 // `node --enable-source-maps dist/core/<name>.js`.
 import { build } from 'esbuild'
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 
 const root = resolve(import.meta.dirname, '..')
@@ -69,6 +69,27 @@ const relativeTs = /^\.\.?\/.*\.ts$/
 const moduleUrl = /new URL\((['"])(\.\.?\/[^'"]+)\.ts\1,(\s*)import\.meta\.url\)/g
 
 /**
+ * The generated Prisma clients load their query compiler from a module that
+ * holds the WebAssembly as one base64 string: that module's text and the string
+ * then stay in the heap for good (4.3 MB). The compiled client reads the same
+ * bytes, decoded once here, from a .wasm file beside it instead.
+ */
+const prismaWasmImport = /const \{ wasm \} = await import\("@prisma\/client\/runtime\/(query_compiler_\w+_bg\.\w+)\.wasm-base64\.mjs"\)\s*\n\s*return await decodeBase64AsWasm\(wasm\)/
+function wasmBesideClient (source, sourcePath) {
+  const match = prismaWasmImport.exec(source)
+  if (!match) return source
+  const runtime = join(root, 'node_modules/@prisma/client/runtime', `${match[1]}.wasm-base64.mjs`)
+  const base64 = /"([A-Za-z0-9+/=]+)"/.exec(readFileSync(runtime, 'utf8'))?.[1]
+  const bytes = base64 ? Buffer.from(base64, 'base64') : null
+  if (!bytes || bytes.subarray(0, 4).toString('latin1') !== '\0asm') throw new Error(`${runtime} does not hold the query compiler as expected: update scripts/build.mjs`)
+  const target = join(outdir, relative(root, dirname(sourcePath)), `${match[1]}.wasm`)
+  mkdirSync(dirname(target), { recursive: true })
+  writeFileSync(target, bytes)
+  return source.replace(match[0], `const { readFile } = await import('node:fs/promises')
+    return new WebAssembly.Module(await readFile(new URL('./${match[1]}.wasm', import.meta.url)))`)
+}
+
+/**
  * Every relative import stays a separate file (external) with its .ts suffix
  * turned into .js; module URLs get the same suffix. Packages stay external too.
  */
@@ -87,7 +108,7 @@ const keepLayout = {
       return { path: path.startsWith('.') ? path : `./${path}`, external: true }
     })
     b.onLoad({ filter: /\.ts$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8')
+      const source = wasmBesideClient(readFileSync(args.path, 'utf8'), args.path)
       return { contents: source.replace(moduleUrl, (_m, q, path, space) => `new URL(${q}${path}.js${q},${space}import.meta.url)`), loader: 'ts' }
     })
   },

@@ -51,9 +51,16 @@ function filesUnder (dir) {
 }
 
 const files = SOURCE_DIRS.flatMap(dir => filesUnder(join(root, dir)))
-const entryPoints = files.filter(f => f.endsWith('.ts') && !f.endsWith('.d.ts'))
-/** Plain JavaScript shipped as is (the extraction worker's entry). */
-const copied = files.filter(f => f.endsWith('.mjs') || f.endsWith('.js'))
+/**
+ * A folder with its own tsconfig.json is a separate program (the dashboard's
+ * browser code, which the server bundles with esbuild when asked): copied as
+ * source, not compiled for Node, and module URLs into it keep naming its .ts.
+ */
+const separatePrograms = files.filter(f => f.endsWith(`${sep}tsconfig.json`)).map(f => dirname(f) + sep)
+const inSeparateProgram = (file) => separatePrograms.some(dir => file.startsWith(dir))
+const entryPoints = files.filter(f => f.endsWith('.ts') && !f.endsWith('.d.ts') && !inSeparateProgram(f))
+/** Everything else but the folder READMEs ships as is: the worker's .mjs entry, style sheets, the separate programs. */
+const copied = files.filter(f => !entryPoints.includes(f) && !f.endsWith(`${sep}README.md`))
 
 /** Bare import → its bundle under dist/vendor/ (only these import paths are used by core/ and plugins/). */
 const VENDORED = {
@@ -109,7 +116,8 @@ const keepLayout = {
     })
     b.onLoad({ filter: /\.ts$/ }, (args) => {
       const source = wasmBesideClient(readFileSync(args.path, 'utf8'), args.path)
-      return { contents: source.replace(moduleUrl, (_m, q, path, space) => `new URL(${q}${path}.js${q},${space}import.meta.url)`), loader: 'ts' }
+      const rewrite = (whole, q, path, space) => inSeparateProgram(resolve(dirname(args.path), `${path}.ts`)) ? whole : `new URL(${q}${path}.js${q},${space}import.meta.url)`
+      return { contents: source.replace(moduleUrl, rewrite), loader: 'ts' }
     })
   },
 }

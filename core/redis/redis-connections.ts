@@ -14,7 +14,13 @@
 //   must never hang on Redis, and the fallback is logged (`reportFallback`).
 // Errors are logged, never thrown: ioredis reconnects by itself, and a
 // connection without an 'error' listener would print "Unhandled error event".
-import { Redis } from 'ioredis'
+import { createRequire } from 'node:module'
+import type { Redis } from 'ioredis'
+
+// ioredis (some 40 modules) loads with the first connection, so a process
+// without REDIS_URL never carries it. It is CommonJS: a synchronous require
+// keeps connection() synchronous.
+const requireFromHere = createRequire(import.meta.url)
 import type { Logger } from '../logger.ts'
 
 /** Every key and channel this service uses starts with it, so one Redis can serve other software too. */
@@ -41,7 +47,8 @@ export class RedisConnections {
   connection (name: string, options: ConnectionOptions): Redis {
     const existing = this.connections.get(name)
     if (existing) return existing
-    const connection = new Redis(this.url, {
+    const { Redis: RedisClient } = requireFromHere('ioredis') as typeof import('ioredis')
+    const connection = new RedisClient(this.url, {
       connectionName: `ejs-${name}`,
       // Reconnect quickly once Redis is back (ioredis' default backoff, capped at 2 s).
       retryStrategy: times => Math.min(times * 100, 2000),

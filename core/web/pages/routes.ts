@@ -11,7 +11,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { isSlug } from '../../blog/slug.ts'
 import { notFound } from '../../errors.ts'
-import { blogIndexPage, blogPostPage, POSTS_PER_PAGE } from './blog-pages.ts'
+import type * as BlogPages from './blog-pages.ts'
 import { homePage } from './home-page.ts'
 import { chooseCoding, isCurrent } from './static-assets.ts'
 
@@ -60,6 +60,9 @@ export default async function publicPageRoutes (fastify: FastifyInstance): Promi
    * which the host guard checks on a loopback listener or with ALLOWED_HOSTS).
    */
   const originOf = (req: FastifyRequest) => config.publicUrl ?? `${req.protocol}://${req.host}`
+  // The blog pages load with the first one asked for: they bring the HTML sanitizer
+  // (sanitize-html, postcss: some 70 modules), which a server nobody reads the blog of never needs.
+  const blogPages = (): Promise<typeof BlogPages> => import('./blog-pages.ts')
 
   app.get('/', { config: { ...page, responses: { 200: HTML } } }, async (req, reply) => {
     const tools = registry.enabled().map(t => ({ key: t.declaration.key, title: t.declaration.title, description: t.declaration.description }))
@@ -69,6 +72,7 @@ export default async function publicPageRoutes (fastify: FastifyInstance): Promi
 
   app.get('/blog', { schema: { querystring: BlogIndexQuery }, config: { ...page, responses: { 200: HTML, 400: HTML, 404: HTML } } }, async (req, reply) => {
     const number = req.query.page ?? 1
+    const { blogIndexPage, POSTS_PER_PAGE } = await blogPages()
     const { total, posts } = await blog.list({ limit: POSTS_PER_PAGE, offset: (number - 1) * POSTS_PER_PAGE, includeDrafts: false })
     // Page 1 always exists ("No posts yet"); a page past the last does not.
     if (number > 1 && posts.length === 0) throw notFound(`The blog has no page ${number}.`)
@@ -81,6 +85,7 @@ export default async function publicPageRoutes (fastify: FastifyInstance): Promi
     // Drafts are not public: the page never shows one, whatever key is sent.
     if (!isSlug(slug)) throw notFound(`No blog post with the slug '${slug}'.`)
     const post = await blog.get(slug, false)
+    const { blogPostPage } = await blogPages()
     const { head, body } = blogPostPage(post, originOf(req))
     return sendPage(req, reply, pages.render(head, body))
   })

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import type { Clock } from '../clock.ts'
 import { sha256Hex } from '../crypto.ts'
 import type { Db } from '../db/database.ts'
+import type { HotReads } from '../db/hot-reads.ts'
 import { badRequest, conflict, notFound, tooManyRequests, unavailable } from '../errors.ts'
 import { jobVisibility, maySeeJob, requireToolAllowed, type AccountCaller } from '../auth/guards.ts'
 import type { QuotaService } from '../quotas/quota-service.ts'
@@ -15,7 +16,7 @@ import type { JobQueue } from './job-queue.ts'
 import type { JobRunner } from './job-runner.ts'
 import type { JobEvents } from './job-events.ts'
 import { CANCELLED, type JobEnding } from './job-ending.ts'
-import { jobStatusRecord, resultsUrl, statusUrl, type JobStatusRecord } from './job-view.ts'
+import { JOB_STATUS_SQL, jobRowFrom, jobStatusRecord, resultsUrl, statusUrl, type JobStatusRecord, type StoredJobRow } from './job-view.ts'
 import type { WebhookSpec } from './webhooks.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { IncomingUpload, JobWorkspace, StoredUpload } from '../artifacts/job-workspace.ts'
@@ -59,7 +60,7 @@ export class JobService {
    */
   private readonly admissions = new Map<string, Promise<void>>()
 
-  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: JobRunner, events: JobEvents, queue: () => JobQueue, ending: JobEnding, artifacts: ArtifactService, workspace: JobWorkspace, shared: SharedStateService }) {}
+  constructor (private readonly deps: { db: Db, reads: HotReads, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: JobRunner, events: JobEvents, queue: () => JobQueue, ending: JobEnding, artifacts: ArtifactService, workspace: JobWorkspace, shared: SharedStateService }) {}
 
   private validateWebhook (webhook: WebhookSpec | undefined): void {
     if (!webhook) return
@@ -238,14 +239,24 @@ export class JobService {
    * revealed), or past retention.
    */
   async find (caller: AccountCaller, jobId: string) {
-    const job = await this.deps.db.job.findUnique({ where: { id: jobId } })
+    return this.visible(caller, jobId, await this.deps.db.job.findUnique({ where: { id: jobId } }))
+  }
+
+  private visible<J extends { accountId: string, tool: string, expiresAt: Date | null }> (caller: AccountCaller, jobId: string, job: J | null | undefined): J {
     if (!job || !maySeeJob(caller, job)) throw notFound(`No job ${jobId} for this account.`)
     if (job.expiresAt && job.expiresAt.getTime() <= this.deps.clock().getTime()) throw notFound(`Job ${jobId} has passed its plan's retention window; its results are gone.`)
     return job
   }
 
+  /**
+   * The status record: the most frequent call a client makes (a poll every
+   * few seconds per job), so its read is one prepared statement on the hot
+   * reader (core/db/hot-reads.ts) rather than a Prisma query, with the same
+   * visibility and retention answers as `find`.
+   */
   async status (caller: AccountCaller, jobId: string): Promise<JobStatusRecord> {
-    const job = await this.find(caller, jobId)
+    const [stored] = await this.deps.reads.select<StoredJobRow>(JOB_STATUS_SQL, [jobId])
+    const job = this.visible(caller, jobId, stored ? jobRowFrom(stored) : null)
     const live = this.deps.runner.live.get(jobId)
     return jobStatusRecord(job, live && job.status === 'running' ? live : undefined)
   }

@@ -19,6 +19,54 @@ export interface JobRow {
   expiresAt: Date | null
 }
 
+/** The columns of a status read, as stored (the hot reader's row: snake_case, see jobRowFrom). */
+export const JOB_STATUS_SQL = `SELECT id, account_id, tool, status, stage, records, error, warning, blocked, refunded, summary, results_path,
+  created_at, started_at, finished_at, expires_at FROM jobs WHERE id = ?`
+
+export interface StoredJobRow {
+  id: string
+  account_id: string
+  tool: string
+  status: string
+  stage: string
+  records: number | bigint
+  error: string | null
+  warning: string | null
+  blocked: boolean | number | bigint
+  refunded: boolean | number | bigint
+  summary: string | null
+  results_path: string
+  created_at: Date | string | number
+  started_at: Date | string | number | null
+  finished_at: Date | string | number | null
+  expires_at: Date | string | number | null
+}
+
+// PostgreSQL rows come back typed (Date, boolean); SQLite's as ISO text and 0/1.
+const toDate = (v: Date | string | number | null): Date | null => (v === null ? null : v instanceof Date ? v : new Date(v))
+const toBool = (v: boolean | number | bigint) => v === true || Number(v) === 1
+
+export function jobRowFrom (r: StoredJobRow): JobRow {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    tool: r.tool,
+    status: r.status,
+    stage: r.stage,
+    records: Number(r.records),
+    error: r.error,
+    warning: r.warning,
+    blocked: toBool(r.blocked),
+    refunded: toBool(r.refunded),
+    summary: r.summary,
+    resultsPath: r.results_path,
+    createdAt: toDate(r.created_at)!,
+    startedAt: toDate(r.started_at),
+    finishedAt: toDate(r.finished_at),
+    expiresAt: toDate(r.expires_at),
+  }
+}
+
 export interface LiveOverlay { stage: string, records: number }
 
 export interface JobStatusRecord {

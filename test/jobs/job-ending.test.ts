@@ -7,8 +7,8 @@ import t from 'tap'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import type { WebSocket } from 'ws'
 import { signup } from '../helpers/build.ts'
+import { openSocket } from '../helpers/socket.ts'
 import { buildWithCounter, startJob, usageOf, waitForEnd } from '../helpers/jobs.ts'
 import { CANCELLED, INTERRUPTED } from '../../core/jobs/job-ending.ts'
 
@@ -38,10 +38,7 @@ const isClaimed = (app: FastifyInstance, id: string) => app.services.db.job.find
 
 /** Opens the job's WebSocket and resolves once its first message (the current status) has come, so the socket is following. */
 async function follow (app: FastifyInstance, key: string, id: string): Promise<{ messages: Msg[], closed: Promise<number> }> {
-  const ws: WebSocket = await app.injectWS(`/api/tool-run/${id}/ws`, { headers: { 'x-api-key': key } })
-  const messages: Msg[] = []
-  ws.on('message', d => messages.push(JSON.parse(d.toString())))
-  const closed = new Promise<number>(resolve => ws.on('close', code => resolve(code)))
+  const { messages, closed } = await openSocket(app, `/api/tool-run/${id}/ws`, { headers: { 'x-api-key': key } })
   await until('the socket sent the current status', () => messages.length > 0)
   return { messages, closed }
 }

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { signup } from '../helpers/build.ts'
 import { startJob, waitForEnd } from '../helpers/jobs.ts'
+import { openSocket } from '../helpers/socket.ts'
 import { connect, listeningApp, mintToken } from '../agent/_agent.ts'
 
 const textOf = (r: CallToolResult) => r.content.map(c => (c.type === 'text' ? c.text : '')).join('\n')
@@ -112,12 +113,8 @@ t.test('cancel: a scoped token cancels its tools\' jobs; another tool\'s job is 
 t.test('the WebSocket closes 4404 for another tool\'s job, as for an unknown one', async t => {
   const f = await setup(t)
   const follow = async (id: string, key: string) => {
-    const ws = await f.app.injectWS(`/api/tool-run/${id}/ws`, { headers: { 'x-api-key': key } })
-    const messages: Array<Record<string, any>> = []
-    return new Promise<{ code: number, messages: typeof messages }>(resolve => {
-      ws.on('message', d => messages.push(JSON.parse(d.toString())))
-      ws.on('close', code => resolve({ code, messages }))
-    })
+    const socket = await openSocket(f.app, `/api/tool-run/${id}/ws`, { headers: { 'x-api-key': key } })
+    return { code: await socket.closed, messages: socket.messages }
   }
   const own = await follow(f.mine.id, f.scoped)
   t.equal(own.code, 1000)

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 import t from 'tap'
 import type { RouteOptions } from 'fastify'
 import { build, signup, ADMIN_KEY, PUBLIC_TOKEN, withKey } from '../helpers/build.ts'
+import { openSocket } from '../helpers/socket.ts'
 import { ROUTE_AUTH_CLASSES, type RouteAuth } from '../../core/fastify-types.ts'
 import { isDetail, mintToken } from './_kernel.ts'
 
@@ -100,8 +101,7 @@ t.test('a WebSocket route enforces its class after the upgrade: close 4401', asy
     const access = CLASS_ACCESS[route.config!.auth!]
     for (const kind of ['guest', 'admin', 'bad', 'personal'] as const) {
       const key = kind === 'personal' ? (await signup(app)).apiKey : { guest: PUBLIC_TOKEN, admin: ADMIN_KEY, bad: 'sk-not-a-real-key' }[kind]
-      const ws = await app.injectWS(concrete(route.url), { headers: { 'x-api-key': key } })
-      const code = await new Promise<number>(resolve => ws.on('close', (c: number) => resolve(c)))
+      const code = await (await openSocket(app, concrete(route.url), { headers: { 'x-api-key': key } })).closed
       if (access[kind] === 'yes') t.not(code, 4401, `${route.url}: ${kind} passes the class (${code})`)
       else t.equal(code, 4401, `${route.url}: ${kind} → close 4401`)
     }

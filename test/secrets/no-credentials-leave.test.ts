@@ -16,6 +16,7 @@ import { build, signup, tempDir, PUBLIC_TOKEN, ADMIN_KEY, BLOG_KEY } from '../he
 import { waitForEnd } from '../helpers/jobs.ts'
 import { connect } from '../agent/_agent.ts'
 import { send, startServer } from '../plugins/websearch/fake-context.ts'
+import { openSocket, type OpenedSocket } from '../helpers/socket.ts'
 
 type Teardown = Parameters<typeof tempDir>[0]
 type Msg = Record<string, any>
@@ -49,12 +50,9 @@ async function webhookReceiver (t: Teardown): Promise<{ url: string, bodies: str
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies }
 }
 
-function collect (ws: import('ws').WebSocket): Promise<Msg[]> {
-  const messages: Msg[] = []
-  return new Promise(resolve => {
-    ws.on('message', d => messages.push(JSON.parse(d.toString())))
-    ws.on('close', () => resolve(messages))
-  })
+async function collect (socket: OpenedSocket): Promise<Msg[]> {
+  await socket.closed
+  return socket.messages
 }
 
 async function until (check: () => boolean, ms = 5000): Promise<void> {
@@ -97,7 +95,7 @@ t.test('websearch: failing upstreams that carry the keys leak them nowhere', asy
   const start = await app.inject({ method: 'POST', url: '/api/tool-run', headers: { 'x-api-key': user.apiKey }, payload: { tool: 'websearch', params: { query: 'acme widgets' }, webhook: { url: hook.url } } })
   t.equal(start.statusCode, 202, start.body)
   const id = start.json().job_id as string
-  const ws = await app.injectWS(`/api/tool-run/${id}/ws`, { headers: { 'x-api-key': user.apiKey } })
+  const ws = await openSocket(app, `/api/tool-run/${id}/ws`, { headers: { 'x-api-key': user.apiKey } })
   const messages = await collect(ws)
   const status = await waitForEnd(app, user.apiKey, id, 30_000)
   t.match(status, { status: 'error', blocked: false, refunded: true })
@@ -152,7 +150,7 @@ t.test('the kernel scrubs a careless plugin: stage, warning, summary, rows, erro
     const start = await app.inject({ method: 'POST', url: '/api/tool-run', headers: { 'x-api-key': user.apiKey }, payload: { tool: 'leaky', params: { outcome }, webhook: { url: hook.url } } })
     t.equal(start.statusCode, 202, start.body)
     const id = start.json().job_id as string
-    const ws = await app.injectWS(`/api/tool-run/${id}/ws`, { headers: { 'x-api-key': user.apiKey } })
+    const ws = await openSocket(app, `/api/tool-run/${id}/ws`, { headers: { 'x-api-key': user.apiKey } })
     const messages = await collect(ws)
     const status = await waitForEnd(app, user.apiKey, id)
     t.equal(status.status, 'error', outcome)

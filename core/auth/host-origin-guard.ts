@@ -84,13 +84,23 @@ export function refusal (policy: HostOriginPolicy, host: string | undefined, ori
   return null
 }
 
+const ACCEPTED_HOSTS_KEPT = 64
+
 async function hostOriginGuard (app: FastifyInstance): Promise<void> {
   const policy = hostOriginPolicy(app.services.config)
   if (!policy.checkHost && !policy.checkOrigin) return
+  // Host headers already accepted, so the common request (a known Host, no
+  // Origin) skips the parse; the policy never changes while the app runs.
+  // Only accepted values are kept, and few: a client sending endless Host
+  // names gets the full check each time, never a larger set.
+  const acceptedHosts = new Set<string>()
   app.addHook('onRequest', async (request) => {
     const origin = request.headers.origin
-    const reason = refusal(policy, request.headers.host, typeof origin === 'string' ? origin : undefined)
+    const host = request.headers.host
+    if (origin === undefined && host !== undefined && acceptedHosts.has(host)) return
+    const reason = refusal(policy, host, typeof origin === 'string' ? origin : undefined)
     if (reason) throw forbidden(reason)
+    if (origin === undefined && host !== undefined && acceptedHosts.size < ACCEPTED_HOSTS_KEPT) acceptedHosts.add(host)
   })
 }
 

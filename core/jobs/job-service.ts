@@ -23,6 +23,10 @@ import type { IncomingUpload, JobWorkspace, StoredUpload } from '../artifacts/jo
 import { assertUploadType, uploadDeclaration } from './multipart-start.ts'
 import { LockBusyError, type LockRelease, type SharedStateService } from '../shared-state/shared-state.ts'
 
+/** Rows an export reads at a time (see iterateRows). */
+const EXPORT_PAGE_ROWS = 200
+const ROWS_PAGE_SQL = 'SELECT seq, data FROM result_rows WHERE job_id = ? AND seq >= ? ORDER BY seq LIMIT ?'
+
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000
 /**
  * The admission lock: an admission takes a few queries (ms); a holder that died
@@ -276,14 +280,20 @@ export class JobService {
     return { job_id: job.id, tool: job.tool, status: job.status, count: rows.length, total: job.records, offset, limit, results: rows.map(r => JSON.parse(r.data) as Record<string, unknown>) }
   }
 
-  /** Rows in order, a batch at a time, for streamed exports. */
-  async * iterateRows (jobId: string, batch = 1000): AsyncGenerator<Record<string, unknown>> {
+  /**
+   * Rows in order, a page at a time, for streamed exports. Pages are small
+   * (rows can hold long texts and lists: 200 rows of a few kB each) and read
+   * on the hot reader by primary key, so an export holds one page, never the
+   * job; the exporter pulls the next page only when the client has taken
+   * what came before (backpressure, core/exports/exporters.ts).
+   */
+  async * iterateRows (jobId: string, page = EXPORT_PAGE_ROWS): AsyncGenerator<Record<string, unknown>> {
     let seq = 0
     for (;;) {
-      const rows = await this.deps.db.resultRow.findMany({ where: { jobId, seq: { gte: seq } }, orderBy: { seq: 'asc' }, take: batch })
+      const rows = await this.deps.reads.select<{ seq: number | bigint, data: string }>(ROWS_PAGE_SQL, [jobId, seq, page])
       for (const r of rows) yield JSON.parse(r.data) as Record<string, unknown>
-      if (rows.length < batch) return
-      seq = rows[rows.length - 1]!.seq + 1
+      if (rows.length < page) return
+      seq = Number(rows[rows.length - 1]!.seq) + 1
     }
   }
 

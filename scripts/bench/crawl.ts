@@ -19,7 +19,7 @@
 // webemail adds (the plugin library's scanners over the same 500 pages, in this process) and a
 // webemail run with phones and socials off.
 // Run: node --import tsx scripts/bench/crawl.ts   (BENCH_CONCURRENCY, BENCH_ROUNDS, BENCH_PAGES to tune)
-// Goal: webemail >= 0.9 × bare. Exits non-zero only on errors, never on the goal.
+// Goal: webemail >= 1.2 × bare (issue 17; extraction in worker threads can beat a single-threaded crawler). Exits non-zero only on errors, never on the goal.
 import { CheerioCrawler, Configuration, Log, LogLevel, MemoryStorage } from 'crawlee'
 import { load } from 'cheerio'
 import * as extract from '../../plugins/lib/scanners.ts'
@@ -127,7 +127,7 @@ async function main (): Promise<void> {
       ['work', 'ms/page', 'pages/s alone'],
       ...await profileExtraction(site.base, site.crawlPaths),
     ])
-    goal(`webemail at least 0.9 of the bare crawler (${ratioText(ratio)})`, ratio >= 0.9)
+    goal(`webemail at least 1.2 of the bare crawler (${ratioText(ratio)}; issue 17, was 0.9)`, ratio >= 1.2)
   } finally {
     await bench.close()
     await site.close()

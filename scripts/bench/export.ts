@@ -121,7 +121,7 @@ async function main (): Promise<void> {
 
   const service = await startService({ dir, tools: TOOLS })
   try {
-    const { base } = service
+    const base = service.url
     const headers = { 'x-api-key': apiKey }
     const idle = service.rss()
     const table: Array<Array<string | number>> = [['format', 'rows', 'MB out', 'seconds', 'rows/s', 'server RSS before MB', 'server peak RSS MB', 'peak - before MB', 'samples']]

@@ -18,15 +18,15 @@ async function main (): Promise<void> {
   const service = await startService()
   let bare: Awaited<ReturnType<typeof startBare>> | undefined
   try {
-    const apiKey = await signUp(service.base)
+    const apiKey = await signUp(service.url)
     const headers = { 'x-api-key': apiKey }
-    const probe = await fetch(`${service.base}/api/auth/me`, { headers })
+    const probe = await fetch(`${service.url}/api/auth/me`, { headers })
     const text = await probe.text()
     if (probe.status !== 200) throw new Error(`me failed: ${probe.status} ${text}`)
     bare = await startBare(JSON.parse(text))
     const bareText = await (await fetch(`${bare.base}/bare`)).text()
     console.log(`body: me ${Buffer.byteLength(text)} bytes, bare ${Buffer.byteLength(bareText)} bytes; ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds (order alternates); service: npm start's command, LOG_LEVEL=${process.env.LOG_LEVEL ?? 'default'}`)
-    const runs = await compareRates({ me: { url: `${service.base}/api/auth/me`, headers }, bare: { url: `${bare.base}/bare` } }, { connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS })
+    const runs = await compareRates({ me: { url: `${service.url}/api/auth/me`, headers }, bare: { url: `${bare.base}/bare` } }, { connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS })
     const bad = runs.me.concat(runs.bare).reduce((n, r) => n + r.errors + r.timeouts + r.non2xx, 0)
     if (bad > 0) { console.error(`${bad} failed requests`); process.exitCode = 1 }
     const me = mean(runs.me.map(r => r.rps))

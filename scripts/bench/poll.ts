@@ -28,13 +28,13 @@ async function main (): Promise<void> {
   const service = await startService({ tools: [...config.tools, { key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }] })
   let bare: Awaited<ReturnType<typeof startBare>> | undefined
   try {
-    const apiKey = await signUp(service.base)
+    const apiKey = await signUp(service.url)
     const headers = { 'x-api-key': apiKey }
     // One row a minute: running for the whole benchmark.
-    const start = await fetch(`${service.base}/api/tool-run`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ tool: 'counter', params: { max_results: 100, delay_ms: 60_000 } }) })
+    const start = await fetch(`${service.url}/api/tool-run`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ tool: 'counter', params: { max_results: 100, delay_ms: 60_000 } }) })
     if (start.status !== 202) throw new Error(`starting the job failed: ${start.status} ${await start.text()}`)
     const { job_id: jobId, status_url: statusPath } = await start.json() as { job_id: string, status_url: string }
-    const statusUrl = `${service.base}${statusPath}`
+    const statusUrl = `${service.url}${statusPath}`
     let probe = await fetch(statusUrl, { headers })
     let text = await probe.text()
     for (let i = 0; i < 100 && JSON.parse(text).stage === 'queued'; i++) {
@@ -64,7 +64,7 @@ async function main (): Promise<void> {
       goal(`status p99 at ${at} pollers ${last.p99} ms < ${POLL_P99_GOAL_MS} ms`, last.p99 < POLL_P99_GOAL_MS)
       goal(`status errors and timeouts at ${at} pollers: ${last.failed} = 0`, last.failed === 0)
     }
-    await fetch(`${service.base}/api/tool-run/${jobId}`, { method: 'DELETE', headers })
+    await fetch(`${service.url}/api/tool-run/${jobId}`, { method: 'DELETE', headers })
   } finally {
     await bare?.stop()
     await service.stop()

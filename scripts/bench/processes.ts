@@ -1,39 +1,23 @@
-// The separate processes of the HTTP benchmarks (me.ts, poll.ts, export.ts):
-// the service started the way `npm start` starts it, a bare fastify server
-// answering a fixed body, and autocannon as the load generator. Each runs in
-// its own process, so the load generator's CPU and heap are never counted
-// against the server, and the server carries exactly what a user's does.
-//
-// The server command is package.json's `start` script read at run time, so
-// the benchmarks follow however `npm start` runs the service (tsx today, the
-// compiled dist/ once the build lands) without an edit here.
+// The other processes of the HTTP benchmarks (me.ts, poll.ts, export.ts),
+// around the service that server-process.ts starts the way `npm start` does:
+// a bare fastify server answering a fixed body (the baseline), autocannon as
+// the load generator, and an RSS sampler of another process. Each runs in its
+// own process, so the load generator's CPU and heap are never counted against
+// the server, and the server carries exactly what a user's does.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { REPO } from './harness.ts'
+import { freePort, startServerProcess, type ServerProcess } from './server-process.ts'
 
+/** The bare server's process. */
 export interface ServedProcess {
   /** http://127.0.0.1:<port> */
   base: string
   pid: number
   child: ChildProcess
-  /** Resident set size of the process now (from /proc), bytes. */
-  rss (): number
   stop (): Promise<void>
-}
-
-/** A port free right now (the server binds it a moment later; good enough on a bench machine). */
-export function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 }
 
 /** RSS of another process, from /proc/<pid>/status (VmRSS, kB). 0 once it has gone. */
@@ -57,18 +41,6 @@ export function sampleRss (pid: number, intervalMs = 20): { stop (): { peak: num
   return { stop () { clearInterval(timer); tick(); return { peak, samples } } }
 }
 
-/** `npm start`'s command as argv, with `node` replaced by this Node binary (npm would use the one on PATH). */
-export function startCommand (): string[] {
-  const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-  const script = pkg.scripts.start
-  if (!script) throw new Error('package.json has no start script')
-  // A plain command line (no shell operators) is expected; anything else is run through sh.
-  if (/[|&;<>()$`"']/.test(script)) return ['/bin/sh', '-c', script]
-  const argv = script.trim().split(/\s+/)
-  if (argv[0] === 'node') argv[0] = process.execPath
-  return argv
-}
-
 async function waitForHttp (url: string, child: ChildProcess, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   let exited: number | null = null
@@ -85,7 +57,7 @@ async function waitForHttp (url: string, child: ChildProcess, what: string, time
   }
 }
 
-function stopper (child: ChildProcess, after?: () => void): () => Promise<void> {
+function stopper (child: ChildProcess): () => Promise<void> {
   return async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const gone = new Promise(resolve => child.once('exit', resolve))
@@ -94,55 +66,43 @@ function stopper (child: ChildProcess, after?: () => void): () => Promise<void> 
       await gone
       clearTimeout(force)
     }
-    after?.()
   }
 }
 
 export interface ServiceOptions {
   /** Tools to enable (the harness's ToolEntry shape); default: the repository's tools.config.json. */
   tools?: Array<Record<string, unknown>>
-  /** More environment (overrides the defaults below). */
+  /** More environment (overrides the defaults of server-process.ts). */
   env?: Record<string, string>
-  /** Use this DATA_DIR (kept); default: a temporary one, removed on stop. */
+  /** Use this DATA_DIR (kept); default: server-process.ts's temporary one. */
   dir?: string
 }
 
 /**
- * The service as `npm start` runs it, on a temporary DATA_DIR and SQLite file,
- * with the rate limits raised out of the way (a benchmark is one client
- * address). LOG_LEVEL is left at its default unless given: what a user gets.
- * Its stdout (the JSON log lines) goes to /dev/null, its stderr to ours.
+ * The service as `npm start` runs it (server-process.ts), with the rate limits
+ * raised out of the way (a benchmark is one client address) and LOG_LEVEL at
+ * the service's default (`info`, one access line a request) unless this
+ * process's LOG_LEVEL says otherwise: what a user runs.
  */
-export async function startService (options: ServiceOptions = {}): Promise<ServedProcess & { dir: string }> {
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'bench-svc-'))
-  const port = await freePort()
-  const env: Record<string, string> = {
-    ...process.env as Record<string, string>,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATA_DIR: dir,
-    DATABASE_URL: `file:${join(dir, 'app.db')}`,
-    SECRET_KEY: 'bench-secret-key-0123456789',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    RATE_LIMIT_PRO_PER_MINUTE: '1000000',
-    ...options.env,
-  }
+export async function startService (options: ServiceOptions = {}): Promise<ServerProcess> {
+  const env: Record<string, string> = { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...options.env }
+  let toolsDir: string | undefined
+  if (options.dir) Object.assign(env, { DATA_DIR: options.dir, DATABASE_URL: `file:${join(options.dir, 'app.db')}` })
   if (options.tools) {
-    const toolsConfig = join(dir, 'tools.bench.config.json')
-    writeFileSync(toolsConfig, JSON.stringify({ $comment: 'written by scripts/bench/processes.ts', tools: options.tools, retired: [] }, null, 2))
-    env.TOOLS_CONFIG = toolsConfig
+    toolsDir = mkdtempSync(join(tmpdir(), 'bench-tools-'))
+    env.TOOLS_CONFIG = join(toolsDir, 'tools.bench.config.json')
+    writeFileSync(env.TOOLS_CONFIG, JSON.stringify({ $comment: 'written by scripts/bench/processes.ts', tools: options.tools, retired: [] }, null, 2))
   }
-  const [cmd, ...args] = startCommand()
-  const child = spawn(cmd!, args, { cwd: REPO, env, stdio: ['ignore', 'ignore', 'inherit'] })
-  const base = `http://127.0.0.1:${port}`
-  const stop = stopper(child, () => { if (!options.dir) rmSync(dir, { recursive: true, force: true }) })
+  const cleanup = () => { if (toolsDir) rmSync(toolsDir, { recursive: true, force: true }) }
   try {
-    await waitForHttp(`${base}/api/health`, child, 'the service')
+    // A loaded machine can take long to start the service; the start time is startup.ts's figure, not these.
+    const server = await startServerProcess({ env, readyTimeoutMs: 180_000 })
+    const stop = server.stop
+    return { ...server, stop: async () => { const code = await stop(); cleanup(); return code } }
   } catch (err) {
-    await stop()
+    cleanup()
     throw err
   }
-  return { base, pid: child.pid!, child, dir, rss: () => processRss(child.pid!), stop }
 }
 
 /**
@@ -165,7 +125,7 @@ export async function startBare (body: unknown): Promise<ServedProcess> {
     await stop()
     throw err
   }
-  return { base, pid: child.pid!, child, rss: () => processRss(child.pid!), stop }
+  return { base, pid: child.pid!, child, stop }
 }
 
 export interface LoadResult {

@@ -97,8 +97,8 @@ function drainedOrClosed (stream: Writable, alsoClosing: Writable = stream): Pro
  * neither; when its internals differ this is undefined and only the client's
  * backpressure is honoured (the export benchmark would show the growth).
  */
-function sheetEntry (sheet: { stream?: unknown }): { stream: Writable, backedUp: () => boolean } | undefined {
-  const pipes = (sheet.stream as { pipes?: unknown } | undefined)?.pipes
+function sheetEntry (sheet: object): { stream: Writable, backedUp: () => boolean } | undefined {
+  const pipes = ((sheet as { stream?: unknown }).stream as { pipes?: unknown } | undefined)?.pipes
   const entry = Array.isArray(pipes) ? pipes[0] as (Writable & { _writableState?: { needDrain?: unknown } }) | undefined : undefined
   if (!entry || typeof entry.on !== 'function') return undefined
   if (typeof entry.writableNeedDrain === 'boolean') return { stream: entry, backedUp: () => entry.writableNeedDrain }

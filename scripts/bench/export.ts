@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { COUNTER_PLUGIN, goal, mb, printTable, proAccount, runJobToDone, runMain, startBenchApp } from './harness.ts'
-import { benchDir, sampleRss, startService } from './processes.ts'
+import { benchDir, counterPluginForStart, sampleRss, startService } from './processes.ts'
 
 export const EXPORT_RSS_GOAL_MB = 200
 
@@ -119,7 +119,7 @@ async function main (): Promise<void> {
   }
   const { jobId, apiKey } = JSON.parse(readFileSync(saved, 'utf8')) as { jobId: string, apiKey: string }
 
-  const service = await startService({ dir, tools: TOOLS })
+  const service = await startService({ dir, tools: [{ key: 'counter', plugin: await counterPluginForStart(), enabled: true }] })
   try {
     const base = service.url
     const headers = { 'x-api-key': apiKey }

@@ -13,8 +13,8 @@
 // errors or timeouts. Exits non-zero only when the setup fails, never on a goal.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { COUNTER_PLUGIN, REPO, goal, mean, printTable, runMain } from './harness.ts'
-import { compareRates, signUp, startBare, startService } from './processes.ts'
+import { REPO, goal, mean, printTable, runMain } from './harness.ts'
+import { compareRates, counterPluginForStart, signUp, startBare, startService } from './processes.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const POLLERS = (process.env.BENCH_POLLERS ?? '500,1000').split(',').map(Number)
@@ -25,7 +25,7 @@ export const POLL_P99_GOAL_MS = 100
 async function main (): Promise<void> {
   // The repository's tools plus the test-only counter, so the service loads what a user's does.
   const config = JSON.parse(readFileSync(join(REPO, 'tools.config.json'), 'utf8')) as { tools: Array<Record<string, unknown>> }
-  const service = await startService({ tools: [...config.tools, { key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }] })
+  const service = await startService({ tools: [...config.tools, { key: 'counter', plugin: await counterPluginForStart(), enabled: true }] })
   let bare: Awaited<ReturnType<typeof startBare>> | undefined
   try {
     const apiKey = await signUp(service.url)

@@ -5,11 +5,11 @@
 // own process, so the load generator's CPU and heap are never counted against
 // the server, and the server carries exactly what a user's does.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { REPO } from './harness.ts'
-import { freePort, startServerProcess, type ServerProcess } from './server-process.ts'
+import { freePort, startCommand, startServerProcess, type ServerProcess } from './server-process.ts'
 
 /** The bare server's process. */
 export interface ServedProcess {
@@ -213,4 +213,27 @@ export async function signUp (base: string, pro = false): Promise<string> {
     if (claim.status !== 200) throw new Error(`claim-pro failed: ${claim.status} ${await claim.text()}`)
   }
   return apiKey
+}
+
+/**
+ * The test-only counter tool as the service's start can load it: its
+ * TypeScript folder when `npm start` runs TypeScript, else a compiled copy
+ * under dist/test/fixtures/plugins/counter (the build compiles core/ and
+ * plugins/ only; the copy sits at the same depth, so its relative imports
+ * reach dist/core/). Written on each call, from the current source.
+ */
+export async function counterPluginForStart (): Promise<string> {
+  const source = join(REPO, 'test/fixtures/plugins/counter')
+  const command = startCommand()
+  const script = command.find(a => /\.(ts|js)$/.test(a)) ?? ''
+  if (!script.startsWith('dist/')) return source
+  const { transform } = await import('esbuild')
+  const target = join(REPO, 'dist/test/fixtures/plugins/counter')
+  mkdirSync(target, { recursive: true })
+  for (const file of readdirSync(source).filter(f => f.endsWith('.ts'))) {
+    const code = readFileSync(join(source, file), 'utf8').replace(/(from\s+'|import\(')(\.{1,2}\/[^']+)\.ts'/g, '$1$2.js\'')
+    const out = await transform(code, { loader: 'ts', format: 'esm', target: 'node20' })
+    writeFileSync(join(target, file.replace(/\.ts$/, '.js')), out.code)
+  }
+  return target
 }

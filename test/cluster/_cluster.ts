@@ -4,6 +4,8 @@
 // (REDIS_URL set, RUN_JOBS unset), and workers: in this process
 // (buildServices with RUN_JOBS=1) or real child processes (`core/worker.ts`).
 import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { once } from 'node:events'
 import { resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -91,3 +93,27 @@ export async function until (what: string, check: () => Promise<boolean> | boole
     await new Promise(r => setTimeout(r, 25))
   }
 }
+
+/** The job id of a start that must have been accepted. */
+export const jobIdOf = (res: { statusCode: number, body: string, json: () => any }): string => {
+  if (res.statusCode !== 202) throw new Error(`start answered ${res.statusCode}: ${res.body}`)
+  return res.json().job_id
+}
+
+/** The row numbers stored for a job, in order: each exactly once. */
+export const storedSeqs = async (api: FastifyInstance, id: string) =>
+  (await api.services.db.resultRow.findMany({ where: { jobId: id }, orderBy: { seq: 'asc' }, select: { seq: true } })).map(r => r.seq)
+
+/** A webhook target that counts deliveries per job. */
+export async function hookCounter (t: { teardown (fn: () => unknown): void }): Promise<{ url: string, deliveries: (jobId: string) => Array<{ event: string, job: any }> }> {
+  const received: Array<{ event: string, job: any }> = []
+  const server = createServer((req, res) => {
+    let body = ''
+    req.on('data', c => { body += c })
+    req.on('end', () => { received.push(JSON.parse(body)); res.end('ok') })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => server.close())
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, deliveries: (jobId) => received.filter(r => r.job.job_id === jobId) }
+}
+

@@ -46,7 +46,7 @@ async function main (): Promise<void> {
   await host.start()
   // Asking the queue starts its worker (the maintenance usually has already).
   host.services.queue.size()
-  logger.info({ concurrency: config.distributed.workerConcurrency, pid: process.pid }, 'worker started')
+  logger.info({ concurrency: config.distributed.workerConcurrency }, 'worker started')
 }
 
 main().catch((err) => {

@@ -76,6 +76,10 @@ export function childWorker (t: Teardown, cluster: Cluster, env: Record<string, 
   let stderr = ''
   child.stderr!.on('data', d => { stderr += d })
   const exited = once(child, 'exit').then(([code]) => code as number | null)
+  // A test process that ends without its teardown (a timeout) must not leave workers behind.
+  const killOnExit = () => { child.kill('SIGKILL') }
+  process.once('exit', killOnExit)
+  void exited.then(() => process.off('exit', killOnExit))
   t.teardown(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL')

@@ -22,6 +22,9 @@ const QUEUE_NAME = 'jobs'
  */
 const AT_CAP_RETRY_MS = 250
 
+/** BullMQ's lowest priority (1 is the highest). */
+const LOWEST_PRIORITY = 2 ** 21
+
 /** Attempts of one offer when the claim itself fails (the database unreachable); past them the maintenance re-offers the row. */
 const OFFER_ATTEMPTS = 5
 
@@ -35,6 +38,8 @@ export interface BullQueueOptions {
   concurrency: number
   /** On shutdown, how long running jobs may go on before they are handed back. */
   shutdownGraceMs: number
+  /** How many unfinished jobs (running or queued) the account has: the new offer's place in its account's line. */
+  lineLength: (accountId: string) => Promise<number>
 }
 
 export class BullJobQueue implements JobQueue {
@@ -76,14 +81,23 @@ export class BullJobQueue implements JobQueue {
    */
   enqueue (job: QueuedJob): void {
     if (this.closed) return
-    this.queue.add('run', job, {
-      jobId: job.id,
-      removeOnComplete: true,
-      // A failed offer leaves no record, so the maintenance's re-offer is not taken for a duplicate.
-      removeOnFail: true,
-      attempts: OFFER_ATTEMPTS,
-      backoff: { type: 'exponential', delay: 1000 },
-    }).catch(err => this.options.logger.warn({ err, jobId: job.id }, 'adding a job to the Redis queue failed; the maintenance offers it again'))
+    const { logger, lineLength } = this.options
+    void (async () => {
+      // Fair share between accounts: an offer's priority is its place in its
+      // account's line (1 = the account's only unfinished job), so any account's
+      // first job goes before another's second, and a backlog never holds back
+      // someone else's first job; offers of equal place are taken in order.
+      const place = await lineLength(job.accountId).catch(() => 1)
+      await this.queue.add('run', job, {
+        jobId: job.id,
+        priority: Math.min(LOWEST_PRIORITY, Math.max(1, place)),
+        removeOnComplete: true,
+        // A failed offer leaves no record, so the maintenance's re-offer is not taken for a duplicate.
+        removeOnFail: true,
+        attempts: OFFER_ATTEMPTS,
+        backoff: { type: 'exponential', delay: 1000 },
+      })
+    })().catch(err => logger.warn({ err, jobId: job.id }, 'adding a job to the Redis queue failed; the maintenance offers it again'))
   }
 
   /** Jobs this process is running off the queue (the waiting ones are Redis's). */

@@ -80,6 +80,25 @@ t.test('the running cap of an account holds across two workers, and another acco
   for (const id of [...aJobs, bJob]) await cancel(api, id === bJob ? b.apiKey : a.apiKey, id)
 })
 
+t.test('every slot taken by one account\'s jobs: its backlog does not hold back another account\'s first job', async t => {
+  const cluster = await startCluster(t)
+  const { api } = cluster
+  await inProcessWorker(t, cluster, { WORKER_CONCURRENCY: '2' })
+  const a = await signup(api)
+  const b = await signup(api)
+  t.equal((await api.inject({ method: 'POST', url: '/api/auth/claim-pro', headers: { 'x-api-key': a.apiKey } })).statusCode, 200, 'A is Pro: a cap of 4, above the worker\'s 2 slots')
+  const aJobs: string[] = []
+  for (let i = 0; i < 12; i++) aJobs.push(jobIdOf(await startJob(api, a.apiKey, { max_results: 1, delay_ms: 60_000 })))
+  await until('both slots hold A\'s jobs', async () => (await claimedRunning(api, a.id)) === 2)
+  const bJob = jobIdOf(await startJob(api, b.apiKey, { max_results: 1, delay_ms: 60_000 }))
+  const running = await api.services.db.job.findMany({ where: { accountId: a.id, startedAt: { not: null } }, select: { id: true } })
+  t.equal((await cancel(api, a.apiKey, running[0]!.id)).statusCode, 200, 'one slot turns over')
+  await until('B\'s job is claimed', async () => (await claimedRunning(api, b.id)) === 1)
+  t.equal(await api.services.db.job.count({ where: { accountId: a.id, startedAt: { not: null } } }), 2, 'the freed slot went to B, not to A\'s backlog')
+  for (const id of aJobs) await cancel(api, a.apiKey, id)
+  await cancel(api, b.apiKey, bJob)
+})
+
 t.test('Redis restarts mid-run: running and waiting jobs go on, a start made while it is down runs, nothing is lost', async t => {
   const cluster = await startCluster(t)
   const { api, redis } = cluster

@@ -1,6 +1,6 @@
 // Benchmark (issue 15): the distributed mode (REDIS_URL, BullMQ).
 // 1. Throughput: jobs/s of a light I/O-bound job (the test counter tool:
-//    5 rows after a 100 ms pause, i.e. waiting, not computing) run by 1 and then
+//    5 rows after a 500 ms pause, i.e. waiting, not computing) run by 1 and then
 //    by 2 worker processes (`core/worker.ts`, WORKER_CONCURRENCY each), started
 //    through an API app in this process that runs none. A batch of jobs is
 //    started spread over Pro accounts (their running cap, 4, stays out of the
@@ -26,11 +26,13 @@ import { buildApp } from '../../core/app.ts'
 import { buildServices, type ServiceHost } from '../../core/services.ts'
 import { COUNTER_PLUGIN, goal, percentile, printTable, proAccount, REPO, runMain, startJob, startBenchApp } from './harness.ts'
 
-const JOBS = Number(process.env.BENCH_JOBS ?? 300)
+const JOBS = Number(process.env.BENCH_JOBS ?? 160)
 const OVERHEAD_JOBS = Number(process.env.BENCH_OVERHEAD_JOBS ?? 200)
-const WORKER_CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY ?? '8'
-/** The light I/O-bound job: one pause, then its rows. */
-const LIGHT_JOB = { max_results: 5, batch: 5, delay_ms: 100 }
+const WORKER_CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY ?? '4'
+/** The light I/O-bound job: one pause (an upstream's answer), then its rows. */
+const LIGHT_JOB = { max_results: 5, batch: 5, delay_ms: 500 }
+/** Starts sent at once: the API must offer faster than two workers drain. */
+const START_BURST = 8
 const CALLS_PER_ACCOUNT = 400
 
 const freePort = () => new Promise<number>((resolve) => {
@@ -64,7 +66,10 @@ function startWorker (env: Record<string, string>): { child: ChildProcess, ready
 async function throughput (app: FastifyInstance, keys: string[], count: number): Promise<{ seconds: number, perSecond: number }> {
   const t0 = performance.now()
   const ids: string[] = []
-  for (let i = 0; i < count; i++) ids.push(await startJob(app, keys[i % keys.length]!, 'counter', LIGHT_JOB))
+  for (let i = 0; i < count; i += START_BURST) {
+    const burst = Array.from({ length: Math.min(START_BURST, count - i) }, (_, j) => startJob(app, keys[(i + j) % keys.length]!, 'counter', LIGHT_JOB))
+    ids.push(...await Promise.all(burst))
+  }
   for (;;) {
     const open = await app.services.db.job.count({ where: { id: { in: ids }, status: 'running' } })
     if (open === 0) break

@@ -55,3 +55,17 @@ t.test('a worker killed with SIGKILL mid-job: the job ends interrupted once, ref
   t.match(await usageOf(api, user.apiKey), { calls_today: 1, records_today: seqs.length + 3, jobs_running: 0 }, 'one refund; every stored row counted once')
   t.equal(survivor.child.exitCode, null, 'the survivor is alive')
 })
+
+t.test('npm run worker without REDIS_URL stops at boot with exit code 78, naming the variable', async t => {
+  const { spawnSync } = await import('node:child_process')
+  const { resolve } = await import('node:path')
+  const { tempDir } = await import('../helpers/build.ts')
+  const dir = tempDir(t)
+  const run = spawnSync(process.execPath, ['--import', 'tsx', resolve('core/worker.ts')], {
+    env: { ...process.env, DATA_DIR: dir, SECRET_KEY: 'worker-test-secret-0123456789', REDIS_URL: '', LOG_LEVEL: 'silent' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  })
+  t.equal(run.status, 78)
+  t.match(run.stderr, /REDIS_URL/)
+})

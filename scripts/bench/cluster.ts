@@ -150,7 +150,8 @@ async function main (): Promise<void> {
     await worker.start()
     cleanups.unshift(() => worker.close())
     const viaRedis = await overhead(api, worker.services, keys, OVERHEAD_JOBS)
-    const single = await startBenchApp([{ key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }])
+    // On the same database (its own accounts), so the difference is the queue's.
+    const single = await startBenchApp([{ key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }], process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {})
     cleanups.unshift(() => single.close())
     const singleKeys = [await proAccount(single.app)]
     const embedded = await overhead(single.app, single.app.services, singleKeys, OVERHEAD_JOBS)

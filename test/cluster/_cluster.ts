@@ -24,7 +24,12 @@ export interface Cluster {
   api: FastifyInstance
 }
 
-/** Short timings: a dead worker is noticed after three 200 ms heartbeats; queued rows are re-offered every 200 ms. */
+/**
+ * Short timings: a dead worker is noticed after three 1 s heartbeats (shorter
+ * would reap live jobs on a loaded machine, where a worker's first job stalls
+ * its event loop while tsx compiles the tool); queued rows are re-offered and
+ * dead workers looked for every 200 ms.
+ */
 export async function startCluster (t: Teardown, extraEnv: Record<string, string> = {}): Promise<Cluster> {
   const redis = await startRedis(t)
   const dataDir = tempDir(t)
@@ -37,7 +42,7 @@ export async function startCluster (t: Teardown, extraEnv: Record<string, string
     LOG_LEVEL: 'silent',
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: `c${randomBytes(4).toString('hex')}`,
-    JOB_HEARTBEAT_MS: '200',
+    JOB_HEARTBEAT_MS: '1000',
     JOB_SWEEP_INTERVAL_MS: '200',
     EXTRACT_WORKERS: '1',
     // Webhook fixtures listen on loopback.

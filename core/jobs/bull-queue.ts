@@ -25,6 +25,9 @@ const AT_CAP_RETRY_MS = 250
 /** BullMQ's lowest priority (1 is the highest). */
 const LOWEST_PRIORITY = 2 ** 21
 
+/** How long closing waits for Redis before it cuts the connections. */
+const CLOSE_WAIT_MS = 3000
+
 /** Attempts of one offer when the claim itself fails (the database unreachable); past them the maintenance re-offers the row. */
 const OFFER_ATTEMPTS = 5
 
@@ -134,16 +137,35 @@ export class BullJobQueue implements JobQueue {
     clearTimeout(timer)
   }
 
+  /**
+   * Waits for the worker's last offers to be settled and the queue to close,
+   * but not for ever: with Redis away every command waits for it (that is what
+   * keeps offers while it restarts), so past CLOSE_WAIT_MS the connections are
+   * cut and whatever was pending is the maintenance's to re-offer.
+   */
   async close (): Promise<void> {
     if (this.closed) return
     this.closed = true
-    if (this.worker) {
-      this.drained ??= this.worker.close()
-      await this.drained.catch(err => this.options.logger.warn({ err }, 'closing the job worker failed'))
-      await this.workerConnection?.quit().catch(() => {})
+    const { logger } = this.options
+    const graceful = (async () => {
+      if (this.worker) {
+        this.drained ??= this.worker.close()
+        await this.drained
+      }
+      await this.queue.close()
+      await Promise.all([this.connection.quit(), this.workerConnection?.quit()])
+    })().catch(err => logger.warn({ err }, 'closing the job queue failed'))
+    let timer: NodeJS.Timeout | undefined
+    const waited = await Promise.race([graceful.then(() => true), new Promise<boolean>(resolve => { timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS) })])
+    clearTimeout(timer)
+    if (!waited) {
+      logger.warn('Redis did not answer while the job queue closed; its connections were cut')
+      this.connection.disconnect()
+      this.workerConnection?.disconnect()
+      // BullMQ's own duplicate (the worker's blocking connection) goes with a forced close.
+      void this.worker?.close(true).catch(() => {})
+      void this.queue.disconnect().catch(() => {})
     }
-    await this.queue.close().catch(err => this.options.logger.warn({ err }, 'closing the job queue failed'))
-    await this.connection.quit().catch(() => {})
   }
 }
 

@@ -41,7 +41,11 @@ export interface BuildTestOptions {
   network?: BuildOptions['network']
   /** Sees every route the app adds (the route fuzz takes its route list from here). */
   onRoute?: BuildOptions['onRoute']
-  /** false: never the distributed mode, even under TEST_REDIS_URL (a test that sets up its own processes). */
+  /**
+   * false: the app is exactly what its env says: no worker beside it under
+   * TEST_REDIS_URL, and with a REDIS_URL of the test's own, RUN_JOBS as given
+   * (test/cluster builds its API processes this way).
+   */
   distributed?: boolean
 }
 
@@ -143,6 +147,13 @@ export async function build (t: Teardown, options: BuildTestOptions = {}): Promi
     : undefined
   const redisUrl = process.env.TEST_REDIS_URL
   const distributed = Boolean(redisUrl) && options.distributed !== false && env.REDIS_URL === undefined
+  if (env.REDIS_URL !== undefined && options.distributed !== false) {
+    // A test that gives its own REDIS_URL (shared state, events across apps)
+    // wants processes that run their own jobs, as before the queue: each app
+    // runs what it starts, from a queue of its own on that Redis.
+    env.RUN_JOBS ??= '1'
+    env.REDIS_KEY_PREFIX ??= `t${randomBytes(6).toString('hex')}`
+  }
   if (distributed) {
     env.REDIS_URL = redisUrl
     env.REDIS_KEY_PREFIX = `t${randomBytes(6).toString('hex')}`

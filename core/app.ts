@@ -1,17 +1,10 @@
 // buildApp(options): the container, the kernel plugins, the tools and the
 // routes, ready for `inject` or `listen`. It never listens itself.
-import { dirname } from 'node:path'
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
-import type { DestinationStream } from 'pino'
 import './fastify-types.ts'
-import { loadConfig, type AppConfig } from './config.ts'
-import { systemClock, type Clock } from './clock.ts'
-import { createLogger } from './logger.ts'
-import { createSecretScrubber } from './secrets/secret-scrubber.ts'
-import { openDatabase } from './db/database.ts'
-import { createAppContainer } from './container.ts'
-import type { NetworkOverrides } from './jobs/net-factory.ts'
+import type { AppConfig } from './config.ts'
+import { buildServices, type ServicesOptions } from './services.ts'
 import { errorHandler } from './http-errors.ts'
 import { notFound } from './errors.ts'
 import { assertBodyDepth } from './body-depth.ts'
@@ -25,8 +18,6 @@ import artifactRoutes from './artifacts/routes.ts'
 import aliasRoutes from './jobs/alias-routes.ts'
 import progressSocketRoutes from './events/progress-socket.ts'
 import toolEndpointRoutes from './tools/endpoint-routes.ts'
-import { ToolRegistry } from './tools/registry.ts'
-import { openSharedState } from './shared-state/open-shared-state.ts'
 import websocket from '@fastify/websocket'
 import agentRoutes from './agent/routes.ts'
 import openapiPlugin from './openapi/openapi-plugin.ts'
@@ -36,16 +27,7 @@ import pageSecurityHeaders from './web/security-headers.ts'
 import publicPageRoutes from './web/pages/routes.ts'
 import { isPageRequest, sendErrorPage } from './web/pages/browser-requests.ts'
 
-export interface BuildOptions {
-  /** Environment to read the configuration from (default: process.env). */
-  env?: Record<string, string | undefined>
-  /** A ready configuration (skips reading the environment). */
-  config?: AppConfig
-  clock?: Clock
-  /** Where JSON log lines go (default: stdout). */
-  logStream?: DestinationStream
-  /** Host resolution and exact private `address:port` exceptions for tool requests (tests; see net-factory.ts). */
-  network?: NetworkOverrides
+export interface BuildOptions extends ServicesOptions {
   /**
    * Sees every route as it is added (tests: the route fuzz builds its route list
    * from the app itself, so a new route is fuzzed without being listed anywhere).
@@ -54,8 +36,6 @@ export interface BuildOptions {
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
-/** How long the boot waits for Redis before it goes on without (see below). */
-const REDIS_BOOT_WAIT_MS = 5000
 
 /**
  * fastify's `trustProxy` for TRUST_PROXY. A hop count is given as a function:
@@ -86,26 +66,8 @@ class AccessLog extends LogController {
 }
 
 export async function buildApp (options: BuildOptions = {}): Promise<FastifyInstance> {
-  const config = options.config ?? loadConfig(options.env ?? process.env)
-  const clock = options.clock ?? systemClock
-  // Built before the logger: every log line, from the first, passes through it.
-  const secrets = createSecretScrubber(config)
-  const logger = createLogger(config.logLevel, options.logStream, secrets)
-  const database = await openDatabase(config)
-  if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
-  if (config.redisUrl) logger.warn('REDIS_URL is set, but the distributed queue is not built yet: jobs run in this process')
-  // Before the plugins: their createState takes the shared state (Redis with REDIS_URL).
-  const { redis, sharedState } = openSharedState(config, logger)
-  let registry: ToolRegistry
-  try {
-    registry = await ToolRegistry.load(config.tools, dirname(config.toolsConfigPath), undefined, { shared: sharedState })
-  } catch (err) {
-    await database.close()
-    await redis?.close()
-    throw err
-  }
-  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, redis, sharedState })
-
+  const host = await buildServices(options)
+  const { config, logger } = host.services
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -125,17 +87,9 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   app.server.headersTimeout = config.headersTimeoutMs
   if (options.onRoute) app.addHook('onRoute', options.onRoute)
   // A getter: fastify would probe a plain object for `getter`/`setter`, which a strict cradle refuses.
-  const services = container.cradle
+  const services = host.services
   app.decorate('services', { getter: () => services })
-  // Shutdown order matters: stop sweeping, hand running jobs back to the queue,
-  // let webhooks give up, then close the database.
-  app.addHook('onClose', async () => {
-    await services.maintenance.stop()
-    await services.runner.shutdown()
-    await services.queue.close()
-    await services.webhooks.close()
-    await container.dispose()
-  })
+  app.addHook('onClose', () => host.close())
   app.setErrorHandler(errorHandler)
   // Before any schema or service walks the body (see body-depth.ts).
   app.addHook('preValidation', async (req) => { if (req.body !== null && typeof req.body === 'object') assertBodyDepth(req.body) })
@@ -173,13 +127,7 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   await app.register(dashboardRoutes)
   await app.register(publicPageRoutes)
   await app.ready()
-  // The services opened their Redis connections while the routes registered. A
-  // Redis still unreachable does not stop the boot: shared state falls back to
-  // this process and events wait, until it is back.
-  if (redis && !(await redis.ready(REDIS_BOOT_WAIT_MS))) logger.error('Redis (REDIS_URL) is not reachable yet; shared state is per process until it is')
-  // A missing media program is a warning, not a failed boot: only the tools that run it fail (naming the variable).
-  services.exec.warnMissing()
-  await services.maintenance.start()
+  await host.start()
   // The pino-typed instance is a FastifyInstance for every caller.
   return app as unknown as FastifyInstance
 }

@@ -89,6 +89,8 @@ export interface AppConfig {
   redisUrl: string | null
   /** PUBLIC_URL: the origin the public pages name in canonical and Open Graph URLs; null: the request's own. */
   publicUrl: string | null
+  /** The distributed mode (REDIS_URL): the BullMQ queue and who runs its jobs (core/jobs/bull-queue.ts). */
+  distributed: DistributedConfig
   llm: LlmConfig
   // Job lifecycle timings (JOB_TIMEOUT_SECONDS … WEBHOOK_RETRY_BASE_MS): read here, like every
   // other setting, so a bad value stops the boot instead of, say, timing every job out at once.
@@ -129,6 +131,18 @@ export interface S3StoreConfig {
   forcePathStyle: boolean
   /** Prepended to every key: '' or a path ending in '/'. */
   prefix: string
+}
+
+/** REDIS_URL's queue: whether this process takes jobs off it, how many at once, how long a drain waits. */
+export interface DistributedConfig {
+  /** RUN_JOBS: this process runs jobs (always without REDIS_URL; with it, workers do, and an API process only when told). */
+  runJobs: boolean
+  /** WORKER_CONCURRENCY: jobs one process runs at once off the Redis queue. */
+  workerConcurrency: number
+  /** WORKER_SHUTDOWN_GRACE_MS: on SIGTERM, how long running jobs may go on before they are handed back. */
+  shutdownGraceMs: number
+  /** REDIS_KEY_PREFIX: the first part of every Redis key (several deployments, or test apps, share one Redis). */
+  keyPrefix: string
 }
 
 /** The OpenAI-compatible model server behind POST /api/blog/generate. */
@@ -397,6 +411,11 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
   if (!/^[A-Za-z0-9.:_%[\]-]+$/.test(host)) throw new ConfigError(`HOST must be a host name or an IP address, got "${host}"`)
   const userAgent = headerSafe(env, 'USER_AGENT') ?? 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
   const redisUrl = urlSetting(env, 'REDIS_URL', ['redis', 'rediss'])
+  // Without Redis the one process is the only one that can run jobs: RUN_JOBS=0 would leave them queued for ever.
+  const runJobs = bool(env, 'RUN_JOBS', redisUrl === null)
+  if (!runJobs && redisUrl === null) throw new ConfigError('RUN_JOBS=0 needs REDIS_URL: without the Redis queue no other process runs this one\'s jobs')
+  const redisKeyPrefix = str(env, 'REDIS_KEY_PREFIX', 'ejs')
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(redisKeyPrefix)) throw new ConfigError(`REDIS_KEY_PREFIX must be 1 to 64 letters, digits, '_', '.' or '-', got "${redisKeyPrefix}"`)
 
   return {
     host,
@@ -448,6 +467,12 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
     },
     redisUrl,
     publicUrl: publicOrigin(env),
+    distributed: {
+      runJobs,
+      workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 256),
+      shutdownGraceMs: int(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
+      keyPrefix: redisKeyPrefix,
+    },
     llm: {
       baseUrl: llmBaseUrl,
       apiKey: headerSafe(env, 'LLM_API_KEY'),

@@ -23,6 +23,7 @@ import { RedisJobEvents } from './jobs/redis-job-events.ts'
 import type { RedisConnections } from './redis/redis-connections.ts'
 import type { SharedStateService } from './shared-state/shared-state.ts'
 import { InProcessQueue, type JobQueue } from './jobs/job-queue.ts'
+import { BullJobQueue } from './jobs/bull-queue.ts'
 import { JobRunner } from './jobs/job-runner.ts'
 import { JobService } from './jobs/job-service.ts'
 import { JobMaintenance } from './jobs/job-maintenance.ts'
@@ -136,11 +137,24 @@ export function createAppContainer (base: {
       artifacts: s.artifacts,
       workspace: s.workspace,
     })).singleton(),
-    queue: asFunction(({ runner, config }: Services) => new InProcessQueue(config.jobConcurrency, (id) => runner.execute(id))).singleton(),
+    // REDIS_URL: the BullMQ queue shared by every process (API processes offer, workers run);
+    // else the embedded fair-share scheduler runs them here (core/jobs/README.md).
+    queue: asFunction(({ runner, config, logger, quotas }: Services) => config.redisUrl
+      ? new BullJobQueue({
+        redisUrl: config.redisUrl,
+        keyPrefix: config.distributed.keyPrefix,
+        runner,
+        logger,
+        runJobs: config.distributed.runJobs,
+        concurrency: config.distributed.workerConcurrency,
+        shutdownGraceMs: config.distributed.shutdownGraceMs,
+        lineLength: async (accountId) => { const { running, queued } = await quotas.jobCounts(accountId); return running + queued },
+      })
+      : new InProcessQueue(config.jobConcurrency, async (id) => { await runner.execute(id) })).singleton(),
     // The queue is handed over lazily: the service and the sweeper are built before the first job is queued.
     jobs: asFunction((s: Services) => new JobService({ db: s.db, reads: s.database.hot, clock: s.clock, quotas: s.quotas, registry: s.registry, runner: s.runner, events: s.events, queue: () => container.cradle.queue, ending: s.ending, artifacts: s.artifacts, workspace: s.workspace, shared: s.sharedState })).singleton(),
     maintenance: asFunction((s: Services) => new JobMaintenance({
-      db: s.db, clock: s.clock, runner: s.runner, ending: s.ending, queue: () => container.cradle.queue, logger: s.logger,
+      db: s.db, clock: s.clock, runner: s.runner, ending: s.ending, queue: () => container.cradle.queue, logger: s.logger, quotas: s.quotas,
       artifacts: s.artifacts, workspace: s.workspace, heartbeatMs: s.config.jobHeartbeatMs, intervalMs: s.config.jobSweepIntervalMs,
     })).singleton(),
     blog: asFunction(({ db, clock, quotas, logger, config }: Services) => new BlogService(db, clock, quotas, logger, config)).singleton(),

@@ -8,6 +8,7 @@ import type { Db } from '../db/database.ts'
 import { effectiveTier, tierLimits } from '../quotas/tiers.ts'
 import { INTERRUPTED, type JobEnding } from './job-ending.ts'
 import type { JobQueue } from './job-queue.ts'
+import type { QuotaService } from '../quotas/quota-service.ts'
 import type { JobRunner } from './job-runner.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { JobWorkspace } from '../artifacts/job-workspace.ts'
@@ -20,13 +21,14 @@ export class JobMaintenance {
   private running: Promise<void> | null = null
 
   constructor (private readonly deps: {
-    db: Db, clock: Clock, runner: JobRunner, ending: JobEnding, queue: () => JobQueue, logger: Logger,
+    db: Db, clock: Clock, runner: JobRunner, ending: JobEnding, queue: () => JobQueue, logger: Logger, quotas: QuotaService,
     artifacts: ArtifactService, workspace: JobWorkspace, heartbeatMs: number, intervalMs: number
   }) {}
 
   /** Re-queues jobs that never started, reaps dead ones, then sweeps on a timer. */
   async start (): Promise<void> {
-    await this.recoverQueued()
+    const recovered = await this.recoverQueued()
+    if (recovered) this.deps.logger.info({ count: recovered }, 'resumed queued jobs')
     await this.tick()
     this.timer = setInterval(() => { void this.tick() }, this.deps.intervalMs)
     this.timer.unref()
@@ -43,6 +45,10 @@ export class JobMaintenance {
     if (this.running) return this.running
     this.running = (async () => {
       try {
+        // A queue keyed by job id takes the same offer twice as one: queued rows
+        // are offered again on every pass, so an offer lost with a Redis that
+        // restarted empty (or with the process that was adding it) comes back.
+        if (this.deps.queue().dedupesById) await this.recoverQueued()
         await this.reapStale()
         await this.sweepExpired()
         await this.sweepWorkspace()
@@ -66,7 +72,6 @@ export class JobMaintenance {
     for (const j of queued) {
       this.deps.queue().enqueue({ id: j.id, accountId: j.accountId, maxRunning: tierLimits(effectiveTier(j.account, now)).max_running_jobs })
     }
-    if (queued.length) this.deps.logger.info({ count: queued.length }, 'resumed queued jobs')
     return queued.length
   }
 
@@ -77,14 +82,18 @@ export class JobMaintenance {
     const cutoff = new Date(now.getTime() - 3 * this.deps.heartbeatMs)
     const stale = await db.job.findMany({
       where: { status: 'running', startedAt: { not: null }, OR: [{ heartbeatAt: null }, { heartbeatAt: { lt: cutoff } }] },
-      select: { id: true, accountId: true, createdAt: true, retentionHours: true },
+      select: { id: true, accountId: true, createdAt: true, retentionHours: true, records: true },
     })
     let reaped = 0
     for (const job of stale) {
       if (runner.live.has(job.id)) continue
-      // The dead worker's last heartbeat may predate its last rows: count what was stored.
+      // The dead worker's last heartbeat may predate its last rows: count what was
+      // stored, and give the account's records_today the rows it never flushed.
       const records = await db.resultRow.count({ where: { jobId: job.id } })
-      if (await ending.endJob(job, INTERRUPTED, { records })) reaped++
+      if (await ending.endJob(job, INTERRUPTED, { records })) {
+        reaped++
+        if (records > job.records) await this.deps.quotas.addRecords(job.accountId, records - job.records).catch(err => this.deps.logger.warn({ err, jobId: job.id }, 'counting the interrupted job\'s rows failed'))
+      }
     }
     if (reaped) this.deps.logger.warn({ count: reaped }, 'ended interrupted jobs')
     return reaped
@@ -101,7 +110,8 @@ export class JobMaintenance {
         await this.deps.artifacts.deleteForJob(job.id)
         await this.deps.workspace.remove(job.id)
         await db.resultRow.deleteMany({ where: { jobId: job.id } })
-        await db.job.delete({ where: { id: job.id } })
+        // deleteMany: another process sharing the database may have swept it first.
+        await db.job.deleteMany({ where: { id: job.id } })
         swept++
       }
     }

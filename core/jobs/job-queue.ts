@@ -11,9 +11,22 @@ export interface QueuedJob {
 
 export interface JobQueue {
   enqueue (job: QueuedJob): void
+  /**
+   * True when enqueueing a job already waiting is a no-op (the job id is the
+   * queue's key): the maintenance then re-offers every queued job on each pass,
+   * which brings back jobs a queue lost (a Redis that restarted empty). The
+   * embedded queue is rebuilt from the database at start instead.
+   */
+  readonly dedupesById: boolean
   /** Jobs waiting or running in this process. */
   size (): number
-  /** Stops taking new work and waits for running handlers (up to the caller's patience). */
+  /**
+   * Shutdown, first step: stops taking new work, and lets running jobs finish
+   * within the queue's grace period (none for the embedded queue); the runner's
+   * shutdown then hands back whatever still runs.
+   */
+  drain (): Promise<void>
+  /** Last step: waits for running handlers and releases the queue's connections. */
   close (): Promise<void>
 }
 
@@ -34,6 +47,7 @@ interface AccountLine {
  * turnover, and no account holds more slots than its tier allows.
  */
 export class InProcessQueue implements JobQueue {
+  readonly dedupesById = false
   private readonly lines = new Map<string, AccountLine>()
   private readonly active = new Set<Promise<void>>()
   private waitingCount = 0
@@ -90,6 +104,11 @@ export class InProcessQueue implements JobQueue {
         })
       this.active.add(run)
     }
+  }
+
+  /** No grace: a shutdown hands running jobs back at once, to be resumed at the next start. */
+  async drain (): Promise<void> {
+    this.closed = true
   }
 
   async close (): Promise<void> {

@@ -25,6 +25,15 @@ import type { JobWorkspace, StoredUpload } from '../artifacts/job-workspace.ts'
 type Outcome = JobEnd | { status: 'requeue' }
 
 /**
+ * What `execute` did with a job, for the queue that offered it: `ended` (it ran,
+ * or was found ended after the claim), `requeued` (a shutdown handed it back, or
+ * this runner is shutting down: offer it again elsewhere), `not-claimed` (another
+ * worker has it, or it ended before: nothing to do), `at-cap` (its account has
+ * its running cap's worth claimed: offer it again later).
+ */
+export type RunResult = 'ended' | 'requeued' | 'not-claimed' | 'at-cap'
+
+/**
  * Why a run's signal fired: each ends the job differently. `ended`: the job
  * already ended outside this runner (a cancel or the reaper of another process
  * sharing the database), seen on the heartbeat.
@@ -90,16 +99,32 @@ export class JobRunner {
     await Promise.allSettled([...this.live.values()].map(l => l.done))
   }
 
-  async execute (jobId: string): Promise<void> {
-    if (this.shuttingDown) return
+  /**
+   * Claims and runs one job. `cap`: the distributed queue's fair-share rule
+   * (core/jobs/README.md): the claim stands only while the account has no more
+   * than `maxRunning` claimed jobs across every process sharing the database;
+   * else it is undone and the job waits its turn (`at-cap`). The embedded queue
+   * keeps that count itself and passes no cap.
+   */
+  async execute (jobId: string, cap?: { accountId: string, maxRunning: number }): Promise<RunResult> {
+    if (this.shuttingDown) return 'requeued'
     const { db, clock, registry, logger } = this.deps
+    const claimedByAccount = cap && (() => db.job.count({ where: { accountId: cap.accountId, status: 'running', startedAt: { not: null } } }))
+    // A cheap look first: most jobs of an account at its cap never write.
+    if (claimedByAccount && await claimedByAccount() >= cap.maxRunning) return 'at-cap'
     const now = clock()
     // Claim: only a job still waiting can be taken, so two workers never run one job.
     const claimed = await db.job.updateMany({ where: { id: jobId, status: 'running', startedAt: null }, data: { startedAt: now, heartbeatAt: now, stage: 'starting' } })
-    if (claimed.count === 0) return
+    if (claimed.count === 0) return 'not-claimed'
+    // Counted after our own claim is written: of two claims racing past the cap,
+    // the later count sees both, so at most the cap's number of claims stand.
+    if (claimedByAccount && await claimedByAccount() > cap.maxRunning) {
+      const undone = await db.job.updateMany({ where: { id: jobId, status: 'running', startedAt: now }, data: { startedAt: null, heartbeatAt: null, stage: 'queued' } })
+      return undone.count > 0 ? 'at-cap' : 'not-claimed'
+    }
     const job = await db.job.findUniqueOrThrow({ where: { id: jobId } })
     // Cancelled between the claim and this read: nothing to run.
-    if (job.status !== 'running') return
+    if (job.status !== 'running') return 'ended'
     const tool = registry.get(job.tool)
     let resolveDone!: () => void
     const controller = new AbortController()
@@ -108,9 +133,10 @@ export class JobRunner {
     setMaxListeners(0, controller.signal)
     const live: LiveJob = { controller, stopReason: null, stage: 'starting', records: 0, done: new Promise(resolve => { resolveDone = resolve }) }
     this.live.set(jobId, live)
+    let result: RunResult = 'ended'
     try {
       if (!tool) await this.deps.ending.endJob(job, { status: 'error', error: `The tool '${job.tool}' is no longer enabled on this server.`, refund: true })
-      else await this.runTool(job, tool, live)
+      else result = await this.runTool(job, tool, live)
     } catch (err) {
       logger.error({ err, jobId }, 'job bookkeeping failed')
     } finally {
@@ -118,6 +144,7 @@ export class JobRunner {
       this.deps.artifacts.endRun(jobId)
       resolveDone()
     }
+    return result
   }
 
   /**
@@ -201,7 +228,7 @@ export class JobRunner {
   }
 
   /** Runs the plugin and ends the job (or, at shutdown, hands it back to the queue). */
-  private async runTool (job: RunJob & { input: string, columns: string | null }, tool: LoadedTool, live: LiveJob): Promise<void> {
+  private async runTool (job: RunJob & { input: string, columns: string | null }, tool: LoadedTool, live: LiveJob): Promise<RunResult> {
     const { db, quotas, clock, config, logger, events, secrets } = this.deps
     const log = logger.child({ jobId: job.id, tool: job.tool })
     const timeoutSeconds = tool.declaration.timeoutSeconds ?? config.jobTimeoutSeconds
@@ -294,8 +321,8 @@ export class JobRunner {
     }
     await flush().catch(err => log.warn({ err }, 'final flush failed'))
     if (outcome.status === 'requeue') {
-      await this.deps.ending.requeue(job.id)
-      return
+      // Ended meanwhile (a cancel from another process): it keeps its outcome.
+      return await this.deps.ending.requeue(job.id) ? 'requeued' : 'ended'
     }
     if (outcome.status === 'done' && live.records === 0 && !warning) warning = 'The run finished without results.'
     await this.deps.ending.endJob(job, outcome, {
@@ -304,6 +331,7 @@ export class JobRunner {
       summary: Object.keys(summary).length ? JSON.stringify(summary) : null,
       columns: JSON.stringify(columns),
     })
+    return 'ended'
   }
 
   private uploadOf (job: RunJob): UploadedFile | null {

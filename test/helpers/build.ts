@@ -1,6 +1,10 @@
 // build(t): a fresh app on a real database, closed and removed in teardown.
 // SQLite by default; TEST_DATABASE_URL=postgresql://… gives each app its own
-// throwaway PostgreSQL database instead.
+// throwaway PostgreSQL database instead. TEST_REDIS_URL=redis://… runs every
+// app in the distributed mode: the app only offers jobs to the BullMQ queue
+// (REDIS_URL set, RUN_JOBS unset) and a worker built beside it in this process,
+// on the same database and data dir, runs them (each app has its own queue
+// prefix, so apps sharing the one Redis never take each other's jobs).
 //
 // Each app's database starts as a copy of one migrated once per test process (a
 // file copy on SQLite, CREATE DATABASE … TEMPLATE on PostgreSQL): the app's own
@@ -16,6 +20,7 @@ import type { FastifyInstance } from 'fastify'
 import tap from 'tap'
 import { buildApp, type BuildOptions } from '../../core/app.ts'
 import { migratePostgres, migrateSqlite } from '../../core/db/migrator.ts'
+import { buildServices } from '../../core/services.ts'
 import type { Clock } from '../../core/clock.ts'
 
 export const ADMIN_KEY = 'admin-test-key-0123456789abcdef'
@@ -36,6 +41,12 @@ export interface BuildTestOptions {
   network?: BuildOptions['network']
   /** Sees every route the app adds (the route fuzz takes its route list from here). */
   onRoute?: BuildOptions['onRoute']
+  /**
+   * false: the app is exactly what its env says: no worker beside it under
+   * TEST_REDIS_URL, and with a REDIS_URL of the test's own, RUN_JOBS as given
+   * (test/cluster builds its API processes this way).
+   */
+  distributed?: boolean
 }
 
 export const testDatabaseKind = () => (process.env.TEST_DATABASE_URL ? 'postgresql' : 'sqlite')
@@ -134,8 +145,29 @@ export async function build (t: Teardown, options: BuildTestOptions = {}): Promi
   const logStream = lines
     ? new Writable({ write (chunk, _enc, cb) { lines.push(chunk.toString()); cb() } })
     : undefined
+  const redisUrl = process.env.TEST_REDIS_URL
+  const distributed = Boolean(redisUrl) && options.distributed !== false && env.REDIS_URL === undefined
+  if (env.REDIS_URL !== undefined && options.distributed !== false) {
+    // A test that gives its own REDIS_URL (shared state, events across apps)
+    // wants processes that run their own jobs, as before the queue: each app
+    // runs what it starts, from a queue of its own on that Redis.
+    env.RUN_JOBS ??= '1'
+    env.REDIS_KEY_PREFIX ??= `t${randomBytes(6).toString('hex')}`
+  }
+  if (distributed) {
+    env.REDIS_URL = redisUrl
+    env.REDIS_KEY_PREFIX = `t${randomBytes(6).toString('hex')}`
+    // A test's slow jobs are cancelled or abandoned at its end: hand them back at once.
+    env.WORKER_SHUTDOWN_GRACE_MS ??= '0'
+  }
   const app = await buildApp({ env, clock: options.clock, logStream, network: options.network, onRoute: options.onRoute })
   t.teardown(() => app.close())
+  if (distributed) {
+    // The test's JOB_CONCURRENCY is the worker's concurrency (the app itself runs nothing).
+    const worker = await buildServices({ env: { ...env, RUN_JOBS: '1', WORKER_CONCURRENCY: env.JOB_CONCURRENCY ?? '4' }, clock: options.clock, logStream, network: options.network })
+    await worker.start()
+    t.teardown(() => worker.close())
+  }
   return app
 }
 

@@ -1,0 +1,184 @@
+// The distributed queue (REDIS_URL): API processes add jobs to a BullMQ queue
+// in Redis, worker processes (`npm run worker`, or an API process with
+// RUN_JOBS=1) take them off it. The database stays the truth: a BullMQ job is
+// only an offer to run a job row, and the row's conditional claim decides who
+// runs it, so a redelivered, duplicated or lost BullMQ job never runs a job
+// twice and never loses one (the maintenance re-offers queued rows). The rules
+// are in core/jobs/README.md (Distributed queue).
+import { DelayedError, Queue, Worker, type Job } from 'bullmq'
+import { Redis } from 'ioredis'
+import type { Logger } from 'pino'
+import type { QueuedJob, JobQueue } from './job-queue.ts'
+import type { JobRunner } from './job-runner.ts'
+
+/** The BullMQ queue's name under REDIS_KEY_PREFIX. */
+const QUEUE_NAME = 'jobs'
+
+/**
+ * How long a job whose account is at its running cap waits before it is offered
+ * again (plus up to as much at random, so two workers' retries do not meet
+ * again). Short: the slot it waits for frees when any of the account's jobs
+ * ends, and nothing tells the queue when.
+ */
+const AT_CAP_RETRY_MS = 250
+
+/** BullMQ's lowest priority (1 is the highest). */
+const LOWEST_PRIORITY = 2 ** 21
+
+/** How long closing waits for Redis before it cuts the connections. */
+const CLOSE_WAIT_MS = 3000
+
+/** Attempts of one offer when the claim itself fails (the database unreachable); past them the maintenance re-offers the row. */
+const OFFER_ATTEMPTS = 5
+
+export interface BullQueueOptions {
+  redisUrl: string
+  keyPrefix: string
+  runner: JobRunner
+  logger: Logger
+  /** Take jobs off the queue in this process (a worker, or an API process with RUN_JOBS=1). */
+  runJobs: boolean
+  concurrency: number
+  /** On shutdown, how long running jobs may go on before they are handed back. */
+  shutdownGraceMs: number
+  /** How many unfinished jobs (running or queued) the account has: the new offer's place in its account's line. */
+  lineLength: (accountId: string) => Promise<number>
+}
+
+export class BullJobQueue implements JobQueue {
+  readonly dedupesById = true
+  private readonly connection: Redis
+  private readonly queue: Queue<QueuedJob>
+  private readonly worker: Worker<QueuedJob> | null = null
+  private readonly workerConnection: Redis | null = null
+  private active = 0
+  private drained: Promise<void> | null = null
+  private closed = false
+
+  constructor (private readonly options: BullQueueOptions) {
+    const { redisUrl, keyPrefix, logger } = options
+    // BullMQ needs `maxRetriesPerRequest: null`: while Redis is away, commands
+    // wait for the reconnect (ioredis retries for ever) instead of failing.
+    this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: false })
+    this.connection.on('error', quietErrors(logger, 'redis connection'))
+    this.queue = new Queue<QueuedJob>(QUEUE_NAME, { connection: this.connection, prefix: keyPrefix })
+    this.queue.on('error', quietErrors(logger, 'job queue'))
+    if (options.runJobs) {
+      // The worker's own connection (it blocks waiting for jobs); BullMQ duplicates it once more for that.
+      this.workerConnection = new Redis(redisUrl, { maxRetriesPerRequest: null })
+      this.workerConnection.on('error', quietErrors(logger, 'redis connection'))
+      this.worker = new Worker<QueuedJob>(QUEUE_NAME, (job, token) => this.process(job, token), {
+        connection: this.workerConnection,
+        prefix: keyPrefix,
+        concurrency: options.concurrency,
+      })
+      this.worker.on('error', quietErrors(logger, 'job worker'))
+    }
+  }
+
+  /**
+   * Adds the offer; the job id is BullMQ's job id, so an offer already waiting
+   * (a start and a recovery pass racing, two processes recovering) is one offer.
+   * Not awaited by the start: while Redis is away the add waits for it, and the
+   * row, written first, is re-offered by the maintenance if this process dies.
+   */
+  enqueue (job: QueuedJob): void {
+    if (this.closed) return
+    const { logger, lineLength } = this.options
+    void (async () => {
+      // Fair share between accounts: an offer's priority is its place in its
+      // account's line (1 = the account's only unfinished job), so any account's
+      // first job goes before another's second, and a backlog never holds back
+      // someone else's first job; offers of equal place are taken in order.
+      const place = await lineLength(job.accountId).catch(() => 1)
+      await this.queue.add('run', job, {
+        jobId: job.id,
+        priority: Math.min(LOWEST_PRIORITY, Math.max(1, place)),
+        removeOnComplete: true,
+        // A failed offer leaves no record, so the maintenance's re-offer is not taken for a duplicate.
+        removeOnFail: true,
+        attempts: OFFER_ATTEMPTS,
+        backoff: { type: 'exponential', delay: 1000 },
+      })
+    })().catch(err => logger.warn({ err, jobId: job.id }, 'adding a job to the Redis queue failed; the maintenance offers it again'))
+  }
+
+  /** Jobs this process is running off the queue (the waiting ones are Redis's). */
+  size (): number { return this.active }
+
+  private async process (job: Job<QueuedJob>, token: string | undefined): Promise<void> {
+    const { id, accountId, maxRunning } = job.data
+    this.active++
+    let result
+    try {
+      result = await this.options.runner.execute(id, { accountId, maxRunning: Math.max(1, maxRunning) })
+    } finally {
+      this.active--
+    }
+    if (result === 'at-cap' || result === 'requeued') {
+      // Back to the queue under the same id: at the cap, after a short wait; handed
+      // back by a shutdown, at once, for another worker (or this one's next start).
+      const delay = result === 'at-cap' ? AT_CAP_RETRY_MS + Math.floor(Math.random() * AT_CAP_RETRY_MS) : 0
+      await job.moveToDelayed(Date.now() + delay, token)
+      throw new DelayedError()
+    }
+  }
+
+  /**
+   * SIGTERM: take no more jobs; running ones have the grace period to finish,
+   * then the runner's shutdown hands the rest back (each comes back to the queue).
+   */
+  async drain (): Promise<void> {
+    if (!this.worker) return
+    this.drained ??= this.worker.close()
+    let timer: NodeJS.Timeout | undefined
+    const grace = new Promise<void>(resolve => { timer = setTimeout(resolve, this.options.shutdownGraceMs) })
+    await Promise.race([this.drained, grace])
+    clearTimeout(timer)
+  }
+
+  /**
+   * Waits for the worker's last offers to be settled and the queue to close,
+   * but not for ever: with Redis away every command waits for it (that is what
+   * keeps offers while it restarts), so past CLOSE_WAIT_MS the connections are
+   * cut and whatever was pending is the maintenance's to re-offer.
+   */
+  async close (): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    const { logger } = this.options
+    const graceful = (async () => {
+      if (this.worker) {
+        this.drained ??= this.worker.close()
+        await this.drained
+      }
+      await this.queue.close()
+      await Promise.all([this.connection.quit(), this.workerConnection?.quit()])
+    })().catch(err => logger.warn({ err }, 'closing the job queue failed'))
+    let timer: NodeJS.Timeout | undefined
+    const waited = await Promise.race([graceful.then(() => true), new Promise<boolean>(resolve => { timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS) })])
+    clearTimeout(timer)
+    if (!waited) {
+      logger.warn('Redis did not answer while the job queue closed; its connections were cut')
+      this.connection.disconnect()
+      this.workerConnection?.disconnect()
+      // BullMQ's own duplicate (the worker's blocking connection) goes with a forced close.
+      void this.worker?.close(true).catch(() => {})
+      void this.queue.disconnect().catch(() => {})
+    }
+  }
+}
+
+/**
+ * A Redis outage makes ioredis report every failed reconnect: logged once per
+ * outage (again after the connection was back), not once per retry.
+ */
+function quietErrors (logger: Logger, what: string): (err: Error) => void {
+  let last = 0
+  return (err: Error) => {
+    const now = Date.now()
+    if (now - last < 30_000) return
+    last = now
+    logger.warn({ err }, `${what}: Redis error (retrying)`)
+  }
+}

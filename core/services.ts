@@ -1,0 +1,86 @@
+// buildServices(options): everything an app runs on except HTTP: the
+// configuration, logger, database, tool registry and the container with every
+// service. buildApp puts routes in front of it; `npm run worker`
+// (core/worker.ts) runs jobs with it and listens nowhere.
+import { dirname } from 'node:path'
+import type { AwilixContainer } from 'awilix'
+import type { DestinationStream } from 'pino'
+import { loadConfig, type AppConfig } from './config.ts'
+import { systemClock, type Clock } from './clock.ts'
+import { createLogger } from './logger.ts'
+import { createSecretScrubber } from './secrets/secret-scrubber.ts'
+import { openDatabase } from './db/database.ts'
+import { createAppContainer, type Services } from './container.ts'
+import type { NetworkOverrides } from './jobs/net-factory.ts'
+import { ToolRegistry } from './tools/registry.ts'
+import { openSharedState } from './shared-state/open-shared-state.ts'
+
+/** How long the start waits for Redis before it goes on without (see start below). */
+const REDIS_BOOT_WAIT_MS = 5000
+
+export interface ServicesOptions {
+  /** Environment to read the configuration from (default: process.env). */
+  env?: Record<string, string | undefined>
+  /** A ready configuration (skips reading the environment). */
+  config?: AppConfig
+  clock?: Clock
+  /** Where JSON log lines go (default: stdout). */
+  logStream?: DestinationStream
+  /** Host resolution and exact private `address:port` exceptions for tool requests (tests; see net-factory.ts). */
+  network?: NetworkOverrides
+}
+
+export interface ServiceHost {
+  container: AwilixContainer<Services>
+  services: Services
+  /** After the app is ready: boot warnings, then the maintenance (queued jobs offered again, the sweeper's timer). */
+  start (): Promise<void>
+  /** Stops sweeping, drains the queue, hands running jobs back, lets webhooks give up, closes the database. */
+  close (): Promise<void>
+}
+
+export async function buildServices (options: ServicesOptions = {}): Promise<ServiceHost> {
+  const config = options.config ?? loadConfig(options.env ?? process.env)
+  const clock = options.clock ?? systemClock
+  // Built before the logger: every log line, from the first, passes through it.
+  const secrets = createSecretScrubber(config)
+  const logger = createLogger(config.logLevel, options.logStream, secrets)
+  const database = await openDatabase(config)
+  if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
+  // Before the plugins: their createState takes the shared state (Redis with REDIS_URL).
+  const { redis, sharedState } = openSharedState(config, logger)
+  let registry: ToolRegistry
+  try {
+    registry = await ToolRegistry.load(config.tools, dirname(config.toolsConfigPath), undefined, { shared: sharedState })
+  } catch (err) {
+    await database.close()
+    await redis?.close()
+    throw err
+  }
+  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, redis, sharedState })
+  const services = container.cradle
+  let closing: Promise<void> | null = null
+  return {
+    container,
+    services,
+    start: async () => {
+      // The services opened their Redis connections while being built. A Redis
+      // still unreachable does not stop the boot: shared state falls back to
+      // this process and events and the queue wait, until it is back.
+      if (redis && !(await redis.ready(REDIS_BOOT_WAIT_MS))) logger.error('Redis (REDIS_URL) is not reachable yet; shared state is per process until it is')
+      // A missing media program is a warning, not a failed boot: only the tools that run it fail (naming the variable).
+      services.exec.warnMissing()
+      await services.maintenance.start()
+    },
+    // Order matters: stop sweeping; stop taking jobs and give running ones the
+    // queue's grace; hand the rest back; let webhooks give up; close the database.
+    close: () => closing ??= (async () => {
+      await services.maintenance.stop()
+      await services.queue.drain()
+      await services.runner.shutdown()
+      await services.queue.close()
+      await services.webhooks.close()
+      await container.dispose()
+    })(),
+  }
+}

@@ -1,0 +1,71 @@
+// Workers as real processes (`node --import tsx core/worker.ts`, what
+// `npm run worker` runs) beside an API app that runs no job (issue 15, part A):
+// they run what the API started; one SIGKILLed mid-job leaves a job that ends
+// `interrupted` exactly once (one refund, one webhook, rows kept once, counters
+// exact) while the others go on. SIGTERM: worker-drain.test.ts.
+import t from 'tap'
+import { signup } from '../helpers/build.ts'
+import { startJob, usageOf, waitForEnd } from '../helpers/jobs.ts'
+import { childWorker, hookCounter, jobIdOf, startCluster, storedSeqs, until } from './_cluster.ts'
+
+// Each test boots worker processes under tsx: tens of seconds each on a loaded machine.
+t.setTimeout(600_000)
+
+t.test('two worker processes run the jobs an API process started', async t => {
+  const cluster = await startCluster(t)
+  const { api } = cluster
+  childWorker(t, cluster)
+  childWorker(t, cluster)
+  const user = await signup(api)
+  const ids: string[] = []
+  for (let i = 1; i <= 4; i++) ids.push(jobIdOf(await startJob(api, user.apiKey, { max_results: i, delay_ms: 20 })))
+  const ends = await Promise.all(ids.map(id => waitForEnd(api, user.apiKey, id, 120_000)))
+  t.same(ends.map(e => [e.status, e.records]), [['done', 1], ['done', 2], ['done', 3], ['done', 4]])
+  t.equal(api.services.runner.live.size, 0)
+  t.match(await usageOf(api, user.apiKey), { calls_today: 4, records_today: 10 })
+})
+
+t.test('a worker killed with SIGKILL mid-job: the job ends interrupted once, refunded, its rows kept once; the other worker goes on', async t => {
+  const cluster = await startCluster(t)
+  const { api } = cluster
+  const hooks = await hookCounter(t)
+  const doomed = childWorker(t, cluster, { WORKER_CONCURRENCY: '1' })
+  const user = await signup(api)
+  const slow = jobIdOf(await api.inject({ method: 'POST', url: '/api/tool-run', headers: { 'x-api-key': user.apiKey }, payload: { tool: 'counter', params: { max_results: 200, delay_ms: 100 }, webhook: { url: hooks.url } } }))
+  await until('the job has rows', async () => (await storedSeqs(api, slow)).length >= 3, 120_000)
+  // The survivor starts now, so the job was surely the doomed worker's.
+  const survivor = childWorker(t, cluster, { WORKER_CONCURRENCY: '1' })
+  doomed.child.kill('SIGKILL')
+  t.equal(await doomed.exited, null, 'killed by the signal')
+
+  const ended = await waitForEnd(api, user.apiKey, slow, 60_000)
+  t.match(ended, { status: 'error', refunded: true, error: /interrupted/ })
+  const seqs = await storedSeqs(api, slow)
+  t.same(seqs, seqs.map((_, i) => i), 'each row stored once, in order, none missing')
+  t.equal(ended.records, seqs.length, 'records recounted from the rows')
+
+  // The survivor still works (and BullMQ's own redelivery of the dead worker's offer, whenever it comes, finds the job claimed).
+  const next = jobIdOf(await startJob(api, user.apiKey, { max_results: 3 }))
+  t.match(await waitForEnd(api, user.apiKey, next, 120_000), { status: 'done', records: 3 })
+  await until('the webhook arrived', () => hooks.deliveries(slow).length > 0, 10_000)
+  // Every process reaps (the API and the survivor, every 200 ms): give them time to disagree.
+  await new Promise(r => setTimeout(r, 1000))
+  t.equal(hooks.deliveries(slow).length, 1, 'one webhook for the ending')
+  t.match(hooks.deliveries(slow)[0], { event: 'job.error', job: { status: 'error', refunded: true } })
+  t.match(await usageOf(api, user.apiKey), { calls_today: 1, records_today: seqs.length + 3, jobs_running: 0 }, 'one refund; every stored row counted once')
+  t.equal(survivor.child.exitCode, null, 'the survivor is alive')
+})
+
+t.test('npm run worker without REDIS_URL stops at boot with exit code 78, naming the variable', async t => {
+  const { spawnSync } = await import('node:child_process')
+  const { resolve } = await import('node:path')
+  const { tempDir } = await import('../helpers/build.ts')
+  const dir = tempDir(t)
+  const run = spawnSync(process.execPath, ['--import', 'tsx', resolve('core/worker.ts')], {
+    env: { ...process.env, DATA_DIR: dir, SECRET_KEY: 'worker-test-secret-0123456789', REDIS_URL: '', LOG_LEVEL: 'silent' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  })
+  t.equal(run.status, 78)
+  t.match(run.stderr, /REDIS_URL/)
+})

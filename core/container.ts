@@ -23,7 +23,7 @@ import { RedisJobEvents } from './jobs/redis-job-events.ts'
 import type { RedisConnections } from './redis/redis-connections.ts'
 import type { SharedStateService } from './shared-state/shared-state.ts'
 import { InProcessQueue, type JobQueue } from './jobs/job-queue.ts'
-import { BullJobQueue } from './jobs/bull-queue.ts'
+import type { BullJobQueue } from './jobs/bull-queue.ts'
 import { JobRunner } from './jobs/job-runner.ts'
 import { JobService } from './jobs/job-service.ts'
 import { JobMaintenance } from './jobs/job-maintenance.ts'
@@ -88,6 +88,8 @@ export function createAppContainer (base: {
   config: AppConfig, clock: Clock, logger: Logger, secrets: SecretScrubber, database: Database, registry: ToolRegistry, network?: NetworkOverrides,
   /** Opened before the container, with the shared state, because plugins' createState (at registry load) takes it. */
   redis?: RedisConnections | null, sharedState: SharedStateService,
+  /** The BullMQ queue's class, imported by buildServices only when REDIS_URL is set (bullmq stays out of a single-process server). */
+  BullQueue?: typeof BullJobQueue | null,
 }): AwilixContainer<Services> {
   const container = createContainer<Services>({ injectionMode: InjectionMode.PROXY, strict: true })
   container.register({
@@ -139,8 +141,8 @@ export function createAppContainer (base: {
     })).singleton(),
     // REDIS_URL: the BullMQ queue shared by every process (API processes offer, workers run);
     // else the embedded fair-share scheduler runs them here (core/jobs/README.md).
-    queue: asFunction(({ runner, config, logger, quotas }: Services) => config.redisUrl
-      ? new BullJobQueue({
+    queue: asFunction(({ runner, config, logger, quotas }: Services) => config.redisUrl && base.BullQueue
+      ? new base.BullQueue({
         redisUrl: config.redisUrl,
         keyPrefix: config.distributed.keyPrefix,
         runner,

@@ -57,7 +57,8 @@ export async function buildServices (options: ServicesOptions = {}): Promise<Ser
     await redis?.close()
     throw err
   }
-  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, redis, sharedState })
+  const BullQueue = config.redisUrl ? (await import('./jobs/bull-queue.ts')).BullJobQueue : null
+  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, redis, sharedState, BullQueue })
   const services = container.cradle
   let closing: Promise<void> | null = null
   return {

@@ -126,7 +126,7 @@ t.test('the compiled server boots, migrates, answers, and has loaded no heavy li
 
   // What the process loaded by the time it is ready: the kernel, never a tool's heavy library.
   const loaded = readFileSync(moduleLog, 'utf8')
-  for (const heavy of ['crawlee', 'exceljs', 'youtubei.js', 'linkedom', 'cheerio', '@modelcontextprotocol/sdk', 'undici', 'archiver', 'sanitize-html', 'pg', 'piscina', 'libphonenumber-js', 'tsx']) {
+  for (const heavy of ['crawlee', 'exceljs', 'youtubei.js', 'linkedom', 'cheerio', '@modelcontextprotocol/sdk', 'undici', 'archiver', 'sanitize-html', 'pg', 'piscina', 'libphonenumber-js', 'tsx', 'bullmq', 'ioredis', '@aws-sdk/client-s3', 'playwright-core']) {
     t.notOk(loaded.includes(`/node_modules/${heavy}/`), `${heavy} is not loaded at start`)
   }
   t.notOk(/\/plugins\/[^/]+\/run\.js/.test(loaded), 'no plugin run code is loaded at start')

@@ -263,8 +263,9 @@ function rowXml (r: number, cells: SheetCell[], letters: string[]): string {
   return xml + '</row>'
 }
 
-// Sheet XML is handed to deflate in pieces of about this many characters.
-const SHEET_CHUNK = 64 * 1024
+// Sheet XML is handed to deflate in pieces of about this many characters: small,
+// so little is alive when the young generation is collected (see exporters.ts).
+const SHEET_CHUNK = 16 * 1024
 
 /**
  * Writes a one-sheet workbook into `out` from `rows` (the header first),

@@ -24,7 +24,7 @@ import { assertUploadType, uploadDeclaration } from './multipart-start.ts'
 import { LockBusyError, type LockRelease, type SharedStateService } from '../shared-state/shared-state.ts'
 
 /** Rows an export reads at a time (see iterateRows). */
-const EXPORT_PAGE_ROWS = 200
+const EXPORT_PAGE_ROWS = 50
 const ROWS_PAGE_SQL = 'SELECT seq, data FROM result_rows WHERE job_id = ? AND seq >= ? ORDER BY seq LIMIT ?'
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000
@@ -282,7 +282,9 @@ export class JobService {
 
   /**
    * Rows in order, a page at a time, for streamed exports. Pages are small
-   * (rows can hold long texts and lists: 200 rows of a few kB each) and read
+   * (rows can hold long texts and lists: 50 rows of a few kB each; a page of
+   * 200 was often alive at a young-generation collection, got promoted, and
+   * grew the process 60 MB during a 100,000-row export, issue 17) and read
    * on the hot reader by primary key, so an export holds one page, never the
    * job; the exporter pulls the next page only when the client has taken
    * what came before (backpressure, core/exports/exporters.ts).

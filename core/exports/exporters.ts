@@ -46,14 +46,11 @@ export function csvField (value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
-// Memory (issue 17, scripts/bench/README.md): what is alive when V8's young
-// generation is collected gets promoted to the old one, which then grows to
-// a few times its live size before a full collection; an export produces
-// garbage at the client's speed, so the less it holds at any moment (text
-// being built, chunks queued for the socket) the less is promoted and the
-// flatter the process stays. Chunks of 16 k characters, one queued.
-const CHUNK_CHARS = 16 * 1024
-const QUEUE = { highWaterMark: 1 }
+// Text is handed on in chunks of about 64 k characters. Smaller chunks with a
+// one-chunk queue were tried (issue 17): no lower peak than 64 k with the
+// default queue once row pages were small (core/jobs/job-service.ts), and
+// Node's fetch client then read the CSV at ≈ 300 kB/s (not understood).
+const CHUNK_CHARS = 64 * 1024
 
 const pick = (row: Record<string, unknown>, columns: string[]) => Object.fromEntries(columns.filter(c => c in row).map(c => [c, row[c]]))
 
@@ -101,9 +98,9 @@ function xlsxStream (rows: AsyncIterable<Record<string, unknown>>, columns: stri
  */
 export function exportStream (format: ExportFormat, rows: AsyncIterable<Record<string, unknown>>, columns: string[], selected: boolean): Readable {
   switch (format) {
-    case 'csv': return Readable.from(csvLines(rows, columns), QUEUE)
+    case 'csv': return Readable.from(csvLines(rows, columns))
     case 'xlsx': return xlsxStream(rows, columns)
-    case 'json': return Readable.from(jsonChunks(rows, selected ? columns : null, false), QUEUE)
-    case 'jsonl': return Readable.from(jsonChunks(rows, selected ? columns : null, true), QUEUE)
+    case 'json': return Readable.from(jsonChunks(rows, selected ? columns : null, false))
+    case 'jsonl': return Readable.from(jsonChunks(rows, selected ? columns : null, true))
   }
 }

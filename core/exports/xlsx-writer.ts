@@ -264,7 +264,7 @@ function rowXml (r: number, cells: SheetCell[], letters: string[]): string {
 }
 
 // Sheet XML is handed to deflate in pieces of about this many characters: small,
-// so little is alive when the young generation is collected (see exporters.ts).
+// so little is alive when the young generation is collected (core/exports/README.md).
 const SHEET_CHUNK = 16 * 1024
 
 /**

@@ -129,7 +129,7 @@ async function main (): Promise<void> {
     let sample = 0
     for (let n = 1; n <= 1000; n++) sample += JSON.stringify(businessRow(n)).length
     const rowKb = (sample / 1000 / 1024).toFixed(1)
-    // A small export first, so both routes and exceljs are loaded before the baseline is read.
+    // A small export first, so both routes are loaded before the baseline is read.
     for (const format of ['csv', 'xlsx'] as const) {
       const warm = await fetch(`${base}/api/tool-run/${jobId}/results.${format}?fields=name`, { headers })
       await warm.arrayBuffer()

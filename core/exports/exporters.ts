@@ -5,8 +5,7 @@
 // (`spreadsheetText`); JSON and JSONL carry the values unchanged. Every format
 // honours backpressure: a row page is read only when the client has taken the
 // bytes before it.
-import { PassThrough, Readable } from 'node:stream'
-import { writeXlsx, type SheetCell } from './xlsx-writer.ts'
+import { PassThrough, Readable, type Writable } from 'node:stream'
 
 export type ExportFormat = 'csv' | 'xlsx' | 'json' | 'jsonl'
 export const EXPORT_FORMATS: ExportFormat[] = ['csv', 'xlsx', 'json', 'jsonl']
@@ -46,12 +45,6 @@ export function csvField (value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
-// Text is handed on in chunks of about 64 k characters. Smaller chunks with a
-// one-chunk queue were tried (issue 17): no lower peak than 64 k with the
-// default queue once row pages were small (core/jobs/job-service.ts), and
-// Node's fetch client then read the CSV at ≈ 300 kB/s (not understood).
-const CHUNK_CHARS = 64 * 1024
-
 const pick = (row: Record<string, unknown>, columns: string[]) => Object.fromEntries(columns.filter(c => c in row).map(c => [c, row[c]]))
 
 async function * csvLines (rows: AsyncIterable<Record<string, unknown>>, columns: string[]): AsyncGenerator<string> {
@@ -59,7 +52,7 @@ async function * csvLines (rows: AsyncIterable<Record<string, unknown>>, columns
   let buffer = ''
   for await (const row of rows) {
     buffer += columns.map(c => csvField(row[c])).join(',') + '\r\n'
-    if (buffer.length > CHUNK_CHARS) { yield buffer; buffer = '' }
+    if (buffer.length > 64 * 1024) { yield buffer; buffer = '' }
   }
   if (buffer) yield buffer
 }
@@ -71,24 +64,79 @@ async function * jsonChunks (rows: AsyncIterable<Record<string, unknown>>, colum
     const value = JSON.stringify(columns ? pick(row, columns) : row)
     buffer += lines ? value + '\n' : (first ? '' : ',') + value
     first = false
-    if (buffer.length > CHUNK_CHARS) { yield buffer; buffer = '' }
+    if (buffer.length > 64 * 1024) { yield buffer; buffer = '' }
   }
   buffer += lines ? '' : ']'
   if (buffer) yield buffer
 }
 
+// Excel refuses cells longer than this.
+const XLSX_CELL_MAX = 32_767
+
+/** Resolves when `stream` can take more, or when it or `alsoClosing` has closed (then nothing will drain it). */
+function drainedOrClosed (stream: Writable, alsoClosing: Writable = stream): Promise<void> {
+  return new Promise(resolve => {
+    const done = () => {
+      stream.off('drain', done)
+      stream.off('close', done)
+      alsoClosing.off('close', done)
+      resolve()
+    }
+    stream.on('drain', done)
+    stream.on('close', done)
+    if (alsoClosing !== stream) alsoClosing.on('close', done)
+  })
+}
+
+/**
+ * The zip entry a streamed worksheet's XML is written into, and whether it
+ * is backed up: exceljs's sheet buffer (`StreamBuf`) writes its bytes on
+ * into the stream archiver piped it to, without waiting. That is a
+ * readable-stream PassThrough (archiver's userland copy of Node streams, no
+ * `writableNeedDrain`), so its writable state says it. exceljs exposes
+ * neither; when its internals differ this is undefined and only the client's
+ * backpressure is honoured (the export benchmark would show the growth).
+ */
+function sheetEntry (sheet: object): { stream: Writable, backedUp: () => boolean } | undefined {
+  const pipes = ((sheet as { stream?: unknown }).stream as { pipes?: unknown } | undefined)?.pipes
+  const entry = Array.isArray(pipes) ? pipes[0] as (Writable & { _writableState?: { needDrain?: unknown } }) | undefined : undefined
+  if (!entry || typeof entry.on !== 'function') return undefined
+  if (typeof entry.writableNeedDrain === 'boolean') return { stream: entry, backedUp: () => entry.writableNeedDrain }
+  if (typeof entry._writableState?.needDrain === 'boolean') return { stream: entry, backedUp: () => entry._writableState!.needDrain === true }
+  return undefined
+}
+
 function xlsxStream (rows: AsyncIterable<Record<string, unknown>>, columns: string[]): Readable {
   const out = new PassThrough()
-  async function * cells (): AsyncGenerator<SheetCell[]> {
-    yield columns.map(spreadsheetText)
+  ;(async () => {
+    // exceljs is loaded on the first XLSX export only.
+    const { default: ExcelJS } = await import('exceljs')
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false })
+    const sheet = workbook.addWorksheet('results')
+    sheet.addRow(columns.map(spreadsheetText)).commit()
+    let entry: ReturnType<typeof sheetEntry>
     for await (const row of rows) {
-      yield columns.map(c => {
+      sheet.addRow(columns.map(c => {
         const v = row[c]
-        return typeof v === 'number' || typeof v === 'boolean' ? v : spreadsheetText(v)
-      })
+        if (typeof v === 'number' || typeof v === 'boolean') return v
+        const text = spreadsheetText(v)
+        return text.length > XLSX_CELL_MAX ? text.slice(0, XLSX_CELL_MAX) : text
+      })).commit()
+      // exceljs takes rows whatever its zip does: a committed row's XML is
+      // written on into the zip entry without waiting, so a reading loop that
+      // never yields would hold the whole sheet (+350 MB for 100,000 rows of
+      // long text, scripts/bench/README.md). The backpressure is ours: no more
+      // rows are read while the sheet's zip entry, or the client, has not
+      // taken what is queued for it.
+      entry ??= sheetEntry(sheet)
+      if (entry?.backedUp()) await drainedOrClosed(entry.stream, out)
+      if (out.writableNeedDrain) await drainedOrClosed(out)
+      // The client went away (fastify destroys the stream): stop reading rows.
+      if (out.destroyed) return
     }
-  }
-  writeXlsx(out, 'results', cells()).catch(err => out.destroy(err))
+    sheet.commit()
+    await workbook.commit()
+  })().catch(err => out.destroy(err))
   return out
 }
 

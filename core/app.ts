@@ -108,7 +108,16 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
   app.addHook('onClose', () => host.close())
   app.setErrorHandler(errorHandler)
   // Before any schema or service walks the body (see body-depth.ts).
-  app.addHook('preValidation', async (req) => { if (req.body !== null && typeof req.body === 'object') assertBodyDepth(req.body) })
+  // The callback form: no promise per request, and most requests (GETs) have no body.
+  app.addHook('preValidation', (req, _reply, done) => {
+    if (req.body === null || typeof req.body !== 'object') return done()
+    try {
+      assertBodyDepth(req.body)
+    } catch (err) {
+      return done(err as Error)
+    }
+    done()
+  })
   app.setNotFoundHandler((req, reply) => {
     const error = notFound(`No route ${req.method} ${req.url.split('?')[0]}.`)
     // A browser that opens an unknown address outside the API gets a page; the API's clients get {detail}.

@@ -26,9 +26,10 @@ export interface ServerProcessOptions {
   /** Where the server's stdout/stderr go (default: collected; printed if it fails to start). */
   stdio?: 'inherit' | 'collect'
   /**
-   * Extra Node flags put right after `node` in `npm start`'s command (default:
-   * the words of BENCH_NODE_FLAGS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
-   * to profile the server under a benchmark's load).
+   * Extra Node flags put after `npm start`'s own, just before the script, so
+   * they win over them (default: the words of BENCH_NODE_FLAGS, e.g.
+   * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the server under a
+   * benchmark's load, or `--max-semi-space-size=16` to try another value).
    */
   nodeFlags?: string[]
 }
@@ -108,7 +109,7 @@ function rssOf (pid: number): number {
 export async function startServerProcess (options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const command = startCommand()
   const nodeFlags = options.nodeFlags ?? (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)
-  command.splice(1, 0, ...nodeFlags)
+  command.splice(command.length - 1, 0, ...nodeFlags)
   const dataDir = mkdtempSync(join(tmpdir(), 'server-process-'))
   const port = await freePort()
   const env: Record<string, string | undefined> = {

@@ -86,16 +86,17 @@ export class KeyResolver {
       return match ? { kind: 'guest', tier: 'guest' } : { kind: 'bad' }
     }
     const now = this.clock()
-    // One joined query per request (no cache: a rotated or revoked key fails on the next request).
+    // One joined query per request, answered from memory only while nothing was committed
+    // since (HotReads.selectUnchanged): a rotated or revoked key fails on the next request.
     // Prisma's `include` costs a second round trip and several times the time (scripts/bench/README.md).
     if (secret.startsWith('sk-')) {
-      const [key] = await this.reads.select<KeyRow>(PERSONAL_KEY_SQL, [digest])
+      const [key] = await this.reads.selectUnchanged<KeyRow>(PERSONAL_KEY_SQL, [digest])
       if (!key || key.key_revoked_at) return { kind: 'bad' }
       const account = accountFrom(key)
       return { kind: 'personal', account, tier: effectiveTier(account, now), keyId: key.key_id }
     }
     if (secret.startsWith('scp-')) {
-      const [token] = await this.reads.select<KeyRow & { key_expires_at: Date | string | null, key_tools: string, key_last_used_at: Date | string | null }>(SCOPED_TOKEN_SQL, [digest])
+      const [token] = await this.reads.selectUnchanged<KeyRow & { key_expires_at: Date | string | null, key_tools: string, key_last_used_at: Date | string | null }>(SCOPED_TOKEN_SQL, [digest])
       if (!token || token.key_revoked_at) return { kind: 'bad' }
       const expires = toDate(token.key_expires_at)
       if (expires && expires.getTime() <= now.getTime()) return { kind: 'bad' }

@@ -255,11 +255,12 @@ export class JobService {
   /**
    * The status record: the most frequent call a client makes (a poll every
    * few seconds per job), so its read is one prepared statement on the hot
-   * reader (core/db/hot-reads.ts) rather than a Prisma query, with the same
+   * reader (core/db/hot-reads.ts; kept in memory only until the next commit to
+   * the database, so never stale) rather than a Prisma query, with the same
    * visibility and retention answers as `find`.
    */
   async status (caller: AccountCaller, jobId: string): Promise<JobStatusRecord> {
-    const [stored] = await this.deps.reads.select<StoredJobRow>(JOB_STATUS_SQL, [jobId])
+    const [stored] = await this.deps.reads.selectUnchanged<StoredJobRow>(JOB_STATUS_SQL, [jobId])
     const job = this.visible(caller, jobId, stored ? jobRowFrom(stored) : null)
     const live = this.deps.runner.live.get(jobId)
     return jobStatusRecord(job, live && job.status === 'running' ? live : undefined)

@@ -85,7 +85,7 @@ export class QuotaService {
     const day = dayPeriod(now)
     const month = monthPeriod(now)
     // One round trip instead of two typed queries (the me endpoint is the hot read path).
-    const [row] = await this.reads.select<Record<keyof Usage, number | bigint | null>>(USAGE_SQL, [accountId, day, accountId, month, accountId, day, accountId, accountId])
+    const [row] = await this.reads.selectUnchanged<Record<keyof Usage, number | bigint | null>>(USAGE_SQL, [accountId, day, accountId, month, accountId, day, accountId, accountId])
     return { calls_today: n(row?.calls_today), calls_this_month: n(row?.calls_this_month), records_today: n(row?.records_today), jobs_running: n(row?.jobs_running), jobs_queued: n(row?.jobs_queued) }
   }
 

@@ -6,7 +6,7 @@
 //   BENCH_SECONDS (8), BENCH_CONNECTIONS (10), BENCH_ROUNDS (2); LOG_LEVEL is the service's default unless set.
 // Prints both rates and the ratio with its goal; exits non-zero only on
 // request errors, never on the ratio.
-import { compareRates, signUp, startBare, startService } from './processes.ts'
+import { compareRates, cpuPerRequest, signUp, startBare, startService } from './processes.ts'
 import { goal, mean, runMain } from './harness.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -34,6 +34,11 @@ async function main (): Promise<void> {
     const ratio = me / bareRps
     console.log(`GET /api/auth/me: ${me.toFixed(0)} req/s (${runs.me.map(r => r.rps.toFixed(0)).join(', ')})`)
     console.log(`bare fastify:     ${bareRps.toFixed(0)} req/s (${runs.bare.map(r => r.rps.toFixed(0)).join(', ')})`)
+    // The server's CPU per answer (all threads, /proc): what the code costs,
+    // whatever share of the 2 cores the neighbours and autocannon left it.
+    const meCpu = await cpuPerRequest(service.pid, `${service.url}/api/auth/me`, { connections: CONNECTIONS, seconds: SECONDS, headers })
+    const bareCpu = await cpuPerRequest(bare.pid, `${bare.base}/bare`, { connections: CONNECTIONS, seconds: SECONDS })
+    console.log(`server CPU per answer: me ${meCpu.cpuUs.toFixed(0)} µs, bare ${bareCpu.cpuUs.toFixed(0)} µs (bare / me ${(bareCpu.cpuUs / meCpu.cpuUs).toFixed(2)}, the rate ratio a CPU-bound server would reach)`)
     goal(`me / bare ${ratio.toFixed(2)} >= ${ME_GOAL}`, ratio >= ME_GOAL)
   } finally {
     await bare?.stop()

@@ -29,6 +29,29 @@ export function processRss (pid: number): number {
 }
 
 /**
+ * CPU time another process has used so far, in ms (all threads: utime + stime of
+ * /proc/<pid>/stat, USER_HZ 100). NaN once it has gone or off Linux.
+ */
+export function processCpuMs (pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch { return NaN }
+}
+
+/**
+ * CPU microseconds the server process spends per answered request under
+ * `load`: steadier than requests per second on a shared machine, where the
+ * rate mostly says how much CPU the neighbours left (issue 17's me and poll).
+ */
+export async function cpuPerRequest (pid: number, url: string, options: Parameters<typeof load>[1]): Promise<{ result: LoadResult, cpuUs: number }> {
+  const before = processCpuMs(pid)
+  const result = await load(url, options)
+  const cpuUs = (processCpuMs(pid) - before) * 1000 / Math.max(1, result.requests)
+  return { result, cpuUs }
+}
+
+/**
  * Samples another process's RSS every `intervalMs` (the peak it reached while
  * sampled; /proc's VmHWM would include the boot).
  */

@@ -25,6 +25,13 @@ export interface ServerProcessOptions {
   keepDataDir?: boolean
   /** Where the server's stdout/stderr go (default: collected; printed if it fails to start). */
   stdio?: 'inherit' | 'collect'
+  /**
+   * Extra Node flags put after `npm start`'s own, just before the script, so
+   * they win over them (default: the words of BENCH_NODE_FLAGS, e.g.
+   * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the server under a
+   * benchmark's load, or `--max-semi-space-size=16` to try another value).
+   */
+  nodeFlags?: string[]
 }
 
 export interface ServerProcess {
@@ -101,6 +108,8 @@ function rssOf (pid: number): number {
 /** Starts the server the `npm start` way and resolves once `/api/health` answers 200. */
 export async function startServerProcess (options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const command = startCommand()
+  const nodeFlags = options.nodeFlags ?? (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)
+  command.splice(command.length - 1, 0, ...nodeFlags)
   const dataDir = mkdtempSync(join(tmpdir(), 'server-process-'))
   const port = await freePort()
   const env: Record<string, string | undefined> = {

@@ -166,7 +166,13 @@ export async function build (t: Teardown, options: BuildTestOptions = {}): Promi
     // The test's JOB_CONCURRENCY is the worker's concurrency (the app itself runs nothing).
     const worker = await buildServices({ env: { ...env, RUN_JOBS: '1', WORKER_CONCURRENCY: env.JOB_CONCURRENCY ?? '4' }, clock: options.clock, logStream, network: options.network })
     await worker.start()
-    t.teardown(() => worker.close())
+    // The app and its worker are one "process" of the test: closing the app (a restart
+    // test's first process) stops its worker too, as a stopped server would.
+    let workerClosed: Promise<void> | null = null
+    const closeWorker = () => (workerClosed ??= worker.close())
+    const closeApp = app.close.bind(app)
+    app.close = (async () => { await closeWorker(); return closeApp() }) as typeof app.close
+    t.teardown(closeWorker)
   }
   return app
 }

@@ -1,11 +1,12 @@
 import t from 'tap'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { loadConfig } from '../../core/config.ts'
 import { ToolRegistry, type AgentTool } from '../../core/tools/registry.ts'
 import { stem, tokenize, ToolFinder } from '../../core/agent/tool-finder.ts'
 import { connect, listeningApp } from './_agent.ts'
+import { tempDir } from '../helpers/build.ts'
 
 // The real catalogue (tools.config.json): what find_tool ranks in production.
 const config = loadConfig({ DATA_DIR: '/tmp/unused', SECRET_KEY: 'test-secret-key-0123456789', TOOLS_CONFIG: resolve('tools.config.json') })
@@ -70,7 +71,11 @@ t.test('on a made-up catalogue: keywords count, other tools\' sentences and quot
 })
 
 t.test('a blank keyword stops the boot, naming the plugin', async t => {
-  const dir = t.testdir({ blanky: {} })
+  // A temp dir of its own, not t.testdir: .ci/run's suites share the checkout (and .tap/fixtures) at the same time.
+  const dir = tempDir(t)
+  mkdirSync(join(dir, 'blanky'))
+  // An ES module, as the plugins under the project's package.json are.
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}')
   const contract = new URL('../../core/tools/contract.ts', import.meta.url).href
   writeFileSync(join(dir, 'blanky', 'index.ts'), `import { defineTool, Type } from '${contract}'
 export default defineTool({ key: 'blanky', agentName: 'blanky_tool', title: 'Blanky', description: 'A fixture.', input: Type.Object({}), row: Type.Object({}), examples: [], keywords: ['fine', ' '], run: async () => {} })

@@ -133,7 +133,8 @@ t.test('websearch: failing upstreams that carry the keys leak them nowhere', asy
   assertClean(t, 'MCP progress', progress.join('\n'), values)
 
   await app.close()
-  t.ok(logLines.length > 20, `${logLines.length} log lines`)
+  // Enough lines that the check below means something (one access line per request, the job's lines).
+  t.ok(logLines.length > 5, `${logLines.length} log lines`)
   assertClean(t, 'logs', logLines.join(''), values)
 })
 

@@ -5,6 +5,7 @@
 // a Redis restart mid-run: the subscriber subscribes again and events resume;
 // a job that ends while Redis is away still sends its final message.
 import t from 'tap'
+import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
 import { signup } from '../helpers/build.ts'
@@ -16,9 +17,12 @@ type Msg = Record<string, any>
 
 /** Two API processes: one database, one Redis. */
 async function twoApps (t: Parameters<typeof buildWithCounter>[0], redis: RedisServer): Promise<[FastifyInstance, FastifyInstance]> {
-  const a = await buildWithCounter(t, { env: { REDIS_URL: redis.url } })
+  // One cluster (one queue prefix) in which A runs the jobs and B runs none: otherwise B's
+  // maintenance pass, which offers every queued row again, could hand A's new job to B.
+  const prefix = `t${randomBytes(6).toString('hex')}`
+  const a = await buildWithCounter(t, { env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix, RUN_JOBS: '1' } })
   const { dataDir, databaseUrl } = a.services.config
-  const b = await buildWithCounter(t, { dataDir, databaseUrl, env: { REDIS_URL: redis.url } })
+  const b = await buildWithCounter(t, { dataDir, databaseUrl, env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix, RUN_JOBS: '0' } })
   return [a, b]
 }
 

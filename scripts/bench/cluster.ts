@@ -27,7 +27,7 @@ import { buildApp } from '../../core/app.ts'
 import { buildServices, type ServiceHost } from '../../core/services.ts'
 import { WebSocket } from 'ws'
 import { COUNTER_PLUGIN, goal, percentile, printTable, proAccount, REPO, runMain, startJob, startBenchApp } from './harness.ts'
-import { counterPluginForStart, signUp } from './processes.ts'
+import { counterPluginForStart, processCpuMs, signUp } from './processes.ts'
 import { startServerProcess, type ServerProcess } from './server-process.ts'
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 160)
@@ -151,6 +151,9 @@ interface CrowdResult {
   firstMessage: number[]
   progressMessages: number
   watchErrors: number
+  /** CPU ms the two API processes used during the crowd, per answered poll (WebSocket work included). */
+  apiCpuPerPoll: number
+  workerCpuMs: number
   errorSamples: string[]
   seconds: number
 }
@@ -164,7 +167,7 @@ function npmScript (name: string): string[] {
 }
 
 /** `npm run worker`'s command (the compiled worker, as an operator runs it); resolves once it logged that it started. */
-function startProductionWorker (env: Record<string, string>): { ready: Promise<void>, stop: () => Promise<void> } {
+function startProductionWorker (env: Record<string, string>): { pid: number, ready: Promise<void>, stop: () => Promise<void> } {
   const [command, ...args] = npmScript('worker')
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env, LOG_LEVEL: 'info' }
   delete childEnv.NODE_OPTIONS
@@ -174,7 +177,7 @@ function startProductionWorker (env: Record<string, string>): { ready: Promise<v
     child.stdout!.on('data', (d) => { if (out.length < 1e6) out += d; if (out.includes('"worker started"')) resolve() })
     child.once('exit', code => reject(new Error(`worker exited (${code}) before it started`)))
   })
-  return { ready, stop: async () => { if (child.exitCode === null && child.signalCode === null) { child.kill('SIGTERM'); await once(child, 'exit') } } }
+  return { pid: child.pid!, ready, stop: async () => { if (child.exitCode === null && child.signalCode === null) { child.kill('SIGTERM'); await once(child, 'exit') } } }
 }
 
 /** One GET with its own keep-alive agent (each poller is its own client, with its own connection). */
@@ -222,10 +225,12 @@ async function crowdPhase (baseEnv: Record<string, string>, dir: string): Promis
       stops.unshift(server.stop)
       apis.push(server)
     }
+    const workers: Array<{ pid: number }> = []
     for (let i = 0; i < 2; i++) {
       const w = startProductionWorker({ ...env, LOG_LEVEL: 'info' })
       stops.unshift(w.stop)
       await w.ready
+      workers.push(w)
     }
     const keys: string[] = []
     for (let i = 0; i < Math.ceil(CROWD_JOBS / PRO_RUNNING); i++) keys.push(await signUp(apis[i % 2]!.url, true))
@@ -238,7 +243,11 @@ async function crowdPhase (baseEnv: Record<string, string>, dir: string): Promis
       if (res.status !== 202) throw new Error(`crowd start failed: ${res.status} ${JSON.stringify(body)}`)
       jobs.push({ id: body.job_id, key, started: i % 2, pollSeconds: body.poll_seconds })
     }
-    const result: CrowdResult = { jobs: CROWD_JOBS, polls: [], pollErrors: 0, pollSeconds: jobs[0]!.pollSeconds, finalLag: [], firstMessage: [], progressMessages: 0, watchErrors: 0, errorSamples: [], seconds: 0 }
+    const result: CrowdResult = { jobs: CROWD_JOBS, polls: [], pollErrors: 0, pollSeconds: jobs[0]!.pollSeconds, finalLag: [], firstMessage: [], progressMessages: 0, watchErrors: 0, apiCpuPerPoll: 0, workerCpuMs: 0, errorSamples: [], seconds: 0 }
+    const apiCpu = () => apis.reduce((sum, a) => sum + a.cpuMs().total, 0)
+    const cpuBefore = apiCpu()
+    const workerCpu = () => workers.reduce((sum, w) => sum + processCpuMs(w.pid), 0)
+    const workerCpuBefore = workerCpu()
     const failed = (kind: 'poll' | 'watch', what: string) => {
       if (kind === 'poll') result.pollErrors++; else result.watchErrors++
       if (result.errorSamples.length < 10) result.errorSamples.push(`${kind}: ${what}`)
@@ -305,6 +314,8 @@ async function crowdPhase (baseEnv: Record<string, string>, dir: string): Promis
       ...Array.from({ length: POLLERS }, (_, n) => poller(n)),
     ])
     result.seconds = (performance.now() - t0) / 1000
+    result.apiCpuPerPoll = (apiCpu() - cpuBefore) / Math.max(1, result.polls.length)
+    result.workerCpuMs = workerCpu() - workerCpuBefore
     result.polls.sort((a, b) => a - b)
     result.finalLag.sort((a, b) => a - b)
     result.firstMessage.sort((a, b) => a - b)
@@ -322,7 +333,7 @@ function printCrowd (crowd: CrowdResult): void {
     ['WebSocket: upgrade to first message', String(crowd.firstMessage.length), String(crowd.watchErrors), p(crowd.firstMessage, 50), p(crowd.firstMessage, 99), p(crowd.firstMessage, 100)],
     ['WebSocket: finished_at to final message', String(crowd.finalLag.length), '', p(crowd.finalLag, 50), p(crowd.finalLag, 99), p(crowd.finalLag, 100)],
   ])
-  console.log(`WebSocket progress messages received: ${crowd.progressMessages}`)
+  console.log(`WebSocket progress messages received: ${crowd.progressMessages}; API processes' CPU per answered poll ${crowd.apiCpuPerPoll.toFixed(2)} ms (WebSocket work included); workers' CPU ${crowd.workerCpuMs.toFixed(0)} ms`)
   for (const sample of crowd.errorSamples) console.log(`  error: ${sample}`)
 }
 
@@ -353,6 +364,12 @@ async function main (): Promise<void> {
     const keys: string[] = []
     for (let i = 0; i < accounts; i++) keys.push(await proAccount(api))
 
+    if (process.env.BENCH_ONLY === 'crowd') {
+      await api.close()
+      const crowd = await crowdPhase(env, dir)
+      printCrowd(crowd)
+      return
+    }
     // 1. Throughput, one worker then two (the first stays).
     const w1 = startWorker(env)
     cleanups.unshift(w1.stop)

@@ -8,12 +8,20 @@
 // 2. The queue's cost: start-to-done p50 of a trivial job (max_results 1), one
 //    at a time, in single-process mode (embedded queue) and through Redis with
 //    a worker in this process (so the figure is the queue's, not a second
-//    process's event delivery); the difference is the overhead.
+//    process's event delivery), the two modes taking turns in rounds of 20;
+//    the difference is the overhead. The end is the runner's final event,
+//    tapped in the process that runs the job (no polling).
+// 3. The crowd: two API processes (`npm start`'s command) and two workers
+//    (`npm run worker`'s: the compiled dist/, so `npm run build` first), 100
+//    ten-second jobs, 1,000 status pollers (each on its own connection, every
+//    `poll_seconds`) and 200 WebSocket watchers (on the API process that did
+//    not start the job), spread over both: errors, p50/p99 latency.
 // Needs redis-server (REDIS_SERVER_BIN). SQLite by default (one WAL file shared
 // by the processes); BENCH_DATABASE_URL=postgresql://… (a database it may fill) for PostgreSQL.
-// Run: node --import tsx scripts/bench/cluster.ts   (BENCH_JOBS, BENCH_OVERHEAD_JOBS, BENCH_WORKER_CONCURRENCY)
-// Goals: 2 workers ≥ 1.7× one worker; queue overhead p50 < 10 ms. Exits non-zero only on errors.
-// Not measured here (they need the cross-process events of issue 15 part B): pollers and WebSocket watchers.
+// Run: node --import tsx scripts/bench/cluster.ts   (BENCH_JOBS, BENCH_OVERHEAD_JOBS, BENCH_WORKER_CONCURRENCY,
+//      BENCH_POLLERS, BENCH_WATCHERS, BENCH_CROWD_JOBS; BENCH_ONLY=crowd for part 3 alone)
+// Goals: 2 workers ≥ 1.7× one worker; queue overhead p50 < 10 ms; the crowd without an error.
+// Exits non-zero on errors (a crowd error included).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

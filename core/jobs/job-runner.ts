@@ -108,11 +108,8 @@ export class JobRunner {
    */
   async execute (jobId: string, cap?: { accountId: string, maxRunning: number }): Promise<RunResult> {
     if (this.shuttingDown) return 'requeued'
-    const { db, clock, registry, logger, quotas } = this.deps
-    // The account's claimed jobs in the whole cluster, through the hot reads (a
-    // raw statement; on SQLite the read-only connection, which sees every commit
-    // at once): every offer pays these counts, on the start-to-done path.
-    const claimedByAccount = cap && (async () => (await quotas.jobCounts(cap.accountId)).running)
+    const { db, clock, registry, logger } = this.deps
+    const claimedByAccount = cap && (() => db.job.count({ where: { accountId: cap.accountId, status: 'running', startedAt: { not: null } } }))
     // A cheap look first: most jobs of an account at its cap never write.
     if (claimedByAccount && await claimedByAccount() >= cap.maxRunning) return 'at-cap'
     const now = clock()
@@ -121,12 +118,11 @@ export class JobRunner {
     if (claimed.count === 0) return 'not-claimed'
     // Counted after our own claim is written: of two claims racing past the cap,
     // the later count sees both, so at most the cap's number of claims stand.
-    // The job is read meanwhile (one round trip for both; unused when over the cap).
-    const [claimedNow, job] = await Promise.all([claimedByAccount?.(), db.job.findUniqueOrThrow({ where: { id: jobId } })])
-    if (cap && claimedNow! > cap.maxRunning) {
+    if (claimedByAccount && await claimedByAccount() > cap.maxRunning) {
       const undone = await db.job.updateMany({ where: { id: jobId, status: 'running', startedAt: now }, data: { startedAt: null, heartbeatAt: null, stage: 'queued' } })
       return undone.count > 0 ? 'at-cap' : 'not-claimed'
     }
+    const job = await db.job.findUniqueOrThrow({ where: { id: jobId } })
     // Cancelled between the claim and this read: nothing to run.
     if (job.status !== 'running') return 'ended'
     const tool = registry.get(job.tool)

@@ -90,8 +90,9 @@ export class BullJobQueue implements JobQueue {
       // account's line (1 = the account's only unfinished job), so any account's
       // first job goes before another's second, and a backlog never holds back
       // someone else's first job; offers of equal place are taken in order.
-      const place = await lineLength(job.accountId).catch(() => 1)
-      await this.queue.add('run', job, {
+      // A start knows the place (its caps counted the line); a re-offer counts it here.
+      const place = job.place ?? await lineLength(job.accountId).catch(() => 1)
+      await this.queue.add('run', { id: job.id, accountId: job.accountId, maxRunning: job.maxRunning }, {
         jobId: job.id,
         priority: Math.min(LOWEST_PRIORITY, Math.max(1, place)),
         removeOnComplete: true,

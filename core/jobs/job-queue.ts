@@ -7,6 +7,12 @@ export interface QueuedJob {
   accountId: string
   /** The account's per-tier cap on jobs running at once (`max_running_jobs`). */
   maxRunning: number
+  /**
+   * The job's place in its account's line when it was started (the account's
+   * unfinished jobs, this one included), when the starter counted them anyway;
+   * the distributed queue's priority. Without it (a re-offer) the queue counts.
+   */
+  place?: number
 }
 
 export interface JobQueue {

@@ -130,7 +130,7 @@ export class JobService {
         const replay = await this.replay(caller.account.id, req.idempotencyKey, bodyHash!, pollSeconds)
         if (replay) return replay
       }
-      await this.checkJobCaps(caller)
+      const ahead = await this.checkJobCaps(caller)
       const now = clock()
       const charge = await quotas.charge(caller.account.id, caller.tier, now)
       let created = false
@@ -169,7 +169,8 @@ export class JobService {
         }
         throw err
       }
-      this.deps.queue().enqueue({ id: jobId, accountId: caller.account.id, maxRunning: limits.max_running_jobs })
+      // The caps' count, taken inside the admission lock, is the new job's place in line: the offer needs no count of its own.
+      this.deps.queue().enqueue({ id: jobId, accountId: caller.account.id, maxRunning: limits.max_running_jobs, place: ahead + 1 })
     } finally {
       await release()
     }
@@ -213,10 +214,11 @@ export class JobService {
    * max_queued_jobs queued; the scheduler keeps the running ones to their cap,
    * so a start past the sum is refused (429, nothing charged).
    */
-  private async checkJobCaps (caller: AccountCaller): Promise<void> {
+  /** Refuses a start past the account's running + queued caps; else how many unfinished jobs the account has. */
+  private async checkJobCaps (caller: AccountCaller): Promise<number> {
     const limits = tierLimits(caller.tier)
     const { running, queued } = await this.deps.quotas.jobCounts(caller.account.id)
-    if (running + queued < limits.max_running_jobs + limits.max_queued_jobs) return
+    if (running + queued < limits.max_running_jobs + limits.max_queued_jobs) return running + queued
     throw tooManyRequests(
       `Job cap reached: at most ${limits.max_queued_jobs} queued jobs on the ${caller.tier} plan, behind at most ${limits.max_running_jobs} running; ` +
       `this account has ${running} running and ${queued} waiting. Start again when one ends (GET /api/jobs lists them); nothing was charged.`,

@@ -8,15 +8,24 @@
 // 2. The queue's cost: start-to-done p50 of a trivial job (max_results 1), one
 //    at a time, in single-process mode (embedded queue) and through Redis with
 //    a worker in this process (so the figure is the queue's, not a second
-//    process's event delivery); the difference is the overhead.
+//    process's event delivery), the two modes taking turns in rounds of 20;
+//    the difference is the overhead. The end is the runner's final event,
+//    tapped in the process that runs the job (no polling).
+// 3. The crowd: two API processes (`npm start`'s command) and two workers
+//    (`npm run worker`'s: the compiled dist/, so `npm run build` first), 100
+//    ten-second jobs, 1,000 status pollers (each on its own connection, every
+//    `poll_seconds`) and 200 WebSocket watchers (on the API process that did
+//    not start the job), spread over both: errors, p50/p99 latency.
 // Needs redis-server (REDIS_SERVER_BIN). SQLite by default (one WAL file shared
 // by the processes); BENCH_DATABASE_URL=postgresql://… (a database it may fill) for PostgreSQL.
-// Run: node --import tsx scripts/bench/cluster.ts   (BENCH_JOBS, BENCH_OVERHEAD_JOBS, BENCH_WORKER_CONCURRENCY)
-// Goals: 2 workers ≥ 1.7× one worker; queue overhead p50 < 10 ms. Exits non-zero only on errors.
-// Not measured here (they need the cross-process events of issue 15 part B): pollers and WebSocket watchers.
+// Run: node --import tsx scripts/bench/cluster.ts   (BENCH_JOBS, BENCH_OVERHEAD_JOBS, BENCH_WORKER_CONCURRENCY,
+//      BENCH_POLLERS, BENCH_WATCHERS, BENCH_CROWD_JOBS; BENCH_ONLY=crowd for part 3 alone)
+// Goals: 2 workers ≥ 1.7× one worker; queue overhead p50 < 10 ms; the crowd without an error.
+// Exits non-zero on errors (a crowd error included).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { Agent as HttpAgent, get as httpGet } from 'node:http'
 import { createServer, connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,7 +33,10 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../core/app.ts'
 import { buildServices, type ServiceHost } from '../../core/services.ts'
+import { WebSocket } from 'ws'
 import { COUNTER_PLUGIN, goal, percentile, printTable, proAccount, REPO, runMain, startJob, startBenchApp } from './harness.ts'
+import { counterPluginForStart, processCpuMs, signUp } from './processes.ts'
+import { startServerProcess, type ServerProcess } from './server-process.ts'
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 160)
 const OVERHEAD_JOBS = Number(process.env.BENCH_OVERHEAD_JOBS ?? 200)
@@ -34,6 +46,16 @@ const LIGHT_JOB = { max_results: 5, batch: 5, delay_ms: 500 }
 /** Starts sent at once: the API must offer faster than two workers drain. */
 const START_BURST = 8
 const CALLS_PER_ACCOUNT = 400
+/** Jobs of one overhead round, each mode in turn. */
+const OVERHEAD_ROUND = 20
+/** The crowd: status pollers and WebSocket watchers of CROWD_JOBS jobs, spread over two API processes. */
+const POLLERS = Number(process.env.BENCH_POLLERS ?? 1000)
+const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 200)
+const CROWD_JOBS = Number(process.env.BENCH_CROWD_JOBS ?? 100)
+/** The crowd's job: a row every 500 ms for 10 s (a progress message each), so pollers and watchers overlap the runs. */
+const CROWD_JOB = { max_results: 20, batch: 1, delay_ms: 500 }
+/** A Pro account runs 4 jobs at once: so many accounts that every crowd job runs at once. */
+const PRO_RUNNING = 4
 
 const freePort = () => new Promise<number>((resolve) => {
   const s = createServer()
@@ -81,8 +103,11 @@ async function throughput (app: FastifyInstance, keys: string[], count: number):
   return { seconds, perSecond: count / seconds }
 }
 
-/** Start-to-done of trivial jobs one at a time; `ended` is tapped on the events of the process that runs them. */
-async function overhead (app: FastifyInstance, runnerHost: { events: FastifyInstance['services']['events'] }, keys: string[], count: number): Promise<number[]> {
+/**
+ * Taps the final events of the process that runs the jobs: the moment the
+ * runner emits a job's done/error (after its last write), as a promise per job.
+ */
+function endTap (runnerHost: { events: FastifyInstance['services']['events'] }): (jobId: string) => Promise<number> {
   const waiters = new Map<string, (t: number) => void>()
   const early = new Map<string, number>()
   const emit = runnerHost.events.emit.bind(runnerHost.events)
@@ -94,14 +119,230 @@ async function overhead (app: FastifyInstance, runnerHost: { events: FastifyInst
     }
     emit(jobId, event)
   }
-  const times: number[] = []
-  for (let i = 0; i < count + 10; i++) {
-    const t0 = performance.now()
-    const id = await startJob(app, keys[i % keys.length]!, 'counter', { max_results: 1 })
-    const t1 = early.get(id) ?? await new Promise<number>(resolve => waiters.set(id, resolve))
-    if (i >= 10) times.push(t1 - t0)
+  return (jobId) => {
+    const t = early.get(jobId)
+    if (t !== undefined) { early.delete(jobId); return Promise.resolve(t) }
+    return new Promise<number>(resolve => waiters.set(jobId, resolve))
   }
-  return times.sort((a, b) => a - b)
+}
+
+interface OverheadSide { app: FastifyInstance, ended: (jobId: string) => Promise<number>, keys: string[], times: number[] }
+
+/**
+ * Start-to-done of trivial jobs one at a time, the two modes taking turns in
+ * rounds of OVERHEAD_ROUND (so a neighbour's burst on a shared machine falls
+ * on both, not on whichever ran second); the first round of each is warm-up.
+ */
+async function overhead (sides: OverheadSide[], count: number): Promise<void> {
+  let i = 0
+  for (let round = 0; round * OVERHEAD_ROUND < count + OVERHEAD_ROUND; round++) {
+    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+      for (let j = 0; j < OVERHEAD_ROUND; j++, i++) {
+        const t0 = performance.now()
+        const id = await startJob(side.app, side.keys[i % side.keys.length]!, 'counter', { max_results: 1 })
+        const t1 = await side.ended(id)
+        if (round > 0) side.times.push(t1 - t0)
+      }
+    }
+  }
+  for (const side of sides) side.times.sort((a, b) => a - b)
+}
+
+interface CrowdResult {
+  jobs: number
+  polls: number[]
+  pollErrors: number
+  pollSeconds: number
+  /** Final WebSocket message received minus the job's finished_at, ms. */
+  finalLag: number[]
+  /** Upgrade request to the first message, ms. */
+  firstMessage: number[]
+  progressMessages: number
+  watchErrors: number
+  /** CPU ms the two API processes used during the crowd, per answered poll (WebSocket work included). */
+  apiCpuPerPoll: number
+  workerCpuMs: number
+  errorSamples: string[]
+  seconds: number
+}
+
+/** A command of package.json's scripts as an argv (plain words only, as server-process.ts reads `start`). */
+function npmScript (name: string): string[] {
+  const script = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[name]!
+  const argv = script.trim().split(/\s+/)
+  if (argv[0] === 'node') argv[0] = process.execPath
+  return argv
+}
+
+/** `npm run worker`'s command (the compiled worker, as an operator runs it); resolves once it logged that it started. */
+function startProductionWorker (env: Record<string, string>): { pid: number, ready: Promise<void>, stop: () => Promise<void> } {
+  const [command, ...args] = npmScript('worker')
+  const childEnv: Record<string, string | undefined> = { ...process.env, ...env, LOG_LEVEL: 'info' }
+  delete childEnv.NODE_OPTIONS
+  const child = spawn(command!, args, { cwd: REPO, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] })
+  const ready = new Promise<void>((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (d) => { if (out.length < 1e6) out += d; if (out.includes('"worker started"')) resolve() })
+    child.once('exit', code => reject(new Error(`worker exited (${code}) before it started`)))
+  })
+  return { pid: child.pid!, ready, stop: async () => { if (child.exitCode === null && child.signalCode === null) { child.kill('SIGTERM'); await once(child, 'exit') } } }
+}
+
+/** One GET with its own keep-alive agent (each poller is its own client, with its own connection). */
+function getJson (agent: HttpAgent, url: string, apiKey: string): Promise<{ status: number, body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { agent, headers: { 'x-api-key': apiKey } }, (res) => {
+      let data = ''
+      res.setEncoding('utf8')
+      res.on('data', (c) => { data += c })
+      res.on('end', () => { try { resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }) } catch (err) { reject(err) } })
+      res.on('error', reject)
+    })
+    req.setTimeout(30_000, () => req.destroy(new Error('timeout')))
+    req.on('error', reject)
+  })
+}
+
+/**
+ * Two API processes (`npm start`'s command) and two workers (`npm run
+ * worker`'s), all on the bench's Redis and database. CROWD_JOBS jobs are
+ * started, alternately on each API process; then POLLERS clients poll their
+ * job's status every `poll_seconds` (what the start tells them), each on its own
+ * connection, alternating processes, until their job ends; WATCHERS WebSockets
+ * follow a job on the process that did not start it (so every message crosses
+ * Redis) to the final message. Errors: a status that is not 200, a socket that
+ * fails or closes without the final message, a final message that disagrees
+ * with the stored outcome.
+ */
+async function crowdPhase (baseEnv: Record<string, string>, dir: string): Promise<CrowdResult> {
+  const counter = await counterPluginForStart()
+  const toolsConfig = join(dir, 'tools.crowd.config.json')
+  writeFileSync(toolsConfig, JSON.stringify({ tools: [{ key: 'counter', plugin: counter, enabled: true }], retired: [] }))
+  const env: Record<string, string> = {
+    ...baseEnv,
+    TOOLS_CONFIG: toolsConfig,
+    // Every crowd job at once across the two workers (they wait, they do not compute).
+    WORKER_CONCURRENCY: String(Math.ceil(CROWD_JOBS / 2) + 4),
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  }
+  const stops: Array<() => Promise<unknown>> = []
+  try {
+    const apis: ServerProcess[] = []
+    for (let i = 0; i < 2; i++) {
+      const server = await startServerProcess({ env, readyTimeoutMs: 180_000 })
+      stops.unshift(server.stop)
+      apis.push(server)
+    }
+    const workers: Array<{ pid: number }> = []
+    for (let i = 0; i < 2; i++) {
+      const w = startProductionWorker({ ...env, LOG_LEVEL: 'info' })
+      stops.unshift(w.stop)
+      await w.ready
+      workers.push(w)
+    }
+    const keys: string[] = []
+    for (let i = 0; i < Math.ceil(CROWD_JOBS / PRO_RUNNING); i++) keys.push(await signUp(apis[i % 2]!.url, true))
+    const t0 = performance.now()
+    const jobs: Array<{ id: string, key: string, started: number, pollSeconds: number }> = []
+    for (let i = 0; i < CROWD_JOBS; i++) {
+      const key = keys[Math.floor(i / PRO_RUNNING)]!
+      const res = await fetch(`${apis[i % 2]!.url}/api/tool-run`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ tool: 'counter', params: CROWD_JOB }) })
+      const body = await res.json() as { job_id: string, poll_seconds: number }
+      if (res.status !== 202) throw new Error(`crowd start failed: ${res.status} ${JSON.stringify(body)}`)
+      jobs.push({ id: body.job_id, key, started: i % 2, pollSeconds: body.poll_seconds })
+    }
+    const result: CrowdResult = { jobs: CROWD_JOBS, polls: [], pollErrors: 0, pollSeconds: jobs[0]!.pollSeconds, finalLag: [], firstMessage: [], progressMessages: 0, watchErrors: 0, apiCpuPerPoll: 0, workerCpuMs: 0, errorSamples: [], seconds: 0 }
+    const apiCpu = () => apis.reduce((sum, a) => sum + a.cpuMs().total, 0)
+    const cpuBefore = apiCpu()
+    const workerCpu = () => workers.reduce((sum, w) => sum + processCpuMs(w.pid), 0)
+    const workerCpuBefore = workerCpu()
+    const failed = (kind: 'poll' | 'watch', what: string) => {
+      if (kind === 'poll') result.pollErrors++; else result.watchErrors++
+      if (result.errorSamples.length < 10) result.errorSamples.push(`${kind}: ${what}`)
+    }
+    const outcomes = new Map<string, string>()
+
+    const watcher = (n: number) => new Promise<void>((resolve) => {
+      const job = jobs[n % jobs.length]!
+      const api = apis[1 - job.started]!
+      const t = performance.now()
+      let first = true
+      let final = false
+      const ws = new WebSocket(`ws://127.0.0.1:${api.port}/api/tool-run/${job.id}/ws`, { headers: { 'x-api-key': job.key } })
+      ws.on('message', (data) => {
+        const now = Date.now()
+        if (first) { first = false; result.firstMessage.push(performance.now() - t) }
+        const message = JSON.parse(String(data)) as { type: string, job?: { status: string, finished_at: string | null } }
+        if (message.type === 'progress') { result.progressMessages++; return }
+        if ((message.type === 'done' || message.type === 'error') && message.job) {
+          final = true
+          if (message.job.status !== 'done') failed('watch', `job ${job.id} ended ${message.job.status}`)
+          result.finalLag.push(now - Date.parse(message.job.finished_at!))
+          outcomes.set(job.id, message.job.status)
+          return
+        }
+        failed('watch', `unexpected message ${String(data).slice(0, 200)}`)
+      })
+      ws.on('error', (err) => failed('watch', err.message))
+      ws.on('close', (code) => { if (!final) failed('watch', `closed ${code} before the final message`); resolve() })
+    })
+
+    const poller = async (n: number) => {
+      const job = jobs[n % jobs.length]!
+      const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 })
+      const interval = job.pollSeconds * 1000
+      // Spread over one interval, as clients that started at different moments.
+      await new Promise(r => setTimeout(r, Math.random() * interval))
+      try {
+        for (let k = 0; ; k++) {
+          const api = apis[(n + k) % 2]!
+          const t = performance.now()
+          let status: string | undefined
+          try {
+            const res = await getJson(agent, `${api.url}/api/tool-run/${job.id}/status`, job.key)
+            result.polls.push(performance.now() - t)
+            if (res.status !== 200) failed('poll', `${res.status} ${JSON.stringify(res.body).slice(0, 200)}`)
+            else status = res.body.status
+          } catch (err) {
+            failed('poll', (err as Error).message)
+          }
+          if (status && status !== 'running') {
+            if (status !== 'done') failed('poll', `job ${job.id} ended ${status}`)
+            return
+          }
+          await new Promise(r => setTimeout(r, interval))
+        }
+      } finally {
+        agent.destroy()
+      }
+    }
+
+    await Promise.all([
+      ...Array.from({ length: WATCHERS }, (_, n) => watcher(n)),
+      ...Array.from({ length: POLLERS }, (_, n) => poller(n)),
+    ])
+    result.seconds = (performance.now() - t0) / 1000
+    result.apiCpuPerPoll = (apiCpu() - cpuBefore) / Math.max(1, result.polls.length)
+    result.workerCpuMs = workerCpu() - workerCpuBefore
+    result.polls.sort((a, b) => a - b)
+    result.finalLag.sort((a, b) => a - b)
+    result.firstMessage.sort((a, b) => a - b)
+    return result
+  } finally {
+    for (const stop of stops) await stop().catch(() => {})
+  }
+}
+
+function printCrowd (crowd: CrowdResult): void {
+  const p = (xs: number[], q: number) => xs.length ? percentile(xs, q).toFixed(1) : '-'
+  printTable(`crowd: ${crowd.jobs} jobs (counter ${JSON.stringify(CROWD_JOB)}) run by 2 workers; ${POLLERS} status pollers (every ${crowd.pollSeconds} s, own connection each) and ${WATCHERS} WebSocket watchers (on the API process that did not start the job), 2 API processes; ${crowd.seconds.toFixed(1)} s`, [
+    ['what', 'count', 'errors', 'p50 ms', 'p99 ms', 'max ms'],
+    ['status poll', String(crowd.polls.length), String(crowd.pollErrors), p(crowd.polls, 50), p(crowd.polls, 99), p(crowd.polls, 100)],
+    ['WebSocket: upgrade to first message', String(crowd.firstMessage.length), String(crowd.watchErrors), p(crowd.firstMessage, 50), p(crowd.firstMessage, 99), p(crowd.firstMessage, 100)],
+    ['WebSocket: finished_at to final message', String(crowd.finalLag.length), '', p(crowd.finalLag, 50), p(crowd.finalLag, 99), p(crowd.finalLag, 100)],
+  ])
+  console.log(`WebSocket progress messages received: ${crowd.progressMessages}; API processes' CPU per answered poll ${crowd.apiCpuPerPoll.toFixed(2)} ms (WebSocket work included); workers' CPU ${crowd.workerCpuMs.toFixed(0)} ms`)
+  for (const sample of crowd.errorSamples) console.log(`  error: ${sample}`)
 }
 
 async function main (): Promise<void> {
@@ -131,6 +372,12 @@ async function main (): Promise<void> {
     const keys: string[] = []
     for (let i = 0; i < accounts; i++) keys.push(await proAccount(api))
 
+    if (process.env.BENCH_ONLY === 'crowd') {
+      await api.close()
+      const crowd = await crowdPhase(env, dir)
+      printCrowd(crowd)
+      return
+    }
     // 1. Throughput, one worker then two (the first stays).
     const w1 = startWorker(env)
     cleanups.unshift(w1.stop)
@@ -149,12 +396,18 @@ async function main (): Promise<void> {
     const worker: ServiceHost = await buildServices({ env: { ...env, RUN_JOBS: '1' } })
     await worker.start()
     cleanups.unshift(() => worker.close())
-    const viaRedis = await overhead(api, worker.services, keys, OVERHEAD_JOBS)
     // On the same database (its own accounts), so the difference is the queue's.
     const single = await startBenchApp([{ key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }], process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {})
     cleanups.unshift(() => single.close())
-    const singleKeys = [await proAccount(single.app)]
-    const embedded = await overhead(single.app, single.app.services, singleKeys, OVERHEAD_JOBS)
+    const viaRedis: OverheadSide = { app: api, ended: endTap(worker.services), keys, times: [] }
+    const embedded: OverheadSide = { app: single.app, ended: endTap(single.app.services), keys: [await proAccount(single.app)], times: [] }
+    await overhead([embedded, viaRedis], OVERHEAD_JOBS)
+    await worker.close()
+    await single.close()
+    await api.close()
+
+    // 3. Pollers and watchers: two API processes and two workers, as operators run them.
+    const crowd = await crowdPhase(env, dir)
 
     const ratio = two.perSecond / one.perSecond
     printTable(`cluster: ${JOBS} light jobs (counter: ${JSON.stringify(LIGHT_JOB)}), WORKER_CONCURRENCY ${WORKER_CONCURRENCY}, ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite (one WAL file)'}`, [
@@ -165,12 +418,15 @@ async function main (): Promise<void> {
     const p = (xs: number[], q: number) => percentile(xs, q).toFixed(2)
     printTable(`queue overhead: trivial job (max_results 1) start to done, ${OVERHEAD_JOBS} in sequence`, [
       ['mode', 'p50 ms', 'p90 ms', 'p99 ms'],
-      ['single process (embedded queue)', p(embedded, 50), p(embedded, 90), p(embedded, 99)],
-      ['REDIS_URL, worker in the same process', p(viaRedis, 50), p(viaRedis, 90), p(viaRedis, 99)],
+      ['single process (embedded queue)', p(embedded.times, 50), p(embedded.times, 90), p(embedded.times, 99)],
+      ['REDIS_URL, worker in the same process', p(viaRedis.times, 50), p(viaRedis.times, 90), p(viaRedis.times, 99)],
     ])
-    const extra = percentile(viaRedis, 50) - percentile(embedded, 50)
+    printCrowd(crowd)
+    const extra = percentile(viaRedis.times, 50) - percentile(embedded.times, 50)
     goal(`2 workers ≥ 1.7× one worker (${ratio.toFixed(2)}×)`, ratio >= 1.7)
     goal(`queue overhead p50 under 10 ms (${extra.toFixed(2)} ms over single-process)`, extra < 10)
+    goal(`${POLLERS} pollers and ${WATCHERS} WebSocket watchers over two API processes: 0 errors (${crowd.pollErrors + crowd.watchErrors})`, crowd.pollErrors + crowd.watchErrors === 0)
+    if (crowd.pollErrors + crowd.watchErrors > 0) process.exitCode = 1
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => {})
     rmSync(dir, { recursive: true, force: true })

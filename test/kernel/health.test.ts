@@ -15,10 +15,12 @@ t.test('GET /api/health with the database down: still 200, with any key or none,
   const down = async () => { throw Object.assign(new Error("Can't reach database server"), { code: 'P1001' }) }
   const { database, db } = app.services
   const hotSelect = database.hot.select
+  const hotSelectUnchanged = database.hot.selectUnchanged
   const queryRaw = db.$queryRaw
   database.hot.select = down
+  database.hot.selectUnchanged = down
   ;(db as unknown as { $queryRaw: unknown }).$queryRaw = down
-  t.teardown(() => { database.hot.select = hotSelect; (db as unknown as { $queryRaw: unknown }).$queryRaw = queryRaw })
+  t.teardown(() => { database.hot.select = hotSelect; database.hot.selectUnchanged = hotSelectUnchanged; (db as unknown as { $queryRaw: unknown }).$queryRaw = queryRaw })
 
   for (const key of [undefined, user.apiKey, 'sk-not-a-real-key', 'scp-whatever', ADMIN_KEY, PUBLIC_TOKEN]) {
     const res = await app.inject({ method: 'GET', url: '/api/health', headers: key ? { 'x-api-key': key } : {} })

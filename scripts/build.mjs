@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run build` (and the last step of `npm ci`'s postinstall): compiles the
-// service's TypeScript (core/, plugins/, the generated Prisma clients) into
+// service's TypeScript (core/, plugins/, the generated Prisma clients in
+// prisma/generated/) into
 // dist/ with esbuild, one .js file (and its source map) per .ts file, in the
 // same layout, so `npm start` runs plain JavaScript with no TypeScript loader.
 //
@@ -38,7 +39,7 @@ if (!outdir.startsWith(root + sep) || ['core', 'plugins', 'prisma', 'scripts', '
   throw new Error(`refusing to build into ${outdir}: give a new folder inside ${root}`)
 }
 /** The folders that hold the service's code (tests and scripts run under tsx and are not built). */
-const SOURCE_DIRS = ['core', 'plugins']
+const SOURCE_DIRS = ['core', 'plugins', 'prisma/generated']
 
 function filesUnder (dir) {
   const found = []

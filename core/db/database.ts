@@ -1,7 +1,7 @@
 // The Prisma client for the configured database, over a driver adapter. The two
 // generated clients (SQLite, PostgreSQL) come from one model and have the same
 // API; the rest of the kernel sees one type, `Db`.
-import type { PrismaClient as SqliteClient } from './generated/sqlite/client.ts'
+import type { PrismaClient as SqliteClient } from '../../prisma/generated/sqlite/client.ts'
 import { migratePostgres, migrateSqlite } from './migrator.ts'
 import { prismaHotReads, sqliteHotReads, type HotReads } from './hot-reads.ts'
 import type { AppConfig } from '../config.ts'
@@ -23,7 +23,7 @@ export async function openDatabase (config: Pick<AppConfig, 'databaseProvider' |
     const applied = migrateSqlite(config.sqlitePath!)
     // A generous busy timeout: the worker and the API share one file.
     // Only the configured provider's client and adapter are loaded (each costs memory).
-    const [{ PrismaBetterSqlite3 }, { PrismaClient }] = await Promise.all([import('@prisma/adapter-better-sqlite3'), import('./generated/sqlite/client.ts')])
+    const [{ PrismaBetterSqlite3 }, { PrismaClient }] = await Promise.all([import('@prisma/adapter-better-sqlite3'), import('../../prisma/generated/sqlite/client.ts')])
     const adapter = new PrismaBetterSqlite3({ url: config.sqlitePath!, timeout: 10_000 })
     const prisma = new PrismaClient({ adapter })
     await prisma.$connect()
@@ -31,7 +31,7 @@ export async function openDatabase (config: Pick<AppConfig, 'databaseProvider' |
     return { prisma, provider: 'sqlite', applied, hot, close: async () => { hot.close(); await prisma.$disconnect() } }
   }
   const applied = await migratePostgres(config.databaseUrl)
-  const [{ PrismaPg }, { PrismaClient }] = await Promise.all([import('@prisma/adapter-pg'), import('./generated/postgres/client.ts')])
+  const [{ PrismaPg }, { PrismaClient }] = await Promise.all([import('@prisma/adapter-pg'), import('../../prisma/generated/postgres/client.ts')])
   const adapter = new PrismaPg({ connectionString: config.databaseUrl, max: 20 })
   const prisma = new PrismaClient({ adapter }) as unknown as Db
   await prisma.$connect()

@@ -16,7 +16,7 @@ function sourceFiles (dir: string): string[] {
   const out: string[] = []
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) { if (entry.name !== 'generated' && entry.name !== 'node_modules') out.push(...sourceFiles(path)); continue }
+    if (entry.isDirectory()) { if (entry.name !== 'node_modules') out.push(...sourceFiles(path)); continue }
     if (/\.(ts|mts|mjs|js)$/.test(entry.name)) out.push(path)
   }
   return out

@@ -123,6 +123,18 @@ const keepLayout = {
   },
 }
 
+/** What both builds emit: ES modules for Node. */
+const nodeOutput = {
+  platform: 'node',
+  format: 'esm',
+  target: 'node20.11',
+  // Stack traces point at the .ts files (`node --enable-source-maps`); the maps
+  // name the sources by path and do not carry their text.
+  sourcemap: 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+}
+
 const started = performance.now()
 rmSync(outdir, { recursive: true, force: true })
 await build({
@@ -132,12 +144,7 @@ await build({
   splitting: true,
   // What the vendored packages import besides each other stays a package (ajv-formats: CommonJS, shared with fastify).
   external: ['ajv-formats'],
-  platform: 'node',
-  format: 'esm',
-  target: 'node20.11',
-  sourcemap: 'linked',
-  sourcesContent: false,
-  logLevel: 'warning',
+  ...nodeOutput,
 })
 await build({
   entryPoints,
@@ -145,14 +152,7 @@ await build({
   outbase: root,
   bundle: true,
   packages: 'external',
-  platform: 'node',
-  format: 'esm',
-  target: 'node20.11',
-  // Stack traces point at the .ts files (`node --enable-source-maps`); the maps
-  // name the sources by path and do not carry their text.
-  sourcemap: 'linked',
-  sourcesContent: false,
-  logLevel: 'warning',
+  ...nodeOutput,
   plugins: [keepLayout],
   tsconfig: join(root, 'tsconfig.json'),
 })

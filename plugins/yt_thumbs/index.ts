@@ -2,6 +2,7 @@
 // thumbnail at the highest resolution that exists (maxres, then sd, hq, mq,
 // default), each checked with HEAD on the image host.
 import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { StoredImage } from '../lib/media-tools/stored-image.ts'
 import { YtThumbsSettingsSchema } from './settings.ts'
 
 const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options)
@@ -38,13 +39,7 @@ export const ytThumbsRow = Type.Object({
     http_status: Nullable(Type.Integer()),
   }), { description: 'Each size asked for, best first, and what the host answered.' }),
   error: Nullable(Type.String({ description: 'Why this video could not be checked (the image host failed).' })),
-  file: Nullable(Type.Object({
-    id: Type.String(),
-    name: Type.String(),
-    url: Type.String({ description: 'The image on this server (a job artifact, kept as long as the rows).' }),
-    size: Type.Integer(),
-    content_type: Type.String(),
-  }), { description: 'The stored copy of the image (store_image: true); null otherwise or when it could not be kept.' }),
+  file: Nullable(StoredImage, { description: 'The stored copy of the image (store_image: true); null otherwise or when it could not be kept.' }),
 })
 
 export const ytThumbsInput = Type.Object({

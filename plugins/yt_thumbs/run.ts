@@ -4,8 +4,9 @@
 // a larger size was asked for is YouTube's "no thumbnail" placeholder, so the
 // next size is tried. The image is linked and, with store_image, also kept as
 // a job file (see README.md).
-import { batchOf, BlockedTargetError, FileTooLargeError, InputError, JobOutcomeError, ToolBlockedError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, InputError, ToolBlockedError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { imageSize, youtubeVideoId, youtubeWatchUrl } from '../lib/media/index.ts'
+import { ImageKeeper } from '../lib/media-tools/stored-image.ts'
 import { THUMBNAIL_QUALITIES, type ytThumbsInput, type ytThumbsRow } from './index.ts'
 import type { YtThumbsSettings } from './settings.ts'
 
@@ -34,14 +35,14 @@ export async function runYtThumbs (ctx: Ctx): Promise<void> {
   let done = 0
   let failed = 0
   let missing = 0
-  const store = { full: false }
+  const images = new ImageKeeper(ctx, { timeoutMs: ctx.settings.timeout_ms })
   for (let start = 0; start < videos.length; start += ctx.settings.concurrency) {
     ctx.signal.throwIfAborted()
     ctx.stage(`Checking thumbnails: ${done} of ${videos.length} videos`)
     const chunk = videos.slice(start, start + ctx.settings.concurrency)
     const rows = await Promise.all(chunk.map(async video => {
       const row = await bestThumbnail(ctx, base, video)
-      if (ctx.input.store_image && row.found && row.thumbnail_url) row.file = await storeImage(ctx, row, store)
+      if (ctx.input.store_image && row.found && row.thumbnail_url) row.file = await images.keep(row.thumbnail_url, `${row.video_id}-${row.quality}`, `${row.video_id}: the thumbnail`)
       return row
     }))
     failed += rows.filter(r => r.error !== null).length
@@ -100,32 +101,6 @@ async function bestThumbnail (ctx: Ctx, base: string, video: { input: string, id
     }
   }
   return row
-}
-
-/**
- * store_image: the image found, fetched whole through ctx.http and streamed into
- * ctx.artifact (the tier's caps). One that cannot be kept is a warning and a
- * null file; after a cap, no further image is tried.
- */
-async function storeImage (ctx: Ctx, row: Row, store: { full: boolean }): Promise<Row['file']> {
-  if (store.full) return null
-  try {
-    const res = await ctx.http.fetch(row.thumbnail_url!, { timeoutMs: ctx.settings.timeout_ms })
-    const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
-    if (res.status !== 200 || !res.body || !contentType.startsWith('image/')) {
-      await res.body?.cancel().catch(() => {})
-      ctx.warn(`${row.video_id}: the thumbnail was not kept (${res.status !== 200 ? `HTTP ${res.status}` : `not an image: ${contentType || 'no type'}`}).`)
-      return null
-    }
-    const ext = contentType === 'image/webp' ? 'webp' : 'jpg'
-    const stored = await ctx.artifact({ name: `${row.video_id}-${row.quality}.${ext}`, contentType, body: res.body })
-    return { id: stored.id, name: stored.name, url: stored.url, size: stored.size, content_type: stored.contentType }
-  } catch (error) {
-    if (ctx.signal.aborted || error instanceof BlockedTargetError) throw error
-    if (error instanceof FileTooLargeError) store.full = true
-    ctx.warn(`${row.video_id}: the thumbnail was not kept (${error instanceof JobOutcomeError ? error.jobError : 'it could not be fetched'}).`)
-    return null
-  }
 }
 
 /** The image's size from its first bytes (a ranged GET, cut short once the header is read). */

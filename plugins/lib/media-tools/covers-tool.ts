@@ -5,11 +5,12 @@
 // `store_images`, also stored as job files. fb_covers also lists a page's
 // videos (`page_videos`): from the page's HTML where the tool declares a
 // `pageList` (yt-dlp has no list for a Facebook page), else yt-dlp's.
-import { batchOf, BlockedTargetError, defineTool, FileTooLargeError, JobOutcomeError, Type, type Static, type TSchema, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
+import { batchOf, BlockedTargetError, defineTool, JobOutcomeError, Type, type Static, type TSchema, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
 import { CoverItem, type MediaThumbnail } from '../media/index.ts'
 import { readPageVideos, type PageVideoLister } from './page-videos.ts'
 import { platformUrlInput, type Platform } from './platforms.ts'
 import { YtdlpToolSettingsSchema, type YtdlpToolSettings } from './settings.ts'
+import { ImageKeeper, StoredImage } from './stored-image.ts'
 import { eachLink, shortLink, ytdlpRows } from './ytdlp-info.ts'
 
 export const MAX_COVER_LINKS = 50
@@ -45,20 +46,11 @@ export function coversInput (spec: Pick<CoversToolSpec, 'platform' | 'what' | 'p
 
 const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options)
 
-/** A cover image kept as a job file (store_images). */
-export const CoverFile = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  url: Type.String({ description: 'The image on this server (a job artifact, kept as long as the rows).' }),
-  size: Type.Integer(),
-  content_type: Type.String(),
-})
-
 /** The covers row: the item, and its images' stored copies when `store_images` is true. */
 export const CoverRow = Type.Object({
   ...CoverItem.properties,
-  cover_file: Nullable(CoverFile, { description: 'The stored copy of cover (store_images: true); null otherwise or when it could not be kept.' }),
-  animated_cover_file: Nullable(CoverFile, { description: 'The stored copy of animated_cover (store_images: true); null otherwise.' }),
+  cover_file: Nullable(StoredImage, { description: 'The stored copy of cover (store_images: true); null otherwise or when it could not be kept.' }),
+  animated_cover_file: Nullable(StoredImage, { description: 'The stored copy of animated_cover (store_images: true); null otherwise.' }),
 })
 export type CoverRow = Static<typeof CoverRow>
 
@@ -87,7 +79,10 @@ export function defineCoversTool (spec: CoversToolSpec) {
 async function runCoversTool (ctx: ToolContext<CoversInput, CoverRow, YtdlpToolSettings>, spec: CoversToolSpec): Promise<void> {
   const links = batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'links')
   const listing = ctx.input.page_videos === true
-  const images = new ImageStore(ctx)
+  const images = new ImageKeeper(ctx)
+  const keep = async (item: CoverItem, image: MediaThumbnail | null, kind: string) => ctx.input.store_images && image
+    ? await images.keep(image.url, `${item.id.replace(/[^\w.-]+/g, '_').slice(0, 80) || 'item'}-${kind}`, `${item.id}: the ${kind} image`)
+    : null
   let missing = 0
   let total = 0
   await eachLink(ctx, links, async url => {
@@ -109,7 +104,7 @@ async function runCoversTool (ctx: ToolContext<CoversInput, CoverRow, YtdlpToolS
     missing += covers.filter(c => c.cover === null && c.animated_cover === null).length
     const rows: CoverRow[] = []
     for (const cover of covers) {
-      rows.push({ ...cover, cover_file: ctx.input.store_images ? await images.store(cover, cover.cover, 'cover') : null, animated_cover_file: ctx.input.store_images ? await images.store(cover, cover.animated_cover, 'animated-cover') : null })
+      rows.push({ ...cover, cover_file: await keep(cover, cover.cover, 'cover'), animated_cover_file: await keep(cover, cover.animated_cover, 'animated-cover') })
     }
     return rows
   })
@@ -138,38 +133,4 @@ async function pageCovers (ctx: ToolContext<CoversInput, CoverRow, YtdlpToolSett
   }
   if (rows.length === 0 && last !== null) throw last
   return rows
-}
-
-/**
- * store_images: each cover image fetched through ctx.http (the guard, the body
- * cap) and streamed into ctx.artifact (the tier's file caps). An image that
- * cannot be kept is a warning and a null file; once the job's files reach the
- * cap, no further image is tried.
- */
-class ImageStore {
-  private full = false
-  constructor (private readonly ctx: ToolContext<CoversInput, CoverRow, YtdlpToolSettings>) {}
-
-  async store (item: CoverItem, image: MediaThumbnail | null, kind: string): Promise<Static<typeof CoverFile> | null> {
-    const { ctx } = this
-    if (!image || this.full) return null
-    try {
-      const res = await ctx.http.fetch(image.url, { signal: ctx.signal })
-      const contentType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
-      if (!res.ok || !res.body || !contentType.startsWith('image/')) {
-        await res.body?.cancel().catch(() => {})
-        ctx.warn(`${item.id}: the ${kind} image was not kept (${res.ok ? `not an image: ${contentType || 'no type'}` : `HTTP ${res.status}`}).`)
-        return null
-      }
-      const ext = (contentType.split('/')[1] ?? 'jpg').replace('jpeg', 'jpg').replace(/[^a-z0-9]/g, '').slice(0, 5) || 'jpg'
-      const stored = await ctx.artifact({ name: `${item.id.replace(/[^\w.-]+/g, '_').slice(0, 80) || 'item'}-${kind}.${ext}`, contentType, body: res.body })
-      return { id: stored.id, name: stored.name, url: stored.url, size: stored.size, content_type: stored.contentType }
-    } catch (error) {
-      if (ctx.signal.aborted || error instanceof BlockedTargetError) throw error
-      if (error instanceof FileTooLargeError) this.full = true
-      const why = error instanceof JobOutcomeError ? error.jobError : 'it could not be fetched'
-      ctx.warn(`${item.id}: the ${kind} image was not kept (${why}).`)
-      return null
-    }
-  }
 }

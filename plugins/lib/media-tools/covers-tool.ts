@@ -5,13 +5,13 @@
 // `store_images`, also stored as job files. fb_covers also lists a page's
 // videos (`page_videos`): from the page's HTML where the tool declares a
 // `pageList` (yt-dlp has no list for a Facebook page), else yt-dlp's.
-import { batchOf, BlockedTargetError, defineTool, JobOutcomeError, Type, type Static, type TSchema, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
+import { BlockedTargetError, defineTool, JobOutcomeError, Type, type Static, type TSchema, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
 import { CoverItem, type MediaThumbnail } from '../media/index.ts'
 import { readPageVideos, type PageVideoLister } from './page-videos.ts'
 import { platformUrlInput, type Platform } from './platforms.ts'
 import { YtdlpToolSettingsSchema, type YtdlpToolSettings } from './settings.ts'
 import { ImageKeeper, StoredImage } from './stored-image.ts'
-import { eachLink, shortLink, ytdlpRows } from './ytdlp-info.ts'
+import { eachLink, itemCap, linksOf, shortLink, ytdlpRows } from './ytdlp-info.ts'
 
 export const MAX_COVER_LINKS = 50
 
@@ -77,7 +77,7 @@ export function defineCoversTool (spec: CoversToolSpec) {
 }
 
 async function runCoversTool (ctx: ToolContext<CoversInput, CoverRow, YtdlpToolSettings>, spec: CoversToolSpec): Promise<void> {
-  const links = batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'links')
+  const links = linksOf(ctx)
   const listing = ctx.input.page_videos === true
   const images = new ImageKeeper(ctx)
   const keep = async (item: CoverItem, image: MediaThumbnail | null, kind: string) => ctx.input.store_images && image
@@ -86,7 +86,7 @@ async function runCoversTool (ctx: ToolContext<CoversInput, CoverRow, YtdlpToolS
   let missing = 0
   let total = 0
   await eachLink(ctx, links, async url => {
-    const maxItems = Math.max(1, Math.min(ctx.input.max_results ?? 100, ctx.remaining()))
+    const maxItems = itemCap(ctx)
     let covers: CoverItem[] | null = null
     if (listing && spec.pageList) {
       const listed = await readPageVideos(ctx, url, spec.pageList)

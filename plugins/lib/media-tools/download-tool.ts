@@ -3,11 +3,11 @@
 // platform, words and examples. yt-dlp `-J --no-download` (or its playlist
 // forms) per link → one row per media item (plugins/lib/media MediaItem).
 import { PassThrough } from 'node:stream'
-import { batchOf, defineTool, Type, ytdlpFailure, type Static, type TSchema, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
+import { defineTool, Type, ytdlpFailure, type Static, type TSchema, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
 import { MediaItem, ytdlpDownloadArgs } from '../media/index.ts'
 import { platformUrlInput, type Platform } from './platforms.ts'
 import { YtdlpToolSettingsSchema, type YtdlpToolSettings } from './settings.ts'
-import { eachLink, ytdlpRows } from './ytdlp-info.ts'
+import { eachLink, itemCap, linksOf, ytdlpRows } from './ytdlp-info.ts'
 
 /** Links per call: each is one yt-dlp run; the per-run row cap spans them all. */
 export const MAX_LINKS = 50
@@ -74,10 +74,10 @@ export function defineDownloadTool (spec: DownloadToolSpec) {
 }
 
 async function runDownloadTool (ctx: ToolContext<Static<ReturnType<typeof downloadInput>>, DownloadRow, YtdlpToolSettings>, spec: DownloadToolSpec): Promise<void> {
-  const links = batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'links')
+  const links = linksOf(ctx)
   let watermarked = 0
   const { rows } = await eachLink(ctx, links, async url => {
-    const items = await ytdlpRows<MediaItem>(ctx, { url, playlist: ctx.input.playlist ?? 'single', maxItems: Math.max(1, Math.min(ctx.input.max_results ?? 100, ctx.remaining())), parser: 'mediaItemsFromJson' })
+    const items = await ytdlpRows<MediaItem>(ctx, { url, playlist: ctx.input.playlist ?? 'single', maxItems: itemCap(ctx), parser: 'mediaItemsFromJson' })
     watermarked += items.filter(item => item.best?.watermarked).length
     const out: DownloadRow[] = []
     for (const item of items) out.push({ ...item, file: ctx.input.download && !item.flat ? await storeFormat(ctx, item, url) : null })

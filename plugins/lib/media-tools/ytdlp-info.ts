@@ -2,7 +2,7 @@
 // ctx.exec with the network through the egress proxy, and its answer mapped to
 // rows in the extraction pool (parsing a YouTube dict is ~850 KB of JSON: not
 // on the API thread). Shared by the dl_* and covers tools.
-import { ExtractionError, InputError, JobOutcomeError, UpstreamError, ytdlpFailure, type ToolContext } from '../../../core/tools/contract.ts'
+import { batchOf, ExtractionError, InputError, JobOutcomeError, UpstreamError, ytdlpFailure, type ToolContext } from '../../../core/tools/contract.ts'
 import { ytdlpInfoArgs, type InfoArgsOptions } from '../media/index.ts'
 import type { YtdlpToolSettings } from './settings.ts'
 
@@ -40,6 +40,16 @@ export async function ytdlpRows<Row> (ctx: Ctx, request: InfoRequest): Promise<R
     if (error instanceof ExtractionError) throw new UpstreamError(`yt-dlp's answer could not be read (${error.reason})`)
     throw error
   }
+}
+
+/** The run's links: its `url` input (one link or a list), within the run's row room (batchOf). */
+export function linksOf (ctx: ToolContext<{ url: string | string[] }, unknown, unknown>): string[] {
+  return batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'links')
+}
+
+/** Entries at most for one link's listing: `max_results` (default 100), within the run's remaining rows, at least 1. */
+export function itemCap (ctx: ToolContext<{ max_results?: number }, unknown, unknown>): number {
+  return Math.max(1, Math.min(ctx.input.max_results ?? 100, ctx.remaining()))
 }
 
 /**

@@ -2,8 +2,10 @@
 // `npm run cluster`: the scale-out topology on one machine, for trying it and
 // for operators to copy (README, Scale-out): a throwaway PostgreSQL 15
 // (.ci/pg.sh) and redis-server in a temp dir, two API processes
-// (`npm start`'s command) behind one port through a round-robin proxy
-// (WebSocket upgrades included), and two workers (`npm run worker`'s command).
+// (core/server.ts) behind one port through a round-robin proxy
+// (WebSocket upgrades included), and two workers (core/worker.ts). They run
+// the TypeScript under tsx, as `npm run dev` does, so no build is needed;
+// `npm start` and `npm run worker` run the same entry points compiled.
 // Ctrl-C (or SIGTERM) stops everything and removes the temp dir
 // (CLUSTER_KEEP=1 keeps it: database, logs).
 //

@@ -4,8 +4,8 @@
 // (.ci/pg.sh) and redis-server in a temp dir, two API processes
 // (core/server.ts) behind one port through a round-robin proxy
 // (WebSocket upgrades included), and two workers (core/worker.ts). They run
-// the TypeScript under tsx, as `npm run dev` does, so no build is needed;
-// `npm start` and `npm run worker` run the same entry points compiled.
+// the compiled entry points exactly as `npm start` and `npm run worker` do
+// (dist/, built by `npm ci` or `npm run build`), as an operator's would.
 // Ctrl-C (or SIGTERM) stops everything and removes the temp dir
 // (CLUSTER_KEEP=1 keeps it: database, logs).
 //
@@ -13,7 +13,7 @@
 // CLUSTER_API_PROCESSES / CLUSTER_WORKERS (default 2 each); everything else in
 // the environment (ADMIN_API_KEY, tool credentials …) is passed to every process.
 import { spawn, execFileSync } from 'node:child_process'
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -22,6 +22,8 @@ import { randomBytes } from 'node:crypto'
 import { startRoundRobinProxy } from './round-robin-proxy.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+/** The node flags of `npm start` (`node <flags> dist/core/server.js`), so both kinds of process run as it does. */
+const COMPILED = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start.split(' ').slice(1, -1)
 const count = (name, fallback) => {
   const n = Number(process.env[name] ?? fallback)
   if (!Number.isInteger(n) || n < 1 || n > 16) { console.error(`${name} must be a whole number from 1 to 16`); process.exit(78) }
@@ -109,10 +111,10 @@ async function main () {
   for (let i = 1; i <= apiCount; i++) {
     const port = await freePort()
     // TRUST_PROXY=1: the proxy in front writes the client's address.
-    run(`api-${i}`, process.execPath, ['--import', 'tsx', 'core/server.ts'], { ...shared, HOST: '127.0.0.1', PORT: String(port), TRUST_PROXY: '1' })
+    run(`api-${i}`, process.execPath, [...COMPILED, 'dist/core/server.js'], { ...shared, HOST: '127.0.0.1', PORT: String(port), TRUST_PROXY: '1' })
     backends.push({ host: '127.0.0.1', port })
   }
-  for (let i = 1; i <= workerCount; i++) run(`worker-${i}`, process.execPath, ['--import', 'tsx', 'core/worker.ts'], shared)
+  for (let i = 1; i <= workerCount; i++) run(`worker-${i}`, process.execPath, [...COMPILED, 'dist/core/worker.js'], shared)
   for (const [i, b] of backends.entries()) {
     await waitFor(`api-${i + 1}`, async () => (await fetch(`http://${b.host}:${b.port}/api/health`)).ok)
     console.log(`api-${i + 1}       http://${b.host}:${b.port} (pid ${children.find(c => c.name === `api-${i + 1}`).child.pid})`)

@@ -35,8 +35,8 @@ import { buildApp } from '../../core/app.ts'
 import { buildServices, type ServiceHost } from '../../core/services.ts'
 import { WebSocket } from 'ws'
 import { COUNTER_PLUGIN, goal, percentile, printTable, proAccount, REPO, runMain, startJob, startBenchApp } from './harness.ts'
-import { counterPluginForStart, processCpuMs, signUp } from './processes.ts'
-import { startServerProcess, type ServerProcess } from './server-process.ts'
+import { counterPluginForStart, signUp } from './processes.ts'
+import { processCpuMs, startServerProcess, type ServerProcess } from './server-process.ts'
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 160)
 const OVERHEAD_JOBS = Number(process.env.BENCH_OVERHEAD_JOBS ?? 200)

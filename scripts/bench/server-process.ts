@@ -86,20 +86,24 @@ export function freePort (): Promise<number> {
   })
 }
 
-/** utime + stime of a /proc stat line, in ms (USER_HZ is 100 on Linux). */
-function cpuOfStat (path: string): number {
+/**
+ * CPU time a process has used so far, in ms: utime + stime of /proc/<pid>/stat
+ * (all its threads), or of its main thread's /proc/<pid>/task/<pid>/stat
+ * (USER_HZ is 100 on Linux). NaN once it has gone, or off Linux.
+ */
+export function processCpuMs (pid: number, mainThreadOnly = false): number {
   try {
-    const fields = readFileSync(path, 'utf8').replace(/^.*\) /s, '').split(' ')
+    const fields = readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')
     return (Number(fields[11]) + Number(fields[12])) * 10
   } catch {
     return NaN
   }
 }
 
-function rssOf (pid: number): number {
+/** A process's resident set size now, in bytes (VmRSS of /proc/<pid>/status). NaN once it has gone, or off Linux. */
+export function processRss (pid: number): number {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-    const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
     if (kb) return Number(kb) * 1024
   } catch { /* not Linux, or the process is gone */ }
   return NaN
@@ -172,8 +176,8 @@ export async function startServerProcess (options: ServerProcessOptions = {}): P
   }
   return {
     url, port, pid: child.pid!, dataDir, command, readyMs, child,
-    rss: () => rssOf(child.pid!),
-    cpuMs: () => ({ main: cpuOfStat(`/proc/${child.pid}/task/${child.pid}/stat`), total: cpuOfStat(`/proc/${child.pid}/stat`) }),
+    rss: () => processRss(child.pid!),
+    cpuMs: () => ({ main: processCpuMs(child.pid!, true), total: processCpuMs(child.pid!) }),
     output: () => output,
     stop,
   }

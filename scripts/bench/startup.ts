@@ -10,9 +10,8 @@
 // this process; the servers are child processes. Goals: start to ready < 1 s,
 // idle RSS < 120 MB (medians). Exits non-zero only on errors.
 import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { goal, median, printTable, runMain } from './harness.ts'
-import { freePort, REPO_ROOT, startCommand, startServerProcess } from './server-process.ts'
+import { freePort, processCpuMs, processRss, REPO_ROOT, startCommand, startServerProcess } from './server-process.ts'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 2000)
@@ -62,24 +61,14 @@ await app.listen({ host: '127.0.0.1', port: ${port} })`
       } catch { await sleep(10) }
     }
     if (Number.isNaN(readyMs)) throw new Error('the bare fastify process did not answer')
-    const rssReadyMb = toMb(rssOf(child.pid!))
-    const cpuMainMs = cpuOfStat(`/proc/${child.pid}/task/${child.pid}/stat`)
-    const cpuTotalMs = cpuOfStat(`/proc/${child.pid}/stat`)
+    const rssReadyMb = toMb(processRss(child.pid!))
+    const cpuMainMs = processCpuMs(child.pid!, true)
+    const cpuTotalMs = processCpuMs(child.pid!)
     await sleep(IDLE_MS)
-    return { readyMs, rssReadyMb, rssIdleMb: toMb(rssOf(child.pid!)), cpuMainMs, cpuTotalMs }
+    return { readyMs, rssReadyMb, rssIdleMb: toMb(processRss(child.pid!)), cpuMainMs, cpuTotalMs }
   } finally {
     child.kill('SIGTERM')
   }
-}
-
-function cpuOfStat (path: string): number {
-  const fields = readFileSync(path, 'utf8').replace(/^.*\) /s, '').split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
-
-function rssOf (pid: number): number {
-  const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
-  return Number(kb) * 1024
 }
 
 async function main (): Promise<void> {

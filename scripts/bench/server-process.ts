@@ -59,18 +59,23 @@ export interface ServerProcess {
 }
 
 /**
- * `npm start`'s command as an argv: package.json's `scripts.start`, split on
- * spaces (it holds no quoting or shell operators; refused if it ever does), with
- * `node` replaced by this Node binary so the server runs on the same version.
+ * A command of package.json's scripts as an argv, split on spaces (it holds no
+ * quoting or shell operators; refused if it ever does), with `node` replaced by
+ * this Node binary so the program runs on the same version.
  */
-export function startCommand (root = REPO_ROOT): string[] {
+export function npmScriptCommand (name: string, root = REPO_ROOT): string[] {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
-  const script = pkg.scripts?.start
-  if (!script) throw new Error('package.json has no scripts.start')
-  if (/[|&;<>()$`"'\\]/.test(script)) throw new Error(`package.json's start script is not a plain command: ${script}`)
+  const script = pkg.scripts?.[name]
+  if (!script) throw new Error(`package.json has no scripts.${name}`)
+  if (/[|&;<>()$`"'\\]/.test(script)) throw new Error(`package.json's ${name} script is not a plain command: ${script}`)
   const argv = script.trim().split(/\s+/)
   if (argv[0] === 'node') argv[0] = process.execPath
   return argv
+}
+
+/** `npm start`'s command as an argv (package.json's `scripts.start`). */
+export function startCommand (root = REPO_ROOT): string[] {
+  return npmScriptCommand('start', root)
 }
 
 /** A port of 127.0.0.1 that was free a moment ago (the server binds it right after). */

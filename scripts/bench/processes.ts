@@ -16,6 +16,8 @@ export interface ServedProcess {
   /** http://127.0.0.1:<port> */
   base: string
   pid: number
+  /** Milliseconds from spawn to the first 200 (startup.ts's floor). */
+  readyMs: number
   child: ChildProcess
   stop (): Promise<void>
 }
@@ -57,7 +59,7 @@ async function waitForHttp (url: string, child: ChildProcess, what: string, time
       if (res.ok) return
     } catch { /* not listening yet */ }
     if (Date.now() > deadline) throw new Error(`${what} did not answer ${url} within ${timeoutMs} ms`)
-    await new Promise(r => setTimeout(r, 50))
+    await new Promise(r => setTimeout(r, 10))
   }
 }
 
@@ -116,6 +118,7 @@ export async function startService (options: ServiceOptions = {}): Promise<Serve
  */
 export async function startBare (body: unknown): Promise<ServedProcess> {
   const port = await freePort()
+  const started = performance.now()
   const child = spawn(process.execPath, [join(import.meta.dirname, 'bare-server.mjs')], {
     cwd: REPO,
     env: { ...process.env, BARE_PORT: String(port), BARE_BODY: JSON.stringify(body) },
@@ -129,7 +132,7 @@ export async function startBare (body: unknown): Promise<ServedProcess> {
     await stop()
     throw err
   }
-  return { base, pid: child.pid!, child, stop }
+  return { base, pid: child.pid!, readyMs: performance.now() - started, child, stop }
 }
 
 export interface LoadResult {

@@ -32,6 +32,8 @@ export interface ServerProcessOptions {
    * benchmark's load, or `--max-semi-space-size=16` to try another value).
    */
   nodeFlags?: string[]
+  /** The argv to run, its script last (default: `npm start`'s, startCommand()); compiled-start.test.ts runs its own build. */
+  command?: string[]
 }
 
 export interface ServerProcess {
@@ -116,7 +118,7 @@ export function processRss (pid: number): number {
 
 /** Starts the server the `npm start` way and resolves once `/api/health` answers 200. */
 export async function startServerProcess (options: ServerProcessOptions = {}): Promise<ServerProcess> {
-  const command = startCommand()
+  const command = [...(options.command ?? startCommand())]
   const nodeFlags = options.nodeFlags ?? (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)
   command.splice(command.length - 1, 0, ...nodeFlags)
   const dataDir = mkdtempSync(join(tmpdir(), 'server-process-'))

@@ -26,7 +26,6 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { Agent as HttpAgent, get as httpGet } from 'node:http'
-import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -34,9 +33,10 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../core/app.ts'
 import { buildServices, type ServiceHost } from '../../core/services.ts'
 import { WebSocket } from 'ws'
+import { startRedis } from '../../test/helpers/redis-server.ts'
 import { COUNTER_PLUGIN, goal, percentile, printTable, proAccount, REPO, runMain, startJob, startBenchApp } from './harness.ts'
 import { counterPluginForStart, signUp } from './processes.ts'
-import { freePort, npmScriptCommand, processCpuMs, startServerProcess, type ServerProcess } from './server-process.ts'
+import { npmScriptCommand, processCpuMs, startServerProcess, type ServerProcess } from './server-process.ts'
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 160)
 const OVERHEAD_JOBS = Number(process.env.BENCH_OVERHEAD_JOBS ?? 200)
@@ -56,18 +56,6 @@ const CROWD_JOBS = Number(process.env.BENCH_CROWD_JOBS ?? 100)
 const CROWD_JOB = { max_results: 20, batch: 1, delay_ms: 500 }
 /** A Pro account runs 4 jobs at once: so many accounts that every crowd job runs at once. */
 const PRO_RUNNING = 4
-
-async function startRedisServer (dir: string): Promise<{ url: string, stop: () => Promise<void> }> {
-  const port = await freePort()
-  const child = spawn(process.env.REDIS_SERVER_BIN ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' })
-  for (let i = 0; ; i++) {
-    const ok = await new Promise<boolean>(resolve => { const s = connect(port, '127.0.0.1'); s.once('connect', () => { s.end(); resolve(true) }); s.once('error', () => resolve(false)) })
-    if (ok) break
-    if (i > 200) throw new Error('redis-server did not start')
-    await new Promise(r => setTimeout(r, 50))
-  }
-  return { url: `redis://127.0.0.1:${port}`, stop: async () => { child.kill('SIGKILL'); await once(child, 'exit') } }
-}
 
 /**
  * A worker process (`argv`: the TypeScript worker under tsx, or `npm run
@@ -331,8 +319,9 @@ function printCrowd (crowd: CrowdResult): void {
 
 async function main (): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-cluster-'))
-  const redis = await startRedisServer(dir)
-  const cleanups: Array<() => Promise<void>> = [async () => { await redis.stop() }]
+  const redisTeardown: Array<() => unknown> = []
+  const redis = await startRedis({ teardown: fn => { redisTeardown.unshift(fn) } })
+  const cleanups: Array<() => Promise<void>> = [async () => { for (const fn of redisTeardown) await fn() }]
   try {
     const toolsConfig = join(dir, 'tools.bench.config.json')
     writeFileSync(toolsConfig, JSON.stringify({ tools: [{ key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }], retired: [] }))

@@ -1,7 +1,8 @@
 // The baseline of the HTTP benchmarks: a bare fastify server in its own
 // process (plain Node, no TypeScript loader, no logger) whose GET /bare
 // answers BARE_BODY (JSON text) as that object, on 127.0.0.1:BARE_PORT.
-// Started by processes.ts (startBare); SIGTERM ends it.
+// Started by processes.ts (startBare): the baseline of me.ts and poll.ts and
+// the start-up floor of startup.ts; SIGTERM ends it.
 import Fastify from 'fastify'
 
 const body = JSON.parse(process.env.BARE_BODY ?? '{}')

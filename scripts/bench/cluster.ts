@@ -22,11 +22,10 @@
 //      BENCH_POLLERS, BENCH_WATCHERS, BENCH_CROWD_JOBS; BENCH_ONLY=crowd for part 3 alone)
 // Goals: 2 workers ≥ 1.7× one worker; queue overhead p50 < 10 ms; the crowd without an error.
 // Exits non-zero on errors (a crowd error included).
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { Agent as HttpAgent, get as httpGet } from 'node:http'
-import { createServer, connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -34,9 +33,10 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../core/app.ts'
 import { buildServices, type ServiceHost } from '../../core/services.ts'
 import { WebSocket } from 'ws'
+import { startRedis } from '../../test/helpers/redis-server.ts'
 import { COUNTER_PLUGIN, goal, percentile, printTable, proAccount, REPO, runMain, startJob, startBenchApp } from './harness.ts'
-import { counterPluginForStart, processCpuMs, signUp } from './processes.ts'
-import { startServerProcess, type ServerProcess } from './server-process.ts'
+import { counterPluginForStart, signUp } from './processes.ts'
+import { npmScriptCommand, processCpuMs, startServerProcess, type ServerProcess } from './server-process.ts'
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 160)
 const OVERHEAD_JOBS = Number(process.env.BENCH_OVERHEAD_JOBS ?? 200)
@@ -57,32 +57,25 @@ const CROWD_JOB = { max_results: 20, batch: 1, delay_ms: 500 }
 /** A Pro account runs 4 jobs at once: so many accounts that every crowd job runs at once. */
 const PRO_RUNNING = 4
 
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer()
-  s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)) })
-})
-
-async function startRedisServer (dir: string): Promise<{ url: string, stop: () => Promise<void> }> {
-  const port = await freePort()
-  const child = spawn(process.env.REDIS_SERVER_BIN ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' })
-  for (let i = 0; ; i++) {
-    const ok = await new Promise<boolean>(resolve => { const s = connect(port, '127.0.0.1'); s.once('connect', () => { s.end(); resolve(true) }); s.once('error', () => resolve(false)) })
-    if (ok) break
-    if (i > 200) throw new Error('redis-server did not start')
-    await new Promise(r => setTimeout(r, 50))
-  }
-  return { url: `redis://127.0.0.1:${port}`, stop: async () => { child.kill('SIGKILL'); await once(child, 'exit') } }
-}
-
-function startWorker (env: Record<string, string>): { child: ChildProcess, ready: Promise<void>, stop: () => Promise<void> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'core/worker.ts')], { cwd: REPO, env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] })
+/**
+ * A worker process (`argv`: the TypeScript worker under tsx, or `npm run
+ * worker`'s compiled one), no TypeScript loader inherited from this process;
+ * `ready` resolves once it logged that it started.
+ */
+function startWorker (argv: string[], env: Record<string, string>): { pid: number, ready: Promise<void>, stop: () => Promise<void> } {
+  const childEnv: Record<string, string | undefined> = { ...process.env, ...env, LOG_LEVEL: 'info' }
+  delete childEnv.NODE_OPTIONS
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: REPO, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] })
   const ready = new Promise<void>((resolve, reject) => {
     let out = ''
-    child.stdout!.on('data', (d) => { out += d; if (out.includes('"worker started"')) resolve() })
+    child.stdout!.on('data', (d) => { if (out.length < 1e6) out += d; if (out.includes('"worker started"')) resolve() })
     child.once('exit', code => reject(new Error(`worker exited (${code}) before it started`)))
   })
-  return { child, ready, stop: async () => { if (child.exitCode === null) { child.kill('SIGTERM'); await once(child, 'exit') } } }
+  return { pid: child.pid!, ready, stop: async () => { if (child.exitCode === null && child.signalCode === null) { child.kill('SIGTERM'); await once(child, 'exit') } } }
 }
+
+/** The TypeScript worker under tsx (parts 1 and 2 load the counter tool from its .ts folder). */
+const TSX_WORKER = [process.execPath, '--import', 'tsx', join(REPO, 'core/worker.ts')]
 
 /** Starts `count` light jobs over the accounts and waits until the database shows them all ended; jobs/s over that span. */
 async function throughput (app: FastifyInstance, keys: string[], count: number): Promise<{ seconds: number, perSecond: number }> {
@@ -166,28 +159,6 @@ interface CrowdResult {
   seconds: number
 }
 
-/** A command of package.json's scripts as an argv (plain words only, as server-process.ts reads `start`). */
-function npmScript (name: string): string[] {
-  const script = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[name]!
-  const argv = script.trim().split(/\s+/)
-  if (argv[0] === 'node') argv[0] = process.execPath
-  return argv
-}
-
-/** `npm run worker`'s command (the compiled worker, as an operator runs it); resolves once it logged that it started. */
-function startProductionWorker (env: Record<string, string>): { pid: number, ready: Promise<void>, stop: () => Promise<void> } {
-  const [command, ...args] = npmScript('worker')
-  const childEnv: Record<string, string | undefined> = { ...process.env, ...env, LOG_LEVEL: 'info' }
-  delete childEnv.NODE_OPTIONS
-  const child = spawn(command!, args, { cwd: REPO, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] })
-  const ready = new Promise<void>((resolve, reject) => {
-    let out = ''
-    child.stdout!.on('data', (d) => { if (out.length < 1e6) out += d; if (out.includes('"worker started"')) resolve() })
-    child.once('exit', code => reject(new Error(`worker exited (${code}) before it started`)))
-  })
-  return { pid: child.pid!, ready, stop: async () => { if (child.exitCode === null && child.signalCode === null) { child.kill('SIGTERM'); await once(child, 'exit') } } }
-}
-
 /** One GET with its own keep-alive agent (each poller is its own client, with its own connection). */
 function getJson (agent: HttpAgent, url: string, apiKey: string): Promise<{ status: number, body: any }> {
   return new Promise((resolve, reject) => {
@@ -235,7 +206,8 @@ async function crowdPhase (baseEnv: Record<string, string>, dir: string): Promis
     }
     const workers: Array<{ pid: number }> = []
     for (let i = 0; i < 2; i++) {
-      const w = startProductionWorker({ ...env, LOG_LEVEL: 'info' })
+      // `npm run worker`'s command: the compiled worker, as an operator runs it.
+      const w = startWorker(npmScriptCommand('worker'), env)
       stops.unshift(w.stop)
       await w.ready
       workers.push(w)
@@ -347,8 +319,9 @@ function printCrowd (crowd: CrowdResult): void {
 
 async function main (): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-cluster-'))
-  const redis = await startRedisServer(dir)
-  const cleanups: Array<() => Promise<void>> = [async () => { await redis.stop() }]
+  const redisTeardown: Array<() => unknown> = []
+  const redis = await startRedis({ teardown: fn => { redisTeardown.unshift(fn) } })
+  const cleanups: Array<() => Promise<void>> = [async () => { for (const fn of redisTeardown) await fn() }]
   try {
     const toolsConfig = join(dir, 'tools.bench.config.json')
     writeFileSync(toolsConfig, JSON.stringify({ tools: [{ key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }], retired: [] }))
@@ -379,12 +352,12 @@ async function main (): Promise<void> {
       return
     }
     // 1. Throughput, one worker then two (the first stays).
-    const w1 = startWorker(env)
+    const w1 = startWorker(TSX_WORKER, env)
     cleanups.unshift(w1.stop)
     await w1.ready
     await throughput(api, keys, 20) // warm-up: tsx caches, the plugin's first load
     const one = await throughput(api, keys, JOBS)
-    const w2 = startWorker(env)
+    const w2 = startWorker(TSX_WORKER, env)
     cleanups.unshift(w2.stop)
     await w2.ready
     await throughput(api, keys, 20)

@@ -9,34 +9,17 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { REPO } from './harness.ts'
-import { freePort, startCommand, startServerProcess, type ServerProcess } from './server-process.ts'
+import { freePort, processCpuMs, processRss, startCommand, startServerProcess, type ServerProcess } from './server-process.ts'
 
 /** The bare server's process. */
 export interface ServedProcess {
   /** http://127.0.0.1:<port> */
   base: string
   pid: number
+  /** Milliseconds from spawn to the first 200 (startup.ts's floor). */
+  readyMs: number
   child: ChildProcess
   stop (): Promise<void>
-}
-
-/** RSS of another process, from /proc/<pid>/status (VmRSS, kB). 0 once it has gone. */
-export function processRss (pid: number): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return m ? Number(m[1]) * 1024 : 0
-  } catch { return 0 }
-}
-
-/**
- * CPU time another process has used so far, in ms (all threads: utime + stime of
- * /proc/<pid>/stat, USER_HZ 100). NaN once it has gone or off Linux.
- */
-export function processCpuMs (pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch { return NaN }
 }
 
 /**
@@ -53,12 +36,12 @@ export async function cpuPerRequest (pid: number, url: string, options: Paramete
 
 /**
  * Samples another process's RSS every `intervalMs` (the peak it reached while
- * sampled; /proc's VmHWM would include the boot).
+ * sampled, 0 once it has gone; /proc's VmHWM would include the boot).
  */
 export function sampleRss (pid: number, intervalMs = 20): { stop (): { peak: number, samples: number } } {
   let peak = 0
   let samples = 0
-  const tick = () => { peak = Math.max(peak, processRss(pid)); samples++ }
+  const tick = () => { peak = Math.max(peak, processRss(pid) || 0); samples++ }
   tick()
   const timer = setInterval(tick, intervalMs)
   return { stop () { clearInterval(timer); tick(); return { peak, samples } } }
@@ -76,7 +59,7 @@ async function waitForHttp (url: string, child: ChildProcess, what: string, time
       if (res.ok) return
     } catch { /* not listening yet */ }
     if (Date.now() > deadline) throw new Error(`${what} did not answer ${url} within ${timeoutMs} ms`)
-    await new Promise(r => setTimeout(r, 50))
+    await new Promise(r => setTimeout(r, 10))
   }
 }
 
@@ -135,6 +118,7 @@ export async function startService (options: ServiceOptions = {}): Promise<Serve
  */
 export async function startBare (body: unknown): Promise<ServedProcess> {
   const port = await freePort()
+  const started = performance.now()
   const child = spawn(process.execPath, [join(import.meta.dirname, 'bare-server.mjs')], {
     cwd: REPO,
     env: { ...process.env, BARE_PORT: String(port), BARE_BODY: JSON.stringify(body) },
@@ -148,7 +132,7 @@ export async function startBare (body: unknown): Promise<ServedProcess> {
     await stop()
     throw err
   }
-  return { base, pid: child.pid!, child, stop }
+  return { base, pid: child.pid!, readyMs: performance.now() - started, child, stop }
 }
 
 export interface LoadResult {

@@ -32,6 +32,8 @@ export interface ServerProcessOptions {
    * benchmark's load, or `--max-semi-space-size=16` to try another value).
    */
   nodeFlags?: string[]
+  /** The argv to run, its script last (default: `npm start`'s, startCommand()); compiled-start.test.ts runs its own build. */
+  command?: string[]
 }
 
 export interface ServerProcess {
@@ -59,18 +61,23 @@ export interface ServerProcess {
 }
 
 /**
- * `npm start`'s command as an argv: package.json's `scripts.start`, split on
- * spaces (it holds no quoting or shell operators; refused if it ever does), with
- * `node` replaced by this Node binary so the server runs on the same version.
+ * A command of package.json's scripts as an argv, split on spaces (it holds no
+ * quoting or shell operators; refused if it ever does), with `node` replaced by
+ * this Node binary so the program runs on the same version.
  */
-export function startCommand (root = REPO_ROOT): string[] {
+export function npmScriptCommand (name: string, root = REPO_ROOT): string[] {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
-  const script = pkg.scripts?.start
-  if (!script) throw new Error('package.json has no scripts.start')
-  if (/[|&;<>()$`"'\\]/.test(script)) throw new Error(`package.json's start script is not a plain command: ${script}`)
+  const script = pkg.scripts?.[name]
+  if (!script) throw new Error(`package.json has no scripts.${name}`)
+  if (/[|&;<>()$`"'\\]/.test(script)) throw new Error(`package.json's ${name} script is not a plain command: ${script}`)
   const argv = script.trim().split(/\s+/)
   if (argv[0] === 'node') argv[0] = process.execPath
   return argv
+}
+
+/** `npm start`'s command as an argv (package.json's `scripts.start`). */
+export function startCommand (root = REPO_ROOT): string[] {
+  return npmScriptCommand('start', root)
 }
 
 /** A port of 127.0.0.1 that was free a moment ago (the server binds it right after). */
@@ -86,20 +93,24 @@ export function freePort (): Promise<number> {
   })
 }
 
-/** utime + stime of a /proc stat line, in ms (USER_HZ is 100 on Linux). */
-function cpuOfStat (path: string): number {
+/**
+ * CPU time a process has used so far, in ms: utime + stime of /proc/<pid>/stat
+ * (all its threads), or of its main thread's /proc/<pid>/task/<pid>/stat
+ * (USER_HZ is 100 on Linux). NaN once it has gone, or off Linux.
+ */
+export function processCpuMs (pid: number, mainThreadOnly = false): number {
   try {
-    const fields = readFileSync(path, 'utf8').replace(/^.*\) /s, '').split(' ')
+    const fields = readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')
     return (Number(fields[11]) + Number(fields[12])) * 10
   } catch {
     return NaN
   }
 }
 
-function rssOf (pid: number): number {
+/** A process's resident set size now, in bytes (VmRSS of /proc/<pid>/status). NaN once it has gone, or off Linux. */
+export function processRss (pid: number): number {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-    const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
     if (kb) return Number(kb) * 1024
   } catch { /* not Linux, or the process is gone */ }
   return NaN
@@ -107,7 +118,7 @@ function rssOf (pid: number): number {
 
 /** Starts the server the `npm start` way and resolves once `/api/health` answers 200. */
 export async function startServerProcess (options: ServerProcessOptions = {}): Promise<ServerProcess> {
-  const command = startCommand()
+  const command = [...(options.command ?? startCommand())]
   const nodeFlags = options.nodeFlags ?? (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)
   command.splice(command.length - 1, 0, ...nodeFlags)
   const dataDir = mkdtempSync(join(tmpdir(), 'server-process-'))
@@ -172,8 +183,8 @@ export async function startServerProcess (options: ServerProcessOptions = {}): P
   }
   return {
     url, port, pid: child.pid!, dataDir, command, readyMs, child,
-    rss: () => rssOf(child.pid!),
-    cpuMs: () => ({ main: cpuOfStat(`/proc/${child.pid}/task/${child.pid}/stat`), total: cpuOfStat(`/proc/${child.pid}/stat`) }),
+    rss: () => processRss(child.pid!),
+    cpuMs: () => ({ main: processCpuMs(child.pid!, true), total: processCpuMs(child.pid!) }),
     output: () => output,
     stop,
   }

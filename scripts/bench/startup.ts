@@ -9,10 +9,9 @@
 // fastify process (one route, no database) as the floor. The load generator is
 // this process; the servers are child processes. Goals: start to ready < 1 s,
 // idle RSS < 120 MB (medians). Exits non-zero only on errors.
-import { spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { goal, median, printTable, runMain } from './harness.ts'
-import { freePort, REPO_ROOT, startCommand, startServerProcess } from './server-process.ts'
+import { startBare } from './processes.ts'
+import { processCpuMs, processRss, startCommand, startServerProcess } from './server-process.ts'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 2000)
@@ -43,43 +42,18 @@ async function serviceRound (round: number): Promise<Round> {
   }
 }
 
-/** The floor: a fastify process with one JSON route, started and measured the same way. */
+/** The floor: the bare fastify process of the HTTP benchmarks (processes.ts, one JSON route, no database), measured the same way. */
 async function bareRound (): Promise<Round> {
-  const port = await freePort()
-  const code = `import Fastify from 'fastify'
-const app = Fastify({ logger: false })
-app.get('/api/health', async () => ({ status: 'ok' }))
-await app.listen({ host: '127.0.0.1', port: ${port} })`
-  const started = performance.now()
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { cwd: REPO_ROOT, stdio: 'ignore' })
+  const bare = await startBare({ status: 'ok' })
   try {
-    let readyMs = NaN
-    for (let tries = 0; tries < 3000 && Number.isNaN(readyMs); tries++) {
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/api/health`)
-        await res.arrayBuffer()
-        if (res.status === 200) readyMs = performance.now() - started
-      } catch { await sleep(10) }
-    }
-    if (Number.isNaN(readyMs)) throw new Error('the bare fastify process did not answer')
-    const rssReadyMb = toMb(rssOf(child.pid!))
-    const cpuMainMs = cpuOfStat(`/proc/${child.pid}/task/${child.pid}/stat`)
-    const cpuTotalMs = cpuOfStat(`/proc/${child.pid}/stat`)
+    const rssReadyMb = toMb(processRss(bare.pid))
+    const cpuMainMs = processCpuMs(bare.pid, true)
+    const cpuTotalMs = processCpuMs(bare.pid)
     await sleep(IDLE_MS)
-    return { readyMs, rssReadyMb, rssIdleMb: toMb(rssOf(child.pid!)), cpuMainMs, cpuTotalMs }
+    return { readyMs: bare.readyMs, rssReadyMb, rssIdleMb: toMb(processRss(bare.pid)), cpuMainMs, cpuTotalMs }
   } finally {
-    child.kill('SIGTERM')
+    await bare.stop()
   }
-}
-
-function cpuOfStat (path: string): number {
-  const fields = readFileSync(path, 'utf8').replace(/^.*\) /s, '').split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
-
-function rssOf (pid: number): number {
-  const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
-  return Number(kb) * 1024
 }
 
 async function main (): Promise<void> {

@@ -1,11 +1,15 @@
 // startRedis(t): a throwaway redis-server (Debian's package) on a free loopback
 // port, its data in a temp dir, stopped in teardown. Tests of the distributed
 // mode (REDIS_URL) use it; `restart()` stops and starts the same server on the
-// same port (the "Redis restarts mid-run" test).
+// same port (the "Redis restarts mid-run" test). scripts/bench/cluster.ts
+// starts its Redis with it too (a teardown list of its own for `t`).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createServer, connect } from 'node:net'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { connect } from 'node:net'
 import { once } from 'node:events'
-import { tempDir } from './build.ts'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { freePort } from '../../scripts/bench/server-process.ts'
 
 interface Teardown { teardown (fn: () => unknown): void }
 
@@ -18,16 +22,6 @@ export interface RedisServer {
 }
 
 export const redisServerPath = () => process.env.REDIS_SERVER_BIN ?? 'redis-server'
-
-async function freePort (): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const port = (server.address() as { port: number }).port
-  server.close()
-  await once(server, 'close')
-  return port
-}
 
 async function waitForPort (port: number, deadlineMs: number): Promise<void> {
   const until = Date.now() + deadlineMs
@@ -44,7 +38,9 @@ async function waitForPort (port: number, deadlineMs: number): Promise<void> {
 }
 
 export async function startRedis (t: Teardown): Promise<RedisServer> {
-  const dir = tempDir(t, 'redis-')
+  // Not build.ts's tempDir: scripts/bench/cluster.ts uses this too, and build.ts imports tap.
+  const dir = mkdtempSync(join(tmpdir(), 'redis-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const port = await freePort()
   let child: ChildProcess | null = null
 

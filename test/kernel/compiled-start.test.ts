@@ -7,11 +7,11 @@
 // workers loading compiled parser modules, stack traces mapped back to the .ts
 // sources, and what the booted process has loaded (no heavy library before use).
 import t from 'tap'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { freePort, REPO_ROOT, startCommand } from '../../scripts/bench/server-process.ts'
+import { REPO_ROOT, startCommand, startServerProcess } from '../../scripts/bench/server-process.ts'
 import { tempDir } from '../helpers/build.ts'
 
 const MODULE_LOG_HOOKS = fileURLToPath(new URL('../helpers/module-log/register.mjs', import.meta.url))
@@ -98,34 +98,20 @@ t.test('the compiled extraction pool runs a compiled parser module in a worker',
 })
 
 t.test('the compiled server boots, migrates, answers, and has loaded no heavy library', async t => {
-  const dataDir = tempDir(t)
-  const moduleLog = join(dataDir, 'modules.log')
-  const port = await freePort()
+  const moduleLog = join(tempDir(t), 'modules.log')
   // package.json's start command, pointed at this test's build (and logging what it loads).
-  const argv = startCommand().map(a => a.replace(/^dist\//, `${relative(REPO_ROOT, out)}/`))
-  const child = spawn(argv[0]!, ['--import', MODULE_LOG_HOOKS, ...argv.slice(1)], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, NODE_OPTIONS: '', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', SECRET_KEY: 'compiled-start-secret-0123', MODULE_LOG: moduleLog },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.on('data', (d: Buffer) => { output += d })
-  child.stderr.on('data', (d: Buffer) => { output += d })
-  const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)))
-  t.teardown(async () => { if (child.exitCode === null) { child.kill('SIGKILL'); await exited } })
-  const url = `http://127.0.0.1:${port}`
+  const command = startCommand().map(a => a.replace(/^dist\//, `${relative(REPO_ROOT, out)}/`))
+  const server = await startServerProcess({ command, nodeFlags: ['--import', MODULE_LOG_HOOKS], env: { SECRET_KEY: 'compiled-start-secret-0123', MODULE_LOG: moduleLog }, readyTimeoutMs: 60_000 })
+  t.teardown(async () => { await server.stop() })
+  const { url } = server
 
-  let health: Response | undefined
-  for (let tries = 0; tries < 1200 && !health && child.exitCode === null; tries++) {
-    try { health = await fetch(`${url}/api/health`) } catch { await new Promise(resolve => setTimeout(resolve, 50)) }
-  }
-  t.ok(health, `the server answered /api/health; its output: ${output}`)
-  if (!health) return
-  t.equal(health.status, 200)
+  const health = await fetch(`${url}/api/health`)
+  t.equal(health.status, 200, `the server answers /api/health; its output: ${server.output()}`)
   t.match(await health.json(), { status: 'ok', database: 'ok' })
 
   // What the process loaded by the time it is ready: the kernel, never a tool's heavy library.
   const loaded = readFileSync(moduleLog, 'utf8')
+  t.match(loaded, /\/node_modules\/fastify\//, 'the log lists what was loaded (else the checks below could not fail)')
   for (const heavy of ['crawlee', 'exceljs', 'youtubei.js', 'linkedom', 'cheerio', '@modelcontextprotocol/sdk', 'undici', 'archiver', 'sanitize-html', 'pg', 'piscina', 'libphonenumber-js', 'tsx', 'bullmq', 'ioredis', '@aws-sdk/client-s3', 'playwright-core']) {
     t.notOk(loaded.includes(`/node_modules/${heavy}/`), `${heavy} is not loaded at start`)
   }
@@ -144,6 +130,5 @@ t.test('the compiled server boots, migrates, answers, and has loaded no heavy li
   const home = await fetch(`${url}/`, { headers: { accept: 'text/html' } })
   t.equal(home.status, 200, 'the home page (its style sheet is read beside the compiled code)')
 
-  child.kill('SIGTERM')
-  t.equal(await exited, 0, 'SIGTERM closes it cleanly')
+  t.equal(await server.stop(), 0, 'SIGTERM closes it cleanly')
 })

@@ -38,19 +38,30 @@ export function buildAsset (name: string, contentType: string, content: string |
 }
 
 /**
+ * The weights an Accept-style header gives (`Accept`, `Accept-Encoding`), by
+ * lower-cased name: no `q` is 1, an unreadable one 0; a repeated name keeps
+ * its highest weight.
+ */
+export function qualityValues (header: string): Map<string, number> {
+  const weights = new Map<string, number>()
+  for (const part of header.split(',')) {
+    const [token = '', ...params] = part.trim().toLowerCase().split(';')
+    if (!token) continue
+    const q = params.map(p => p.trim()).find(p => p.startsWith('q='))
+    const weight = q === undefined ? 1 : Number(q.slice(2))
+    const name = token.trim()
+    weights.set(name, Math.max(weights.get(name) ?? 0, Number.isFinite(weight) ? weight : 0))
+  }
+  return weights
+}
+
+/**
  * The best coding the client accepts (RFC 9110 §12.5.3): brotli, then gzip,
  * else none. `q=0` refuses a coding; `*` stands for any coding not named.
  */
 export function chooseCoding (acceptEncoding: string | undefined): ContentCoding {
   if (!acceptEncoding) return 'identity'
-  const weights = new Map<string, number>()
-  for (const part of acceptEncoding.split(',')) {
-    const [token = '', ...params] = part.trim().toLowerCase().split(';')
-    if (!token) continue
-    const q = params.map(p => p.trim()).find(p => p.startsWith('q='))
-    const weight = q === undefined ? 1 : Number(q.slice(2))
-    weights.set(token.trim(), Number.isFinite(weight) ? weight : 0)
-  }
+  const weights = qualityValues(acceptEncoding)
   const weightOf = (coding: string) => weights.get(coding) ?? weights.get('*') ?? 0
   const br = weightOf('br')
   const gzip = weightOf('gzip')

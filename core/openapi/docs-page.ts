@@ -2,6 +2,8 @@
 // self-hosted server may have no internet, and the page needs none). Its
 // stylesheet is served from /assets/docs.css (core/web): the pages' CSP
 // (core/web/security-headers.ts) refuses inline styles.
+import { escapeHtml } from '../web/pages/html.ts'
+
 type Doc = Record<string, any>
 
 export const DOCS_STYLESHEET = `body{font:15px/1.5 system-ui,sans-serif;margin:0;display:flex;color:#1d1d1f}
@@ -13,7 +15,7 @@ table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ddd;paddin
 .get{background:#2f7ed8}.post{background:#2e9e5b}.put{background:#c77c02}.delete{background:#c0392b}.auth{color:#666;font-size:13px}
 `
 
-const escape = (s: unknown) => String(s).replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+const escape = (s: unknown) => escapeHtml(String(s))
 
 /** Follows a local $ref (#/components/...) one level, for display. */
 function resolve (doc: Doc, value: Doc | undefined): Doc | undefined {

@@ -10,22 +10,14 @@ import { routeDefaults } from '../../openapi/route-defaults.ts'
 // The page's script and style are served with the same security headers as every HTML page
 // (core/web/security-headers.ts: no inline code, connections to this origin only).
 import { PAGE_SECURITY_HEADERS } from '../security-headers.ts'
-import { chooseCoding, isCurrent } from '../pages/static-assets.ts'
-import { bundleDashboard, type DashboardBundle, type DashboardFile } from './dashboard-bundle.ts'
+import { sendAsset, type StaticAsset } from '../pages/static-assets.ts'
+import { bundleDashboard, type DashboardBundle } from './dashboard-bundle.ts'
 
 const AssetParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 128 }) })
 
-function sendFile (req: FastifyRequest, reply: FastifyReply, file: DashboardFile, cacheControl: string) {
-  reply
-    .headers(PAGE_SECURITY_HEADERS)
-    .header('cache-control', cacheControl)
-    .header('vary', 'accept-encoding')
-    .header('etag', file.etag)
-    .type(file.contentType)
-  if (isCurrent(req.headers['if-none-match'], file.etag)) return reply.code(304).send()
-  const encoding = chooseCoding(req.headers['accept-encoding'])
-  if (encoding !== 'identity') reply.header('content-encoding', encoding)
-  return reply.send(encoding === 'br' ? file.brotli : encoding === 'gzip' ? file.gzip : file.identity)
+/** The page or one of its assets, with the page's security headers (its script and style sheet too). */
+function sendFile (req: FastifyRequest, reply: FastifyReply, file: StaticAsset, cacheControl: string) {
+  return sendAsset(req, reply.headers(PAGE_SECURITY_HEADERS), file, cacheControl)
 }
 
 export default async function dashboardRoutes (app: FastifyInstance): Promise<void> {

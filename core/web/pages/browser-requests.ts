@@ -3,17 +3,13 @@
 // address outside /api, gets an HTML page with the same status and detail.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AppError } from '../../errors.ts'
+import { qualityValues } from './static-assets.ts'
 
 /** True when the Accept header asks for text/html with a non-zero weight (a browser navigating; not curl's `*\/*`). */
 export function acceptsHtml (request: FastifyRequest): boolean {
   const accept = request.headers.accept
   if (typeof accept !== 'string') return false
-  return accept.split(',').some(range => {
-    const [type = '', ...params] = range.trim().toLowerCase().split(';')
-    if (type.trim() !== 'text/html') return false
-    const q = params.map(p => p.trim()).find(p => p.startsWith('q='))
-    return q === undefined || Number(q.slice(2)) > 0
-  })
+  return (qualityValues(accept).get('text/html') ?? 0) > 0
 }
 
 /** Paths that are the API's, where every answer stays JSON whatever the Accept header says. */

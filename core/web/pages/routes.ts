@@ -13,7 +13,7 @@ import { isSlug } from '../../blog/slug.ts'
 import { notFound } from '../../errors.ts'
 import type * as BlogPages from './blog-pages.ts'
 import { homePage } from './home-page.ts'
-import { chooseCoding, isCurrent } from './static-assets.ts'
+import { chooseCoding, sendAsset } from './static-assets.ts'
 
 const HTML = { content: { 'text/html': { schema: { type: 'string', description: 'An HTML page.' } } } }
 const CSS = { content: { 'text/css': { schema: { type: 'string' } } } }
@@ -93,15 +93,7 @@ export default async function publicPageRoutes (fastify: FastifyInstance): Promi
   app.get('/assets/:name', { schema: { params: AssetParams, querystring: AssetQuery }, config: { ...page, responses: { 200: CSS, 304: { content: { 'text/css': { schema: { type: 'string', description: 'Not modified: the copy named by If-None-Match is current.' } } } }, 404: ErrorBody } } }, async (req, reply) => {
     const asset = pages.assets.get(req.params.name)
     if (!asset) throw notFound(`No asset named '${req.params.name}'.`)
-    reply.header('etag', asset.etag)
-    reply.header('vary', 'accept-encoding')
-    reply.header('x-content-type-options', 'nosniff')
     // The versioned URL the pages link to never changes content: cache it for a year. Any other: revalidate with the ETag.
-    reply.header('cache-control', req.query.v === asset.version ? `public, max-age=${YEAR_SECONDS}, immutable` : 'public, no-cache')
-    if (isCurrent(req.headers['if-none-match'], asset.etag)) return reply.code(304).send()
-    const coding = chooseCoding(req.headers['accept-encoding'])
-    reply.type(asset.contentType)
-    if (coding !== 'identity') reply.header('content-encoding', coding)
-    return reply.send(asset[coding])
+    return sendAsset(req, reply, asset, req.query.v === asset.version ? `public, max-age=${YEAR_SECONDS}, immutable` : 'public, no-cache')
   })
 }

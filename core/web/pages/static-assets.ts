@@ -1,11 +1,13 @@
-// The pages' stylesheets, served from this origin (no CDN: a self-hosted
-// server may have no internet, and the CSP allows 'self' only). Each asset is
-// read and compressed once when the app is built (they are a few KB), so a
-// request costs a header comparison: brotli or gzip as the client accepts, an
-// ETag with 304 on If-None-Match, and a year of immutable caching when the
-// URL carries the current version (`?v=<hash>`, which the pages link to), so
-// a slow phone downloads the stylesheet once per release.
+// The files the pages load (the public pages' stylesheets, the dashboard's
+// bundle), served from this origin (no CDN: a self-hosted server may have no
+// internet, and the CSP allows 'self' only). Each asset is compressed once
+// when it is built (they are a few KB), so a request costs a header
+// comparison: brotli or gzip as the client accepts, an ETag with 304 on
+// If-None-Match, and the caching its route chooses (a year, immutable, for a
+// URL that names the content's version), so a slow phone downloads a file
+// once per release.
 import { createHash } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
 
 export interface StaticAsset {
@@ -21,8 +23,8 @@ export interface StaticAsset {
 
 export type ContentCoding = 'br' | 'gzip' | 'identity'
 
-export function buildAsset (name: string, contentType: string, text: string): StaticAsset {
-  const identity = Buffer.from(text, 'utf8')
+export function buildAsset (name: string, contentType: string, content: string | Uint8Array): StaticAsset {
+  const identity = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content)
   const version = createHash('sha256').update(identity).digest('base64url').slice(0, 12)
   return {
     name,
@@ -36,19 +38,30 @@ export function buildAsset (name: string, contentType: string, text: string): St
 }
 
 /**
+ * The weights an Accept-style header gives (`Accept`, `Accept-Encoding`), by
+ * lower-cased name: no `q` is 1, an unreadable one 0; a repeated name keeps
+ * its highest weight.
+ */
+export function qualityValues (header: string): Map<string, number> {
+  const weights = new Map<string, number>()
+  for (const part of header.split(',')) {
+    const [token = '', ...params] = part.trim().toLowerCase().split(';')
+    if (!token) continue
+    const q = params.map(p => p.trim()).find(p => p.startsWith('q='))
+    const weight = q === undefined ? 1 : Number(q.slice(2))
+    const name = token.trim()
+    weights.set(name, Math.max(weights.get(name) ?? 0, Number.isFinite(weight) ? weight : 0))
+  }
+  return weights
+}
+
+/**
  * The best coding the client accepts (RFC 9110 §12.5.3): brotli, then gzip,
  * else none. `q=0` refuses a coding; `*` stands for any coding not named.
  */
 export function chooseCoding (acceptEncoding: string | undefined): ContentCoding {
   if (!acceptEncoding) return 'identity'
-  const weights = new Map<string, number>()
-  for (const part of acceptEncoding.split(',')) {
-    const [token = '', ...params] = part.trim().toLowerCase().split(';')
-    if (!token) continue
-    const q = params.map(p => p.trim()).find(p => p.startsWith('q='))
-    const weight = q === undefined ? 1 : Number(q.slice(2))
-    weights.set(token.trim(), Number.isFinite(weight) ? weight : 0)
-  }
+  const weights = qualityValues(acceptEncoding)
   const weightOf = (coding: string) => weights.get(coding) ?? weights.get('*') ?? 0
   const br = weightOf('br')
   const gzip = weightOf('gzip')
@@ -64,4 +77,21 @@ export function isCurrent (ifNoneMatch: string | undefined, etag: string): boole
     const t = tag.trim()
     return t === '*' || t === etag || t === `W/${etag}`
   })
+}
+
+/**
+ * Answers with an asset: its ETag (304 when the client's copy is current),
+ * `nosniff`, the given caching, and the coding the client accepts best.
+ */
+export function sendAsset (req: FastifyRequest, reply: FastifyReply, asset: StaticAsset, cacheControl: string): FastifyReply {
+  reply
+    .header('etag', asset.etag)
+    .header('vary', 'accept-encoding')
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', cacheControl)
+  if (isCurrent(req.headers['if-none-match'], asset.etag)) return reply.code(304).send()
+  const coding = chooseCoding(req.headers['accept-encoding'])
+  reply.type(asset.contentType)
+  if (coding !== 'identity') reply.header('content-encoding', coding)
+  return reply.send(asset[coding])
 }

@@ -52,11 +52,13 @@ async function refusal (res: Response): Promise<ApiError> {
   return new ApiError(res.status, detail)
 }
 
+/** A JSON call; a FormData body (a file upload) goes as multipart, the browser setting its content type. */
 export async function call<T> (method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const form = body instanceof FormData
   const res = await fetch(path, {
     method,
-    headers: headers(body !== undefined),
-    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: headers(body !== undefined && !form),
+    body: body === undefined ? undefined : form ? body : JSON.stringify(body),
     credentials: 'omit',
     cache: 'no-store',
   })

@@ -2,7 +2,7 @@
 // watch a progress bar and the stage text over the job's WebSocket; the rows
 // follow when it ends. "Run again" (#playground?rerun=<job>) fills the form
 // with a past job's stored params.
-import { ApiError, call, progressSocket, session, type JobInput, type JobStatus, type Started, type ToolInfo } from '../api.ts'
+import { ApiError, call, progressSocket, type JobInput, type JobStatus, type Started, type ToolInfo } from '../api.ts'
 import { announce, errorBox, field, h, fill } from '../dom.ts'
 import { generateForm, type GeneratedForm, type JsonSchema } from '../schema-form.ts'
 import type { Dashboard, View } from '../context.ts'
@@ -86,10 +86,7 @@ export const playgroundView: View = async (dashboard, main, { query }) => {
     body.set('tool', tool)
     body.set('params', JSON.stringify(params))
     body.set('file', file, file.name)
-    const res = await fetch('/api/tool-run', { method: 'POST', headers: { 'x-api-key': session.key() ?? '' }, body, credentials: 'omit' })
-    const answer = await res.json() as Started & { detail?: string }
-    if (!res.ok) throw new ApiError(res.status, answer.detail ?? `${res.status}`)
-    return answer
+    return call<Started>('POST', '/api/tool-run', body)
   }
 
   const run = async (event: Event) => {

@@ -169,25 +169,29 @@ export class AgentToolCalls {
       // What the tool found beside the rows (a web search's related searches and answer box …).
       (final.summary ? ` Job summary: ${JSON.stringify(final.summary)}` : '')
     return {
-      content: [text(summary), text(JSON.stringify(page.results)), ...await this.fileLinks(ctx, final.job_id, page.results)],
+      content: [text(summary), ...await this.rowsContent(ctx, final.job_id, page.results)],
       structuredContent: this.envelope(final, page.results, next),
     }
   }
 
   /**
-   * The job's files that these rows name (a row carries a file's download path),
-   * as MCP resource_link items: the agent sees them as files to fetch (with the
-   * same key), not as strings inside the JSON. Files no row of the page names
-   * are left out, so each page links its own files.
+   * The rows as one JSON text item, then the job's files that these rows name
+   * (a row carries a file's download path) as MCP resource_link items: the
+   * agent sees them as files to fetch (with the same key), not as strings
+   * inside the JSON. Files no row of the page names are left out, so each page
+   * links its own files. The rows are serialised once, for both.
    */
-  private async fileLinks (ctx: CallContext, jobId: string, rows: Array<Record<string, unknown>>): Promise<ResourceLink[]> {
+  private async rowsContent (ctx: CallContext, jobId: string, rows: Array<Record<string, unknown>>): Promise<Array<ReturnType<typeof text> | ResourceLink>> {
     const rowText = JSON.stringify(rows)
-    if (!rowText.includes(`/api/tool-run/${jobId}/artifacts/`)) return []
+    if (!rowText.includes(`/api/tool-run/${jobId}/artifacts/`)) return [text(rowText)]
     const { files } = await this.deps.jobs.artifacts(ctx.caller, jobId)
-    return files
-      .filter(file => rowText.includes(artifactUrl(jobId, file.id)))
-      .slice(0, MAX_RESOURCE_LINKS)
-      .map(file => ({ type: 'resource_link' as const, uri: `${ctx.origin ?? ''}${artifactUrl(jobId, file.id)}`, name: file.name, mimeType: file.contentType, size: file.size }))
+    const links: ResourceLink[] = []
+    for (const file of files) {
+      if (links.length === MAX_RESOURCE_LINKS) break
+      const path = artifactUrl(jobId, file.id)
+      if (rowText.includes(path)) links.push({ type: 'resource_link', uri: `${ctx.origin ?? ''}${path}`, name: file.name, mimeType: file.contentType, size: file.size })
+    }
+    return [text(rowText), ...links]
   }
 
   private envelope (status: JobStatusRecord, rows: Array<Record<string, unknown>>, next: string): Record<string, unknown> {
@@ -246,7 +250,7 @@ export class AgentToolCalls {
     const page = await this.deps.jobs.results(ctx.caller, jobId, offset, limit)
     const more = page.offset + page.count < page.total ? ` More rows: get_job_results {"job_id": "${jobId}", "offset": ${page.offset + page.count}}.` : ''
     return {
-      content: [text(`Job ${jobId} (${page.tool}, ${page.status}): rows ${page.offset}–${page.offset + page.count} of ${page.total}.${more}`), text(JSON.stringify(page.results)), ...await this.fileLinks(ctx, jobId, page.results)],
+      content: [text(`Job ${jobId} (${page.tool}, ${page.status}): rows ${page.offset}–${page.offset + page.count} of ${page.total}.${more}`), ...await this.rowsContent(ctx, jobId, page.results)],
       structuredContent: { ...page },
     }
   }

@@ -141,7 +141,7 @@ export interface DistributedConfig {
   workerConcurrency: number
   /** WORKER_SHUTDOWN_GRACE_MS: on SIGTERM, how long running jobs may go on before they are handed back. */
   shutdownGraceMs: number
-  /** REDIS_KEY_PREFIX: the first part of every Redis key (several deployments, or test apps, share one Redis). */
+  /** REDIS_KEY_PREFIX: the first part of the BullMQ queue's keys (several deployments, or test apps, share one Redis); the shared state's keys are fixed (`ejs:`, core/redis/README.md). */
   keyPrefix: string
 }
 

@@ -11,6 +11,23 @@ interface Entry { value: string | number, expiresAt: number | null }
 const SWEEP_INTERVAL_MS = 60_000
 export const DEFAULT_MAX_ENTRIES = 10_000
 
+/**
+ * Takes a place in the queue of `key` (turns or locks): `previous` settles when
+ * every earlier place has been left, `leave()` hands the key on. The entry is
+ * dropped only once the whole queue up to this place is over: a waiter that
+ * leaves early (gave up) must not open the key to the next while an earlier
+ * holder still has it.
+ */
+function joinQueue (tails: Map<string, Promise<void>>, key: string): { previous: Promise<void>, leave: () => void } {
+  const previous = tails.get(key) ?? Promise.resolve()
+  let leave!: () => void
+  const mine = new Promise<void>(resolve => { leave = resolve })
+  const tail = previous.then(() => mine)
+  tails.set(key, tail)
+  void tail.then(() => { if (tails.get(key) === tail) tails.delete(key) })
+  return { previous, leave }
+}
+
 export class MemorySharedState implements SharedStateService {
   private readonly entries: BoundedMap<Entry>
   /** Per key: the tail of the queue of turns, and when the last turn was done. */
@@ -65,11 +82,7 @@ export class MemorySharedState implements SharedStateService {
   async waitTurn (key: string, intervalMs: number, options: { signal?: AbortSignal, maxTurnMs?: number } = {}): Promise<() => void> {
     const { signal } = options
     signal?.throwIfAborted()
-    const previous = this.turnTails.get(key) ?? Promise.resolve()
-    let release!: () => void
-    const mine = new Promise<void>(resolve => { release = resolve })
-    const tail = previous.then(() => mine)
-    this.turnTails.set(key, tail)
+    const { previous, leave } = joinQueue(this.turnTails, key)
     let done = false
     let expiry: NodeJS.Timeout | undefined
     const finish = () => {
@@ -77,8 +90,7 @@ export class MemorySharedState implements SharedStateService {
       done = true
       clearTimeout(expiry)
       this.turnEnds.set(key, this.now())
-      release()
-      if (this.turnTails.get(key) === tail) this.turnTails.delete(key)
+      leave()
     }
     try {
       await unlessAborted(previous, signal)
@@ -86,8 +98,7 @@ export class MemorySharedState implements SharedStateService {
     } catch (err) {
       // Given up while waiting: the queue moves on without a gap for this caller.
       done = true
-      release()
-      if (this.turnTails.get(key) === tail) this.turnTails.delete(key)
+      leave()
       throw err
     }
     // A turn never done (a caller that forgot) stops holding the key after maxTurnMs.
@@ -97,19 +108,14 @@ export class MemorySharedState implements SharedStateService {
   }
 
   async lock (key: string, options: LockOptions): Promise<LockRelease> {
-    const previous = this.lockTails.get(key) ?? Promise.resolve()
-    let release!: () => void
-    const mine = new Promise<void>(resolve => { release = resolve })
-    const tail = previous.then(() => mine)
-    this.lockTails.set(key, tail)
+    const { previous, leave } = joinQueue(this.lockTails, key)
     let released = false
     let expiry: NodeJS.Timeout | undefined
     const unlock = async () => {
       if (released) return
       released = true
       clearTimeout(expiry)
-      release()
-      if (this.lockTails.get(key) === tail) this.lockTails.delete(key)
+      leave()
     }
     let timer: NodeJS.Timeout | undefined
     const busy = new Promise<'busy'>(resolve => { timer = setTimeout(() => resolve('busy'), options.waitMs) })
@@ -117,7 +123,7 @@ export class MemorySharedState implements SharedStateService {
     clearTimeout(timer)
     if (outcome === 'busy') {
       // Our place in the queue is handed on as soon as it comes.
-      void previous.then(unlock)
+      leave()
       throw new LockBusyError(key)
     }
     // A holder that never releases stops holding the key after ttlMs, as a Redis lock expires.

@@ -68,6 +68,20 @@ async function behaves (t: Test, make: () => Promise<SharedStateService>) {
   await t.rejects(waiting, /job cancelled/, 'a waiting turn gives up with the signal')
   held()
 
+  // A waiter that gives up does not open the key to the next one while the turn is still held.
+  const holding = await plugin.waitTurn('host:c', 50)
+  const quitter = new AbortController()
+  const quitting = plugin.waitTurn('host:c', 50, { signal: quitter.signal })
+  quitter.abort(new Error('gave up'))
+  await t.rejects(quitting, /gave up/)
+  let third = false
+  const thirdTurn = plugin.waitTurn('host:c', 50).then(done => { third = true; return done })
+  await sleep(100)
+  t.notOk(third, 'the next waiter still waits for the turn held before the one that gave up')
+  holding()
+  ;(await thirdTurn)()
+  t.ok(third, 'and gets it once that turn is done')
+
   const release = await state.lock('admit:acct', { ttlMs: 5000, waitMs: 5000 })
   await t.rejects(state.lock('admit:acct', { ttlMs: 5000, waitMs: 60 }), LockBusyError, 'a held lock is busy')
   let second = false

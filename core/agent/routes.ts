@@ -6,6 +6,7 @@
 // hands it a Request built here (so the Accept header can pick JSON or SSE for
 // this request) and sends its Response through fastify, so the reply keeps
 // fastify's logging and error handling and needs no hijack.
+import { qualityValues } from '../accept-header.ts'
 import { routeDefaults } from '../openapi/route-defaults.ts'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -32,18 +33,10 @@ const BEARER_CHALLENGE = { wwwAuthenticate: 'Bearer realm="mcp"', detail: 'Missi
  */
 export function responseMode (accept: string | undefined): 'json' | 'sse' | null {
   if (!accept || !accept.trim()) return 'json'
-  const entries = accept.split(',').map(part => {
-    const [type = '', ...params] = part.split(';').map(s => s.trim().toLowerCase())
-    const q = params.find(p => p.startsWith('q='))
-    const weight = q ? Number(q.slice(2)) : 1
-    return { type, q: Number.isFinite(weight) ? weight : 0 }
-  })
-  const quality = (...types: string[]) => {
-    const found = entries.filter(e => types.includes(e.type))
-    return found.length ? Math.max(...found.map(e => e.q)) : undefined
-  }
-  const sse = quality('text/event-stream')
-  const json = quality('application/json') ?? quality('application/*', '*/*') ?? 0
+  const weights = qualityValues(accept)
+  const sse = weights.get('text/event-stream')
+  const wildcards = [weights.get('application/*'), weights.get('*/*')].filter(w => w !== undefined)
+  const json = weights.get('application/json') ?? (wildcards.length ? Math.max(...wildcards) : 0)
   if (sse !== undefined && sse > 0 && sse >= json) return 'sse'
   if (json > 0) return 'json'
   return null

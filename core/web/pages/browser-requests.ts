@@ -3,7 +3,7 @@
 // address outside /api, gets an HTML page with the same status and detail.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AppError } from '../../errors.ts'
-import { qualityValues } from './static-assets.ts'
+import { qualityValues } from '../../accept-header.ts'
 
 /** True when the Accept header asks for text/html with a non-zero weight (a browser navigating; not curl's `*\/*`). */
 export function acceptsHtml (request: FastifyRequest): boolean {

@@ -6,6 +6,7 @@
 // If-None-Match, and the caching its route chooses (a year, immutable, for a
 // URL that names the content's version), so a slow phone downloads a file
 // once per release.
+import { qualityValues } from '../../accept-header.ts'
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'
@@ -37,23 +38,6 @@ export function buildAsset (name: string, contentType: string, content: string |
   }
 }
 
-/**
- * The weights an Accept-style header gives (`Accept`, `Accept-Encoding`), by
- * lower-cased name: no `q` is 1, an unreadable one 0; a repeated name keeps
- * its highest weight.
- */
-export function qualityValues (header: string): Map<string, number> {
-  const weights = new Map<string, number>()
-  for (const part of header.split(',')) {
-    const [token = '', ...params] = part.trim().toLowerCase().split(';')
-    if (!token) continue
-    const q = params.map(p => p.trim()).find(p => p.startsWith('q='))
-    const weight = q === undefined ? 1 : Number(q.slice(2))
-    const name = token.trim()
-    weights.set(name, Math.max(weights.get(name) ?? 0, Number.isFinite(weight) ? weight : 0))
-  }
-  return weights
-}
 
 /**
  * The best coding the client accepts (RFC 9110 §12.5.3): brotli, then gzip,

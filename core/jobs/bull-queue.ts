@@ -9,7 +9,7 @@ import { DelayedError, Queue, Worker, type Job } from 'bullmq'
 import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { QueuedJob, JobQueue } from './job-queue.ts'
-import type { JobRunner } from './job-runner.ts'
+import type { JobRunner, RunResult } from './job-runner.ts'
 
 /** The BullMQ queue's name under REDIS_KEY_PREFIX. */
 const QUEUE_NAME = 'jobs'
@@ -51,8 +51,10 @@ export class BullJobQueue implements JobQueue {
   private readonly queue: Queue<QueuedJob>
   private readonly worker: Worker<QueuedJob> | null = null
   private readonly workerConnection: Redis | null = null
+  /** Offers this process is settling: each one's run, then its return to the queue when it goes back. */
+  private readonly inFlight = new Set<Promise<void>>()
   private active = 0
-  private drained: Promise<void> | null = null
+  private draining = false
   private closed = false
 
   constructor (private readonly options: BullQueueOptions) {
@@ -107,14 +109,25 @@ export class BullJobQueue implements JobQueue {
   /** Jobs this process is running off the queue (the waiting ones are Redis's). */
   size (): number { return this.active }
 
-  private async process (job: Job<QueuedJob>, token: string | undefined): Promise<void> {
+  private process (job: Job<QueuedJob>, token: string | undefined): Promise<void> {
+    const settled = this.settle(job, token)
+    const tracked = settled.then(() => {}, () => {})
+    this.inFlight.add(tracked)
+    void tracked.finally(() => this.inFlight.delete(tracked))
+    return settled
+  }
+
+  private async settle (job: Job<QueuedJob>, token: string | undefined): Promise<void> {
     const { id, accountId, maxRunning } = job.data
-    this.active++
-    let result
-    try {
-      result = await this.options.runner.execute(id, { accountId, maxRunning: Math.max(1, maxRunning) })
-    } finally {
-      this.active--
+    let result: RunResult = 'requeued'
+    // Taken while draining (a blocking fetch that was already waiting): straight back, for another worker.
+    if (!this.draining) {
+      this.active++
+      try {
+        result = await this.options.runner.execute(id, { accountId, maxRunning: Math.max(1, maxRunning) })
+      } finally {
+        this.active--
+      }
     }
     if (result === 'at-cap' || result === 'requeued') {
       // Back to the queue under the same id: at the cap, after a short wait; handed
@@ -128,45 +141,56 @@ export class BullJobQueue implements JobQueue {
   /**
    * SIGTERM: take no more jobs; running ones have the grace period to finish,
    * then the runner's shutdown hands the rest back (each comes back to the queue).
+   * A pause, not BullMQ's graceful close: that close disconnects the worker's
+   * blocking connection and waits for its 'end', which never comes when that
+   * connection is waiting to reconnect (Redis was away a moment before), and a
+   * close left hanging keeps BullMQ's lock-renewal timer alive for ever, so the
+   * process never exits. Running jobs keep their locks while paused.
    */
   async drain (): Promise<void> {
-    if (!this.worker) return
-    this.drained ??= this.worker.close()
-    let timer: NodeJS.Timeout | undefined
-    const grace = new Promise<void>(resolve => { timer = setTimeout(resolve, this.options.shutdownGraceMs) })
-    await Promise.race([this.drained, grace])
-    clearTimeout(timer)
+    if (!this.worker || this.draining) return
+    this.draining = true
+    await this.worker.pause(true)
+    await settleWithin(Promise.allSettled(this.inFlight), this.options.shutdownGraceMs)
   }
 
   /**
-   * Waits for the worker's last offers to be settled and the queue to close,
-   * but not for ever: with Redis away every command waits for it (that is what
-   * keeps offers while it restarts), so past CLOSE_WAIT_MS the connections are
-   * cut and whatever was pending is the maintenance's to re-offer.
+   * Waits for the offers still being settled (a handed-back job going back to
+   * the queue) and then closes the worker (forced: nothing of it runs any more),
+   * the queue and the connections, but not for ever: with Redis away every
+   * command waits for it (that is what keeps offers while it restarts), so past
+   * CLOSE_WAIT_MS the connections are cut and whatever was pending is the
+   * maintenance's to re-offer.
    */
   async close (): Promise<void> {
     if (this.closed) return
     this.closed = true
+    this.draining = true
     const { logger } = this.options
     const graceful = (async () => {
-      if (this.worker) {
-        this.drained ??= this.worker.close()
-        await this.drained
-      }
+      await Promise.allSettled(this.inFlight)
+      await this.worker?.close(true)
       await this.queue.close()
       await Promise.all([this.connection.quit(), this.workerConnection?.quit()])
     })().catch(err => logger.warn({ err }, 'closing the job queue failed'))
-    let timer: NodeJS.Timeout | undefined
-    const waited = await Promise.race([graceful.then(() => true), new Promise<boolean>(resolve => { timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS) })])
+    if (await settleWithin(graceful.then(() => true), CLOSE_WAIT_MS)) return
+    logger.warn('Redis did not answer while the job queue closed; its connections were cut')
+    this.connection.disconnect()
+    this.workerConnection?.disconnect()
+    // BullMQ's own duplicate (the worker's blocking connection) and its timers go with a forced close.
+    void this.worker?.close(true).catch(() => {})
+    void this.queue.disconnect().catch(() => {})
+  }
+}
+
+/** `work`'s value, or false when it has not settled within `ms`. */
+async function settleWithin<T> (work: Promise<T>, ms: number): Promise<T | false> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<false>(resolve => { timer = setTimeout(() => resolve(false), ms) })
+  try {
+    return await Promise.race([work, late])
+  } finally {
     clearTimeout(timer)
-    if (!waited) {
-      logger.warn('Redis did not answer while the job queue closed; its connections were cut')
-      this.connection.disconnect()
-      this.workerConnection?.disconnect()
-      // BullMQ's own duplicate (the worker's blocking connection) goes with a forced close.
-      void this.worker?.close(true).catch(() => {})
-      void this.queue.disconnect().catch(() => {})
-    }
   }
 }
 

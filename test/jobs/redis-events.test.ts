@@ -13,12 +13,6 @@ import { startRedis, type RedisServer } from '../helpers/redis-server.ts'
 import { openSocket } from '../helpers/socket.ts'
 import { requireAccount } from '../../core/auth/guards.ts'
 
-// Known issue (issue 15, left open): after the "Redis away" subtests every check has passed, but
-// now and then something (an ioredis reconnect timer of a connection the apps did not close, not
-// found yet) keeps this process alive until tap's timeout. The tests' results are final by then:
-// once the root test has ended, the process is let go after 10 s instead of hanging.
-t.teardown(() => { setTimeout(() => process.exit(), 10_000).unref() })
-
 /** Two API processes: one database, one Redis. */
 async function twoApps (t: Parameters<typeof buildWithCounter>[0], redis: RedisServer): Promise<[FastifyInstance, FastifyInstance]> {
   // One cluster (one queue prefix) in which A runs the jobs and B runs none: otherwise B's

@@ -141,7 +141,7 @@ export function createAppContainer (base: {
     })).singleton(),
     // REDIS_URL: the BullMQ queue shared by every process (API processes offer, workers run);
     // else the embedded fair-share scheduler runs them here (core/jobs/README.md).
-    queue: asFunction(({ runner, config, logger, quotas }: Services) => config.redisUrl && base.BullQueue
+    queue: asFunction(({ runner, config, logger }: Services) => config.redisUrl && base.BullQueue
       ? new base.BullQueue({
         redisUrl: config.redisUrl,
         keyPrefix: config.distributed.keyPrefix,
@@ -150,7 +150,6 @@ export function createAppContainer (base: {
         runJobs: config.distributed.runJobs,
         concurrency: config.distributed.workerConcurrency,
         shutdownGraceMs: config.distributed.shutdownGraceMs,
-        lineLength: async (accountId) => { const { running, queued } = await quotas.jobCounts(accountId); return running + queued },
       })
       : new InProcessQueue(config.jobConcurrency, async (id) => { await runner.execute(id) })).singleton(),
     // The queue is handed over lazily: the service and the sweeper are built before the first job is queued.

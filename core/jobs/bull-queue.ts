@@ -41,8 +41,6 @@ export interface BullQueueOptions {
   concurrency: number
   /** On shutdown, how long running jobs may go on before they are handed back. */
   shutdownGraceMs: number
-  /** How many unfinished jobs (running or queued) the account has: the new offer's place in its account's line. */
-  lineLength: (accountId: string) => Promise<number>
 }
 
 export class BullJobQueue implements JobQueue {
@@ -86,24 +84,20 @@ export class BullJobQueue implements JobQueue {
    */
   enqueue (job: QueuedJob): void {
     if (this.closed) return
-    const { logger, lineLength } = this.options
-    void (async () => {
-      // Fair share between accounts: an offer's priority is its place in its
-      // account's line (1 = the account's only unfinished job), so any account's
-      // first job goes before another's second, and a backlog never holds back
-      // someone else's first job; offers of equal place are taken in order.
-      // A start knows the place (its caps counted the line); a re-offer counts it here.
-      const place = job.place ?? await lineLength(job.accountId).catch(() => 1)
-      await this.queue.add('run', { id: job.id, accountId: job.accountId, maxRunning: job.maxRunning }, {
-        jobId: job.id,
-        priority: Math.min(LOWEST_PRIORITY, Math.max(1, place)),
-        removeOnComplete: true,
-        // A failed offer leaves no record, so the maintenance's re-offer is not taken for a duplicate.
-        removeOnFail: true,
-        attempts: OFFER_ATTEMPTS,
-        backoff: { type: 'exponential', delay: 1000 },
-      })
-    })().catch(err => logger.warn({ err, jobId: job.id }, 'adding a job to the Redis queue failed; the maintenance offers it again'))
+    const { logger } = this.options
+    // Fair share between accounts: an offer's priority is its place in its
+    // account's line (1 = the account's only unfinished job), so any account's
+    // first job goes before another's second, and a backlog never holds back
+    // someone else's first job; offers of equal place are taken in order.
+    this.queue.add('run', { id: job.id, accountId: job.accountId, maxRunning: job.maxRunning, place: job.place }, {
+      jobId: job.id,
+      priority: Math.min(LOWEST_PRIORITY, Math.max(1, job.place)),
+      removeOnComplete: true,
+      // A failed offer leaves no record, so the maintenance's re-offer is not taken for a duplicate.
+      removeOnFail: true,
+      attempts: OFFER_ATTEMPTS,
+      backoff: { type: 'exponential', delay: 1000 },
+    }).catch(err => logger.warn({ err, jobId: job.id }, 'adding a job to the Redis queue failed; the maintenance offers it again'))
   }
 
   /** Jobs this process is running off the queue (the waiting ones are Redis's). */

@@ -61,16 +61,28 @@ export class JobMaintenance {
     return this.running
   }
 
-  /** Queued jobs go through the same fair-share scheduler as new starts, each with its account's running cap of now. */
+  /**
+   * Queued jobs go through the same fair-share scheduler as new starts, each
+   * with its account's running cap of now and its place in its account's line
+   * (the account's claimed jobs, then its waiting ones in order): one count
+   * for every account, not one per job, since every pass of the distributed
+   * mode calls this.
+   */
   async recoverQueued (): Promise<number> {
-    const now = this.deps.clock()
-    const queued = await this.deps.db.job.findMany({
+    const { db, clock } = this.deps
+    const now = clock()
+    const queued = await db.job.findMany({
       where: { status: 'running', startedAt: null },
       orderBy: { createdAt: 'asc' },
       select: { id: true, accountId: true, account: { select: { tier: true, proExpiresAt: true } } },
     })
+    if (!queued.length) return 0
+    const claimed = await db.job.groupBy({ by: ['accountId'], where: { status: 'running', startedAt: { not: null } }, _count: { _all: true } })
+    const places = new Map(claimed.map(c => [c.accountId, c._count._all]))
     for (const j of queued) {
-      this.deps.queue().enqueue({ id: j.id, accountId: j.accountId, maxRunning: tierLimits(effectiveTier(j.account, now)).max_running_jobs })
+      const place = (places.get(j.accountId) ?? 0) + 1
+      places.set(j.accountId, place)
+      this.deps.queue().enqueue({ id: j.id, accountId: j.accountId, maxRunning: tierLimits(effectiveTier(j.account, now)).max_running_jobs, place })
     }
     return queued.length
   }

@@ -8,11 +8,11 @@ export interface QueuedJob {
   /** The account's per-tier cap on jobs running at once (`max_running_jobs`). */
   maxRunning: number
   /**
-   * The job's place in its account's line when it was started (the account's
-   * unfinished jobs, this one included), when the starter counted them anyway;
-   * the distributed queue's priority. Without it (a re-offer) the queue counts.
+   * The job's place in its account's line when offered (its account's claimed
+   * jobs, plus its own rank among the waiting ones: 1 for an account's only
+   * job): the distributed queue's priority. The embedded queue keeps its lines itself.
    */
-  place?: number
+  place: number
 }
 
 export interface JobQueue {

@@ -34,10 +34,10 @@ function harness (concurrency: number) {
 
 t.test('one account\'s backlog: another account\'s first job takes the next free slot', async t => {
   const h = harness(2)
-  for (let i = 1; i <= 50; i++) h.queue.enqueue({ id: `a${i}`, accountId: 'A', maxRunning: 4 })
+  for (let i = 1; i <= 50; i++) h.queue.enqueue({ id: `a${i}`, accountId: 'A', maxRunning: 4, place: i })
   t.same(h.started, ['a1', 'a2'])
-  h.queue.enqueue({ id: 'b1', accountId: 'B', maxRunning: 4 })
-  h.queue.enqueue({ id: 'c1', accountId: 'C', maxRunning: 4 })
+  h.queue.enqueue({ id: 'b1', accountId: 'B', maxRunning: 4, place: 1 })
+  h.queue.enqueue({ id: 'c1', accountId: 'C', maxRunning: 4, place: 1 })
   t.same(h.started, ['a1', 'a2'], 'no free slot yet')
   await h.finish('a1')
   t.same(h.started.slice(2), ['b1'], 'B is next after one turnover')
@@ -53,7 +53,7 @@ t.test('one account\'s backlog: another account\'s first job takes the next free
 
 t.test('round robin across accounts with backlogs', async t => {
   const h = harness(1)
-  for (const account of ['A', 'B', 'C']) for (let i = 1; i <= 3; i++) h.queue.enqueue({ id: `${account}${i}`, accountId: account, maxRunning: 4 })
+  for (const account of ['A', 'B', 'C']) for (let i = 1; i <= 3; i++) h.queue.enqueue({ id: `${account}${i}`, accountId: account, maxRunning: 4, place: i })
   for (let i = 0; i < 8; i++) await h.finish(h.started[h.started.length - 1]!)
   t.same(h.started, ['A1', 'B1', 'C1', 'A2', 'B2', 'C2', 'A3', 'B3', 'C3'])
   await h.finish('C3')
@@ -62,9 +62,9 @@ t.test('round robin across accounts with backlogs', async t => {
 
 t.test('an account never runs more than its cap, even with slots free', async t => {
   const h = harness(4)
-  for (let i = 1; i <= 5; i++) h.queue.enqueue({ id: `a${i}`, accountId: 'A', maxRunning: 2 })
+  for (let i = 1; i <= 5; i++) h.queue.enqueue({ id: `a${i}`, accountId: 'A', maxRunning: 2, place: i })
   t.same(h.started, ['a1', 'a2'], 'two of A\'s five run; two slots stay free')
-  h.queue.enqueue({ id: 'b1', accountId: 'B', maxRunning: 2 })
+  h.queue.enqueue({ id: 'b1', accountId: 'B', maxRunning: 2, place: 1 })
   t.same(h.started, ['a1', 'a2', 'b1'], 'B starts at once')
   await h.finish('a1')
   t.same(h.started, ['a1', 'a2', 'b1', 'a3'], 'A\'s next job when one of its own ends')
@@ -73,8 +73,8 @@ t.test('an account never runs more than its cap, even with slots free', async t 
 
 t.test('close drops the waiting jobs and waits for the running ones', async t => {
   const h = harness(1)
-  h.queue.enqueue({ id: 'a1', accountId: 'A', maxRunning: 1 })
-  h.queue.enqueue({ id: 'a2', accountId: 'A', maxRunning: 1 })
+  h.queue.enqueue({ id: 'a1', accountId: 'A', maxRunning: 1, place: 1 })
+  h.queue.enqueue({ id: 'a2', accountId: 'A', maxRunning: 1, place: 2 })
   let closed = false
   const closing = h.queue.close().then(() => { closed = true })
   await new Promise(resolve => setImmediate(resolve))
@@ -82,6 +82,6 @@ t.test('close drops the waiting jobs and waits for the running ones', async t =>
   await h.finish('a1')
   await closing
   t.same(h.started, ['a1'], 'a2 never starts')
-  h.queue.enqueue({ id: 'a3', accountId: 'A', maxRunning: 1 })
+  h.queue.enqueue({ id: 'a3', accountId: 'A', maxRunning: 1, place: 1 })
   t.same(h.started, ['a1'], 'nothing is taken after close')
 })

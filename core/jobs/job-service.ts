@@ -212,9 +212,9 @@ export class JobService {
   /**
    * Per-tier job caps: an account holds at most max_running_jobs running plus
    * max_queued_jobs queued; the scheduler keeps the running ones to their cap,
-   * so a start past the sum is refused (429, nothing charged).
+   * so a start past the sum is refused (429, nothing charged). Else returns
+   * how many unfinished jobs the account has (the new job's place in line, less one).
    */
-  /** Refuses a start past the account's running + queued caps; else how many unfinished jobs the account has. */
   private async checkJobCaps (caller: AccountCaller): Promise<number> {
     const limits = tierLimits(caller.tier)
     const { running, queued } = await this.deps.quotas.jobCounts(caller.account.id)

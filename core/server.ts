@@ -35,7 +35,11 @@ async function main (): Promise<void> {
   }
   process.on('SIGTERM', () => { void close('SIGTERM') })
   process.on('SIGINT', () => { void close('SIGINT') })
-  await app.listen({ host: config.host, port: config.port })
+  // Node's default accept queue is 511 connections: a crowd of clients connecting at once
+  // overflows it (the kernel's ListenOverflows counter rose during poll.ts's 1,000 pollers),
+  // and every dropped handshake costs its client a retransmission of a second or more. The
+  // kernel caps the value at net.core.somaxconn.
+  await app.listen({ host: config.host, port: config.port, backlog: 4096 })
 }
 
 main().catch((err) => {

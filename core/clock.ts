@@ -15,10 +15,6 @@ export function manualClock (start: Date | string = new Date()): Clock & { advan
 export const HOUR_MS = 3_600_000
 export const DAY_MS = 24 * HOUR_MS
 
-/** `YYYY-MM-DD` of the UTC day. */
-export const utcDay = (d: Date) => d.toISOString().slice(0, 10)
-/** `YYYY-MM` of the UTC month. */
-export const utcMonth = (d: Date) => d.toISOString().slice(0, 7)
 
 export function secondsUntilNextUtcDay (d: Date): number {
   const next = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)

@@ -63,6 +63,13 @@ export const NO_PRINCIPAL: Principal = { kind: 'none' }
 
 export class KeyResolver {
   private readonly publicDigests: string[]
+  /**
+   * The account of each key row, converted once per row: `selectUnchanged`
+   * hands every request the same row object until the next commit, so the
+   * record built from it (three date parses) is kept beside the row and goes
+   * with it. Requests only read it (frozen: a change would fail loudly).
+   */
+  private readonly accountsOfRows = new WeakMap<KeyRow, AccountRecord>()
 
   constructor (
     private readonly reads: HotReads,
@@ -92,7 +99,7 @@ export class KeyResolver {
     if (secret.startsWith('sk-')) {
       const [key] = await this.reads.selectUnchanged<KeyRow>(PERSONAL_KEY_SQL, [digest])
       if (!key || key.key_revoked_at) return { kind: 'bad' }
-      const account = accountFrom(key)
+      const account = this.accountOf(key)
       return { kind: 'personal', account, tier: effectiveTier(account, now), keyId: key.key_id }
     }
     if (secret.startsWith('scp-')) {
@@ -100,12 +107,21 @@ export class KeyResolver {
       if (!token || token.key_revoked_at) return { kind: 'bad' }
       const expires = toDate(token.key_expires_at)
       if (expires && expires.getTime() <= now.getTime()) return { kind: 'bad' }
-      const account = accountFrom(token)
+      const account = this.accountOf(token)
       // At most one write a minute per token: last_used_at is for the owner's overview, not an audit log.
       const lastUsed = toDate(token.key_last_used_at)
       if (!lastUsed || now.getTime() - lastUsed.getTime() > 60_000) this.touchToken(token.key_id, now).catch(() => {})
       return { kind: 'scoped', account, tier: effectiveTier(account, now), tokenId: token.key_id, tools: JSON.parse(token.key_tools) as string[] }
     }
     return { kind: 'bad' }
+  }
+
+  private accountOf (row: KeyRow): AccountRecord {
+    let account = this.accountsOfRows.get(row)
+    if (!account) {
+      account = Object.freeze(accountFrom(row))
+      this.accountsOfRows.set(row, account)
+    }
+    return account
   }
 }

@@ -95,14 +95,19 @@ export const statusUrl = (job: Pick<JobRow, 'id' | 'resultsPath'>) =>
 export const resultsUrl = (job: Pick<JobRow, 'id' | 'resultsPath'>) =>
   job.resultsPath === 'jobs' ? `/api/jobs/${job.id}/results` : `/api/tool-run/${job.id}/results`
 
-export function jobStatusRecord (job: JobRow, live?: LiveOverlay): JobStatusRecord {
+/** A running job's record with its stage and count as its runner has them now (they are stored only now and then). */
+export function withLiveOverlay (record: JobStatusRecord, live: LiveOverlay): JobStatusRecord {
+  return { ...record, records: live.records, stage: live.stage }
+}
+
+export function jobStatusRecord (job: JobRow): JobStatusRecord {
   const finished = job.status !== 'running'
   return {
     job_id: job.id,
     tool: job.tool,
     status: job.status,
-    records: live?.records ?? job.records,
-    stage: live?.stage ?? job.stage,
+    records: job.records,
+    stage: job.stage,
     has_results: finished,
     done: job.status === 'done',
     error: job.error,

@@ -1,7 +1,7 @@
 // Calls and records per account, per UTC day and month. A charge is one
 // conditional UPDATE per counter, so concurrent charges can never pass a limit,
 // on SQLite and on PostgreSQL alike.
-import { secondsUntilNextUtcDay, secondsUntilNextUtcMonth, utcDay, utcMonth, type Clock } from '../clock.ts'
+import { secondsUntilNextUtcDay, secondsUntilNextUtcMonth, type Clock } from '../clock.ts'
 import { tooManyRequests } from '../errors.ts'
 import type { Db } from '../db/database.ts'
 import type { HotReads } from '../db/hot-reads.ts'
@@ -26,8 +26,11 @@ const JOB_COUNTS_SQL = `SELECT count(started_at) AS running, count(*) - count(st
 
 // PostgreSQL counts come back as bigint, SQLite's as number; a missing counter row as null.
 const n = (v: number | bigint | null | undefined) => Number(v ?? 0)
-const dayPeriod = (d: Date) => `d:${utcDay(d)}`
-const monthPeriod = (d: Date) => `m:${utcMonth(d)}`
+/** The counters' day and month periods of a moment (`d:YYYY-MM-DD`, `m:YYYY-MM`), from one ISO string: `usage` is on me's hot path. */
+const periodsOf = (d: Date) => {
+  const iso = d.toISOString()
+  return { day: `d:${iso.slice(0, 10)}`, month: `m:${iso.slice(0, 7)}` }
+}
 
 export class QuotaService {
   constructor (private readonly db: Db, private readonly clock: Clock, private readonly reads: HotReads) {}
@@ -50,8 +53,7 @@ export class QuotaService {
   /** Charges one call or throws 429 with Retry-After naming the quota that is spent. */
   async charge (accountId: string, tier: TierName, now: Date = this.clock()): Promise<Charge> {
     const limits = tierLimits(tier)
-    const day = dayPeriod(now)
-    const month = monthPeriod(now)
+    const { day, month } = periodsOf(now)
     await this.ensureRows(accountId, [day, month])
     if (await this.bump(accountId, day, limits.calls_per_day) === 0) {
       throw tooManyRequests(`Daily quota of ${limits.calls_per_day} calls for the ${tier} tier is used up; it resets at 00:00 UTC.`, secondsUntilNextUtcDay(now))
@@ -70,20 +72,18 @@ export class QuotaService {
 
   /** Records a charge made at `at` (a job's start) as a Charge, for refunds after a restart. */
   chargeAt (accountId: string, at: Date): Charge {
-    return { accountId, day: dayPeriod(at), month: monthPeriod(at) }
+    return { accountId, ...periodsOf(at) }
   }
 
   async addRecords (accountId: string, count: number): Promise<void> {
     if (count <= 0) return
-    const day = dayPeriod(this.clock())
+    const { day } = periodsOf(this.clock())
     await this.ensureRows(accountId, [day])
     await this.db.$executeRaw`UPDATE usage_counters SET records = records + ${count} WHERE account_id = ${accountId} AND period = ${day}`
   }
 
   async usage (accountId: string): Promise<Usage> {
-    const now = this.clock()
-    const day = dayPeriod(now)
-    const month = monthPeriod(now)
+    const { day, month } = periodsOf(this.clock())
     // One round trip instead of two typed queries (the me endpoint is the hot read path).
     const [row] = await this.reads.selectUnchanged<Record<keyof Usage, number | bigint | null>>(USAGE_SQL, [accountId, day, accountId, month, accountId, day, accountId, accountId])
     return { calls_today: n(row?.calls_today), calls_this_month: n(row?.calls_this_month), records_today: n(row?.records_today), jobs_running: n(row?.jobs_running), jobs_queued: n(row?.jobs_queued) }

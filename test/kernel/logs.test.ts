@@ -41,3 +41,26 @@ t.test('the logger redacts secrets in objects the code logs itself', async t => 
   for (const s of ['sk-AAA', 'pw-BBB', 'pw-CCC', 'sk-DDD', 'sk-EEE', 'scp-FFF']) t.notOk(log.includes(s), s)
   t.match(log, /\[redacted\]/)
 })
+
+t.test('stdout logging is asynchronous, yet every line reaches stdout by the time the process exits', async t => {
+  // The service's own destination (no stream given): 2,000 lines logged in one
+  // synchronous burst, then process.exit() at once, and an uncaught exception
+  // after a line: pino's exit hook writes out what is still buffered.
+  const { spawnSync } = await import('node:child_process')
+  const { fileURLToPath } = await import('node:url')
+  const logger = fileURLToPath(new URL('../../core/logger.ts', import.meta.url))
+  const run = (tail: string) => spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+    import { createLogger } from ${JSON.stringify(logger)}
+    const log = createLogger('info')
+    for (let i = 0; i < 2000; i++) log.info({ i }, 'burst')
+    ${tail}
+  `], { encoding: 'utf8', timeout: 60_000 })
+  const exited = run('process.exit(0)')
+  const lines = exited.stdout.trim().split('\n').map(l => JSON.parse(l) as { i: number })
+  t.equal(lines.length, 2000, 'all 2,000 lines written before exit')
+  t.same(lines.map(l => l.i), Array.from({ length: 2000 }, (_, i) => i), 'in order, none split')
+  const crashed = run("log.info('last words'); throw new Error('boom')")
+  t.not(crashed.status, 0, 'the crash ends the process with an error')
+  t.match(crashed.stdout, /"msg":"last words"/, 'the line before an uncaught exception is written')
+  t.equal(crashed.stdout.trim().split('\n').length, 2001)
+})

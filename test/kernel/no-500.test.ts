@@ -27,7 +27,8 @@ t.test('no route answers 500 to hostile input', async t => {
   for (const path of paths) {
     for (const method of Object.keys(doc.paths[path]!).filter(m => ['get', 'post', 'put', 'delete'].includes(m))) {
       if (path === '/mcp' || path.endsWith('/ws')) continue
-      for (const id of ids) {
+      // A path without parameters is the same URL for every id: sent once, not once per id.
+      for (const id of /\{[^}]+\}/.test(path) ? ids : ids.slice(0, 1)) {
         const url = path.replace(/\{[^}]+\}/g, id)
         for (const key of keys) {
           const headers: Record<string, string> = key ? { 'x-api-key': key } : {}

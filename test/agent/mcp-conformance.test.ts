@@ -75,13 +75,9 @@ t.test('MCP conformance suite, server scenarios', { skip: 'missing' in found ? f
   t.teardown(() => new Promise<void>(resolve => forwarder.close(() => resolve())))
   const url = `http://127.0.0.1:${(forwarder.address() as AddressInfo).port}/mcp`
 
-  // The scenarios are independent (each its own client, session and output folder): they run at
-  // the same time, so the file waits for the slowest Node 22 start, not for six in a row.
-  const runs = await Promise.all(SCENARIOS.map(async scenario => {
+  for (const scenario of SCENARIOS) {
     const outDir = tempDir(t, 'ejs-conformance-')
-    return { scenario, outDir, ...await runScenario(found.bin, url, scenario, outDir) }
-  }))
-  for (const { scenario, outDir, code, output } of runs) {
+    const { code, output } = await runScenario(found.bin, url, scenario, outDir)
     const checks = readChecks(outDir)
     // Warnings are advice, not failures (the suite's own exit code treats them so).
     const failed = checks.filter(c => c.status !== 'SUCCESS' && c.status !== 'WARNING')

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path'
 import { ToolRegistry } from '../../../core/tools/registry.ts'
 import { build, signup, tempDir } from '../../helpers/build.ts'
 import { startJob, waitForEnd } from '../../helpers/jobs.ts'
+import { toolContext } from '../../helpers/tool-context.ts'
 
 const FIXTURES = resolve('test/fixtures')
 const counterOnly = (settings?: Record<string, unknown>) => ({ tools: [{ key: 'counter', plugin: './plugins/counter', enabled: true, ...(settings ? { settings } : {}) }], retired: [] })
@@ -52,4 +53,22 @@ t.test('an outcome the kernel refunds: blocked', async t => {
   const started = await startJob(app, user.apiKey, { max_results: 3, outcome: 'blocked' })
   const status = await waitForEnd(app, user.apiKey, started.json().job_id)
   t.match(status, { status: 'error', blocked: true, refunded: true })
+})
+
+// A job stopped before its run code had loaded hands the run an aborted signal: no 'abort' event
+// follows, so a wait that only listened for one kept its timer (up to 60 s) and with it the test
+// process alive after its last test (fair-share, job-ending and scoped-visibility each idled ~60 s).
+t.test('a run given an already-aborted signal stops at once, leaving no timer behind', async t => {
+  const counter = (await ToolRegistry.load(counterOnly(), FIXTURES)).get('counter')!
+  const stop = new AbortController()
+  stop.abort(new Error('stopped before the run began'))
+  const { ctx } = toolContext(counter.declaration, { max_results: 1, delay_ms: 60_000, batch: 1, outcome: 'done', label: 'row' }, { signal: stop.signal })
+  let deadline: NodeJS.Timeout | undefined
+  // The deadline only turns the old hang into a readable failure.
+  const outcome = await Promise.race([
+    counter.declaration.run(ctx as never).then(() => 'finished', (err: Error) => err.message),
+    new Promise<string>(resolve => { deadline = setTimeout(() => resolve('still waiting on its delay'), 10_000) }),
+  ])
+  clearTimeout(deadline)
+  t.equal(outcome, 'stopped before the run began')
 })

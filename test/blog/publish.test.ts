@@ -1,12 +1,16 @@
 // POST /api/blog/post: every accepted field, the defaults, and every refusal.
 import t from 'tap'
+import type { FastifyInstance } from 'fastify'
 import { build } from '../helpers/build.ts'
 import { publish, published } from './_blog.ts'
+
+// One app for the file: every test writes posts under titles and slugs of its own, and none lists or counts the blog.
+let app: FastifyInstance
+t.before(async () => { app = await build(t) })
 
 const VIEW_FIELDS = ['id', 'slug', 'title', 'content', 'excerpt', 'category', 'status', 'is_featured', 'meta_description', 'seo_keywords', 'featured_image', 'image_url', 'source', 'created_at', 'updated_at', 'published_at']
 
 t.test('every field is stored and shown', async t => {
-  const app = await build(t)
   const res = await publish(app, {
     title: 'Ten Ways to Find Leads',
     content: '<h2>One</h2><p>Use <a href="https://example.com/maps">maps</a>.</p>',
@@ -45,7 +49,6 @@ t.test('every field is stored and shown', async t => {
 })
 
 t.test('defaults: published, Lead Generation, not featured, empty extras, source api', async t => {
-  const app = await build(t)
   const post = await published(app, { title: 'Bare', content: 'Just text & more' })
   t.match(post, { slug: 'bare', status: 'published', category: 'Lead Generation', is_featured: false, excerpt: '', meta_description: '', seo_keywords: [], featured_image: null, image_url: null, source: 'api' })
   t.equal(post.content, 'Just text &amp; more', 'plain text is kept, HTML-escaped')
@@ -53,14 +56,12 @@ t.test('defaults: published, Lead Generation, not featured, empty extras, source
 })
 
 t.test('a draft has no published_at', async t => {
-  const app = await build(t)
   const post = await published(app, { title: 'Draft one', content: 'x', status: 'draft' })
   t.equal(post.status, 'draft')
   t.equal(post.published_at, null)
 })
 
 t.test('seo_keywords: comma-separated or array, trimmed, de-duplicated, tags stripped', async t => {
-  const app = await build(t)
   let post = await published(app, { title: 'K1', content: 'x', seo_keywords: ' leads, B2B ,,leads, <b>maps</b> ' })
   t.same(post.seo_keywords, ['leads', 'B2B', 'maps'])
   post = await published(app, { title: 'K2', content: 'x', seo_keywords: ['one', ' two ', '', 'ONE'] })
@@ -71,7 +72,6 @@ t.test('seo_keywords: comma-separated or array, trimmed, de-duplicated, tags str
 })
 
 t.test('image_url is an alias of featured_image', async t => {
-  const app = await build(t)
   let post = await published(app, { title: 'Img alias', content: 'x', image_url: 'https://cdn.example.com/a.jpg' })
   t.equal(post.featured_image, 'https://cdn.example.com/a.jpg')
   t.equal(post.image_url, 'https://cdn.example.com/a.jpg')
@@ -83,7 +83,6 @@ t.test('image_url is an alias of featured_image', async t => {
 })
 
 t.test('featured_image must be an absolute http(s) URL', async t => {
-  const app = await build(t)
   for (const bad of ['javascript:alert(1)', 'data:image/png;base64,AAAA', 'not a url', '/relative.png', 'ftp://x.example/a.png']) {
     const res = await publish(app, { title: `bad image ${bad}`, content: 'x', featured_image: bad })
     t.equal(res.statusCode, 400, bad)
@@ -92,7 +91,6 @@ t.test('featured_image must be an absolute http(s) URL', async t => {
 })
 
 t.test('validation: each missing or malformed field is a 400 {detail} naming it', async t => {
-  const app = await build(t)
   const cases: Array<[Record<string, unknown>, RegExp]> = [
     [{ content: 'x' }, /title is required/],
     [{ title: 'x' }, /content is required/],
@@ -120,7 +118,6 @@ t.test('validation: each missing or malformed field is a 400 {detail} naming it'
 })
 
 t.test('an explicit slug that is taken or reserved is a 409', async t => {
-  const app = await build(t)
   await published(app, { title: 'First', slug: 'same', content: 'x' })
   let res = await publish(app, { title: 'Second', slug: 'same', content: 'y' })
   t.equal(res.statusCode, 409)

@@ -64,6 +64,9 @@ export class WebhookSender {
 }
 
 const sleep = (ms: number, signal: AbortSignal) => new Promise<void>(resolve => {
+  // Aborted already (a close during the attempt): no 'abort' event will come, and
+  // close() would wait the whole back-off for this delivery.
+  if (signal.aborted) return resolve()
   const t = setTimeout(resolve, ms)
   signal.addEventListener('abort', () => { clearTimeout(t); resolve() }, { once: true })
 })

@@ -1,32 +1,48 @@
 #!/usr/bin/env node
 // `npm run build` (and the last step of `npm ci`'s postinstall): compiles the
 // service's TypeScript (core/, plugins/, the generated Prisma clients in
-// prisma/generated/) into
-// dist/ with esbuild, one .js file (and its source map) per .ts file, in the
-// same layout, so `npm start` runs plain JavaScript with no TypeScript loader.
+// prisma/generated/) into dist/ with esbuild, so `npm start` runs plain
+// JavaScript with no TypeScript loader.
 //
-// Why one file per file rather than one bundle: the service loads code by path
-// at run time: tool plugins by folder (core/tools/registry.ts), each plugin's
-// run code on its first job (`import('./run.ts')`), and the parser modules the
-// extraction workers load by file URL (`new URL('./extract.ts', import.meta.url)`).
-// Keeping the layout keeps all of those working and keeps them lazy.
+// One bundle with code splitting, not one file per source file: a start loaded
+// some 200 modules of ours and 300 of the web framework's packages (ajv alone
+// 80, semver 50), and loading them (resolving, reading, compiling each, reading
+// each one's source map) was about half of start-to-ready (scripts/bench/README.md,
+// startup.ts). Bundled, the start reads a handful of files.
 //
-// What the build changes in the code: relative imports and the
-// `new URL('<relative>.ts', import.meta.url)` module URLs end in .js. Files that
-// are not code (migrations, package.json, tools.config.json) stay where they are:
-// core/code-location.ts tells the compiled code where the service's root is.
-// Packages under node_modules are not bundled (native addons, Prisma's engines),
-// except the few in VENDORED: typebox is some 700 small ES modules that every
-// schema file imports, which cost the start about a second and 20 MB of module
-// records; bundled once into dist/vendor/ (one copy, shared chunks) they load in
-// tens of milliseconds. The fastify type provider goes with it because it
-// registers typebox's string formats: it must see the same typebox as our schemas.
+// What stays loadable by path, each at its source's place with .js for .ts:
+// - the programs package.json's scripts run: core/server.js (`npm start`),
+//   core/worker.js (`npm run worker`);
+// - every plugin's index (core/tools/registry.ts loads tool plugins by folder),
+//   its run.ts (imported on its first job, `import('./run.ts')`: a dynamic import
+//   stays a separate file, loaded then);
+// - every module named by URL (`new URL('./extract.ts', import.meta.url)`): the
+//   extraction workers load parser modules by file URL;
+// - the plugin contract and the plugin library (core/tools/contract.ts,
+//   plugins/lib/): an out-of-tree plugin imports them by path;
+// - ADDRESSABLE below: modules other programs (tests) import by path.
+// Every other module lives in a shared chunk under dist/chunks/. Splitting never
+// copies a module: an entry that is also imported elsewhere re-exports from the
+// chunk, so each module is evaluated once per process (one class per error kind).
 //
-// Every file under core/ and plugins/ is compiled, so a new entry point (a new
-// `npm run …` such as core/worker.ts) needs no change here, only its script line:
-// `node --enable-source-maps dist/core/<name>.js`.
+// Code in a chunk no longer sits at its source's place, so each module's
+// `import.meta.url` is replaced by its own place in dist/ (the files beside it,
+// the module URLs, `createRequire`, code-location.ts's service root keep working).
+//
+// Packages: the web framework and what it loads at every start (BUNDLED_ROOTS
+// and their dependencies, found from their package.json files) are bundled;
+// every other package stays a package under node_modules, loaded when first
+// used (the heavy libraries of the tools, Prisma's runtime and engines, native
+// addons), so lazy loading is kept and test/kernel/compiled-start.test.ts can
+// see what a start loads.
+//
+// Files that are not code (migrations, package.json, tools.config.json) stay
+// where they are: core/code-location.ts tells the compiled code where the
+// service's root is. Stack traces point at the .ts files (`node
+// --enable-source-maps`; the maps name the sources by path, without their text).
 import { build } from 'esbuild'
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { builtinModules } from 'node:module'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 
 const root = resolve(import.meta.dirname, '..')
@@ -40,6 +56,22 @@ if (!outdir.startsWith(root + sep) || ['core', 'plugins', 'prisma', 'scripts', '
 }
 /** The folders that hold the service's code (tests and scripts run under tsx and are not built). */
 const SOURCE_DIRS = ['core', 'plugins', 'prisma/generated']
+
+/**
+ * Modules that other programs import from dist/ by path besides the entry
+ * points found below: test/kernel/compiled-start.test.ts (the configuration's
+ * error with a mapped stack, the extraction pool run from outside the server).
+ */
+const ADDRESSABLE = ['core/config.ts', 'core/workers/extraction-pool.ts', 'core/tools/contract.ts']
+
+/**
+ * Packages bundled with the code, with every package they depend on: what a
+ * start loads anyway (the web framework, its validator and serializer
+ * compilers, the logger, the container, the schema library). A package left out
+ * still works, loaded from node_modules; one put in must be plain JavaScript
+ * (no native addon, no file read beside its own code).
+ */
+const BUNDLED_ROOTS = ['fastify', 'fastify-plugin', '@fastify/websocket', '@fastify/multipart', '@fastify/type-provider-typebox', 'typebox', 'pino', 'awilix']
 
 function filesUnder (dir) {
   const found = []
@@ -59,22 +91,55 @@ const files = SOURCE_DIRS.flatMap(dir => filesUnder(join(root, dir)))
  */
 const separatePrograms = files.filter(f => f.endsWith(`${sep}tsconfig.json`)).map(f => dirname(f) + sep)
 const inSeparateProgram = (file) => separatePrograms.some(dir => file.startsWith(dir))
-const entryPoints = files.filter(f => f.endsWith('.ts') && !f.endsWith('.d.ts') && !inSeparateProgram(f))
+const sources = files.filter(f => f.endsWith('.ts') && !f.endsWith('.d.ts') && !inSeparateProgram(f))
 /** Everything else but the folder READMEs ships as is: the worker's .mjs entry, style sheets, the separate programs. */
-const copied = files.filter(f => !entryPoints.includes(f) && !f.endsWith(`${sep}README.md`))
-
-/** Bare import → its bundle under dist/vendor/ (only these import paths are used by core/ and plugins/). */
-const VENDORED = {
-  typebox: 'typebox',
-  'typebox/compile': 'typebox-compile',
-  'typebox/value': 'typebox-value',
-  '@fastify/type-provider-typebox': 'type-provider-typebox',
-}
-const vendorDir = join(outdir, 'vendor')
+const copied = files.filter(f => !sources.includes(f) && !f.endsWith(`${sep}README.md`))
 
 const relativeTs = /^\.\.?\/.*\.ts$/
 /** `new URL('./x.ts', import.meta.url)`: a module the extraction workers load by URL. */
 const moduleUrl = /new URL\((['"])(\.\.?\/[^'"]+)\.ts\1,(\s*)import\.meta\.url\)/g
+
+const sourceText = new Map(sources.map(f => [f, readFileSync(f, 'utf8')]))
+/** The programs package.json runs (`node … dist/core/server.js`): a new `npm run …` line is a new entry point. */
+const programs = [...JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts).matchAll(/\bdist\/([\w/.-]+)\.js\b/g)].map(m => join(root, `${m[1]}.ts`))
+const entryPoints = new Set([
+  ...programs,
+  ...sources.filter(f => relative(join(root, 'plugins'), f).split(sep).length === 2 && /^(index|run)\.ts$/.test(f.split(sep).at(-1))),
+  ...sources.filter(f => f.startsWith(join(root, 'plugins', 'lib') + sep)),
+  ...ADDRESSABLE.map(f => join(root, f)),
+])
+for (const [file, text] of sourceText) {
+  for (const m of text.matchAll(moduleUrl)) {
+    const target = resolve(dirname(file), `${m[2]}.ts`)
+    if (sourceText.has(target)) entryPoints.add(target)
+  }
+}
+for (const file of entryPoints) if (!sourceText.has(file)) throw new Error(`${relative(root, file)} is an entry point of the build but not a source file: update scripts/build.mjs`)
+
+/** The package a bare import names: `@scope/name` or `name`. */
+const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
+
+/** BUNDLED_ROOTS and their dependencies, by name (each package's package.json, found as Node finds it). */
+function bundledPackages () {
+  const found = new Set()
+  const visit = (name, fromDir) => {
+    for (let dir = fromDir; ; dir = dirname(dir)) {
+      const manifest = join(dir, 'node_modules', name, 'package.json')
+      if (existsSync(manifest)) {
+        if (found.has(name)) return
+        found.add(name)
+        const pkg = JSON.parse(readFileSync(manifest, 'utf8'))
+        for (const dep of Object.keys(pkg.dependencies ?? {})) visit(dep, dirname(manifest))
+        return
+      }
+      if (dirname(dir) === dir) throw new Error(`${name} (bundled by scripts/build.mjs) is not installed`)
+    }
+  }
+  for (const name of BUNDLED_ROOTS) visit(name, root)
+  return found
+}
+const BUNDLED = bundledPackages()
+const BUILTIN = new Set(builtinModules)
 
 /**
  * The generated Prisma clients load their query compiler from a module that
@@ -98,33 +163,56 @@ function wasmBesideClient (source, sourcePath) {
 }
 
 /**
- * Every relative import stays a separate file (external) with its .ts suffix
- * turned into .js; module URLs get the same suffix. Packages stay external too.
+ * Every output file starts with this line. `require` serves the CommonJS
+ * packages bundled into ES modules (their require() of Node's own modules);
+ * DIST_ROOT is replaced after the build by the way from the file to dist/, so
+ * `import.meta.url` of a module (rewritten below) is its source's place in
+ * dist/ whichever file its code ended up in. One line, so the source maps are
+ * unaffected by its length.
  */
-const keepLayout = {
-  name: 'keep-layout',
+const DIST_ROOT = '__DIST_ROOT__'
+const banner = `import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url); const __distRoot = new URL("${DIST_ROOT}", import.meta.url);`
+
+/** The packages' bundle (see the vendor build below), relative to dist/. */
+const VENDOR_FILE = 'vendor/packages.cjs'
+/** Every bundled package import the code makes (`fastify`, `typebox/compile`…): the vendor file's keys. */
+const vendored = new Set()
+
+const serviceLayout = {
+  name: 'service-layout',
   setup (b) {
-    b.onResolve({ filter: /^\.\.?\// }, (args) => {
-      if (args.kind === 'entry-point') return undefined
-      return { path: relativeTs.test(args.path) ? args.path.replace(/\.ts$/, '.js') : args.path, external: true }
+    // Packages: bundled if the start loads them anyway (BUNDLED), else left to node_modules.
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:') || BUILTIN.has(args.path) || BUILTIN.has(packageOf(args.path))) return { path: args.path, external: true }
+      if (!BUNDLED.has(packageOf(args.path))) return { path: args.path, external: true }
+      vendored.add(args.path)
+      return { path: args.path, namespace: 'vendored' }
     })
-    b.onResolve({ filter: /^(typebox|@fastify\/type-provider-typebox)(\/|$)/ }, (args) => {
-      const bundle = VENDORED[args.path]
-      if (!bundle) return { errors: [{ text: `${args.path} is not in scripts/build.mjs's VENDORED list: add it there` }] }
-      const from = dirname(join(outdir, relative(root, args.importer)))
-      const path = relative(from, join(vendorDir, `${bundle}.js`))
-      return { path: path.startsWith('.') ? path : `./${path}`, external: true }
-    })
+    // A vendored package is a CommonJS module that takes its exports from dist/vendor/packages.cjs:
+    // esbuild reads its named exports at run time, as it does for any CommonJS module it bundles.
+    b.onLoad({ filter: /.*/, namespace: 'vendored' }, (args) => ({
+      contents: `module.exports = require(require("node:url").fileURLToPath(new URL(${JSON.stringify(VENDOR_FILE)}, __distRoot)))[${JSON.stringify(args.path)}]`,
+      loader: 'js',
+    }))
     b.onLoad({ filter: /\.ts$/ }, (args) => {
-      const source = wasmBesideClient(readFileSync(args.path, 'utf8'), args.path)
+      const rel = relative(root, args.path).split(sep).join('/')
+      const source = wasmBesideClient(sourceText.get(args.path) ?? readFileSync(args.path, 'utf8'), args.path)
       const rewrite = (whole, q, path, space) => inSeparateProgram(resolve(dirname(args.path), `${path}.ts`)) ? whole : `new URL(${q}${path}.js${q},${space}import.meta.url)`
-      return { contents: source.replace(moduleUrl, rewrite), loader: 'ts' }
+      const here = JSON.stringify(rel.replace(/\.ts$/, '.js'))
+      return { contents: source.replace(moduleUrl, rewrite).replaceAll('import.meta.url', `new URL(${here}, __distRoot).href`), loader: 'ts' }
     })
   },
 }
 
-/** What both builds emit: ES modules for Node. */
-const nodeOutput = {
+const started = performance.now()
+rmSync(outdir, { recursive: true, force: true })
+const result = await build({
+  entryPoints: [...entryPoints],
+  outdir,
+  outbase: root,
+  bundle: true,
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   platform: 'node',
   format: 'esm',
   target: 'node20.11',
@@ -132,34 +220,54 @@ const nodeOutput = {
   // name the sources by path and do not carry their text.
   sourcemap: 'linked',
   sourcesContent: false,
+  banner: { js: banner },
+  metafile: true,
   logLevel: 'warning',
-}
-
-const started = performance.now()
-rmSync(outdir, { recursive: true, force: true })
-await build({
-  entryPoints: Object.fromEntries(Object.entries(VENDORED).map(([specifier, bundle]) => [bundle, specifier])),
-  outdir: vendorDir,
-  bundle: true,
-  splitting: true,
-  // What the vendored packages import besides each other stays a package (ajv-formats: CommonJS, shared with fastify).
-  external: ['ajv-formats'],
-  ...nodeOutput,
-})
-await build({
-  entryPoints,
-  outdir,
-  outbase: root,
-  bundle: true,
-  packages: 'external',
-  ...nodeOutput,
-  plugins: [keepLayout],
+  plugins: [serviceLayout],
   tsconfig: join(root, 'tsconfig.json'),
 })
+// The packages: one CommonJS file (they are CommonJS themselves, but for typebox
+// and awilix's browser build, which esbuild converts), loaded with require(), so
+// Node runs no export scan over it, and without a source map, so Node does not
+// index its 2.5 MB of text for stack traces at every start (its frames name the
+// bundle's lines; each package's code follows a `// node_modules/<package>/…`
+// comment there). Each key is a getter: a package runs when first imported.
+await build({
+  stdin: {
+    contents: `module.exports = {\n${[...vendored].sort().map(spec => `  get ${JSON.stringify(spec)} () { return require(${JSON.stringify(spec)}) },`).join('\n')}\n}\n`,
+    resolveDir: root,
+    sourcefile: 'vendor-packages.cjs',
+    loader: 'js',
+  },
+  outfile: join(outdir, VENDOR_FILE),
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20.11',
+  logLevel: 'warning',
+  plugins: [{
+    name: 'vendor-packages',
+    setup (b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith('node:') || BUILTIN.has(args.path) || BUILTIN.has(packageOf(args.path))) return { path: args.path, external: true }
+        return BUNDLED.has(packageOf(args.path)) ? undefined : { path: args.path, external: true }
+      })
+    },
+  }],
+})
+let outputs = 1
+for (const output of Object.keys(result.metafile.outputs)) {
+  if (!output.endsWith('.js')) continue
+  outputs++
+  const file = resolve(root, output)
+  const up = relative(dirname(file), outdir).split(sep).join('/')
+  const text = readFileSync(file, 'utf8')
+  writeFileSync(file, text.replace(`"${DIST_ROOT}"`, JSON.stringify(up ? `${up}/` : './')))
+}
 for (const file of copied) {
   const target = join(outdir, relative(root, file))
   mkdirSync(dirname(target), { recursive: true })
   copyFileSync(file, target)
 }
 const ms = performance.now() - started
-console.log(`built ${entryPoints.length} modules into ${relative(process.cwd(), outdir) || outdir} in ${ms.toFixed(0)} ms`)
+console.log(`built ${sourceText.size} modules into ${outputs} files in ${relative(process.cwd(), outdir) || outdir} in ${ms.toFixed(0)} ms`)

@@ -2,7 +2,6 @@
 // tools.config.json `settings` with the declaration's schema defaults filled in,
 // validated once at boot. A bad value is a ConfigError naming the tool and the
 // setting, so the server never starts with a setting a job would trip over.
-import { Compile } from 'typebox/compile'
 import { Value } from 'typebox/value'
 import type { TSchema } from 'typebox'
 import { ConfigError } from '../config.ts'
@@ -46,14 +45,17 @@ export function readToolSettings (declaration: Pick<ToolDeclaration, 'key' | 'se
     if (names.length > 0) throw new ConfigError(`tools.config.json: the "${declaration.key}" tool takes no settings, but "${names[0]}" is given`)
     return Object.freeze({})
   }
-  let check
+  // Checked once, so by typebox's interpreter (Value.Check): compiling a validator
+  // (code generation, then a new Function) for every tool cost the start twice as much.
+  let value: unknown
+  let valid: boolean
   try {
-    check = Compile(schema)
+    value = Value.Default(schema, structuredClone(given))
+    valid = Value.Check(schema, value)
   } catch (err) {
-    throw new ConfigError(`the settings schema of "${declaration.key}" does not compile: ${(err as Error).message}`)
+    throw new ConfigError(`the settings schema of "${declaration.key}" cannot be checked: ${(err as Error).message}`)
   }
-  const value = Value.Default(schema, structuredClone(given))
-  if (!check.Check(value)) throw new ConfigError(describe(declaration.key, value, [...check.Errors(value)] as Issue[]))
+  if (!valid) throw new ConfigError(describe(declaration.key, value, Value.Errors(schema, value) as Issue[]))
   return deepFreeze(value as Record<string, unknown>)
 }
 

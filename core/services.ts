@@ -45,18 +45,23 @@ export async function buildServices (options: ServicesOptions = {}): Promise<Ser
   // Built before the logger: every log line, from the first, passes through it.
   const secrets = createSecretScrubber(config)
   const logger = createLogger(config.logLevel, options.logStream, secrets)
-  const database = await openDatabase(config)
-  if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
   // Before the plugins: their createState takes the shared state (Redis with REDIS_URL).
   const { redis, sharedState } = openSharedState(config, logger)
-  let registry: ToolRegistry
-  try {
-    registry = await ToolRegistry.load(config.tools, dirname(config.toolsConfigPath), undefined, { shared: sharedState })
-  } catch (err) {
-    await database.close()
+  // The database opens while the plugins load: Prisma's query compiler compiles on
+  // V8's background threads and the plugins' files are read meanwhile. A database
+  // that fails is reported first, as when the two ran one after the other.
+  const [opened, loaded] = await Promise.allSettled([
+    openDatabase(config),
+    ToolRegistry.load(config.tools, dirname(config.toolsConfigPath), undefined, { shared: sharedState }),
+  ])
+  if (opened.status === 'rejected' || loaded.status === 'rejected') {
+    if (opened.status === 'fulfilled') await opened.value.close()
     await redis?.close()
-    throw err
+    throw opened.status === 'rejected' ? opened.reason : (loaded as PromiseRejectedResult).reason
   }
+  const database = opened.value
+  const registry = loaded.value
+  if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
   const BullQueue = config.redisUrl ? (await import('./jobs/bull-queue.ts')).BullJobQueue : null
   const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, redis, sharedState, BullQueue })
   const services = container.cradle

@@ -159,8 +159,10 @@ function wasmBesideClient (source, sourcePath) {
   const target = join(outdir, relative(root, dirname(sourcePath)), `${match[1]}.wasm`)
   mkdirSync(dirname(target), { recursive: true })
   writeFileSync(target, bytes)
+  // WebAssembly.compile, not new WebAssembly.Module: the compiling runs on V8's
+  // background threads while the start goes on (the tool plugins load meanwhile).
   return source.replace(match[0], `const { readFile } = await import('node:fs/promises')
-    return new WebAssembly.Module(await readFile(new URL('./${match[1]}.wasm', import.meta.url)))`)
+    return await WebAssembly.compile(await readFile(new URL('./${match[1]}.wasm', import.meta.url)))`)
 }
 
 /**

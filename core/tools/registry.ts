@@ -144,14 +144,23 @@ export class ToolRegistry {
   static async load (file: ToolsFileConfig, configDir: string, pluginsDir = PLUGINS_DIR, options: { shared?: SharedStateService } = {}): Promise<ToolRegistry> {
     const shared = options.shared ?? new MemorySharedState()
     const loaded: LoadedTool[] = []
-    for (const entry of file.tools) {
-      if (!entry.plugin) continue
-      const folder = entry.plugin.startsWith('.') || isAbsolute(entry.plugin) ? resolve(configDir, entry.plugin) : join(pluginsDir, entry.plugin)
+    const entries = file.tools.filter(entry => entry.plugin)
+    const indexes = entries.map(entry => {
+      const plugin = entry.plugin!
+      const folder = plugin.startsWith('.') || isAbsolute(plugin) ? resolve(configDir, plugin) : join(pluginsDir, plugin)
       // index.ts under tsx, index.js in the compiled build (an out-of-tree plugin may ship JavaScript either way).
-      const index = [join(folder, `index${CODE_EXTENSION}`), join(folder, 'index.js')].find(existsSync) ?? join(folder, `index${CODE_EXTENSION}`)
-      if (!existsSync(index)) throw new ConfigError(`tools.config.json: tool "${entry.key}" names the plugin "${entry.plugin}", but ${index} does not exist`)
-      const mod = await import(pathToFileURL(index).href) as { default?: ToolDeclaration }
-      const declaration = mod.default
+      return [join(folder, `index${CODE_EXTENSION}`), join(folder, 'index.js')].find(existsSync) ?? join(folder, `index${CODE_EXTENSION}`)
+    })
+    // All declarations load at once (the module loader's file reads overlap), and are
+    // checked in the file's order, so the first problem reported is the one the file's order meets first.
+    const imports = indexes.map(index => existsSync(index)
+      ? import(pathToFileURL(index).href).then((mod: { default?: ToolDeclaration }) => ({ mod }), (error: unknown) => ({ error }))
+      : null)
+    for (const [i, entry] of entries.entries()) {
+      const imported = await imports[i]
+      if (!imported) throw new ConfigError(`tools.config.json: tool "${entry.key}" names the plugin "${entry.plugin}", but ${indexes[i]} does not exist`)
+      if ('error' in imported) throw imported.error
+      const declaration = imported.mod.default
       if (!declaration || typeof declaration.run !== 'function') throw new ConfigError(`plugin "${entry.plugin}" does not export a tool declaration (export default defineTool({...}))`)
       if (declaration.key !== entry.key) throw new ConfigError(`plugin "${entry.plugin}" declares the key "${declaration.key}" but tools.config.json lists it as "${entry.key}"`)
       if (loaded.some(t => t.declaration.key === declaration.key)) throw new ConfigError(`tool key "${declaration.key}" is declared twice`)

@@ -105,17 +105,25 @@ export class AgentCatalog {
   private readonly unavailable: Map<string, string>
 
   constructor (readonly registry: ToolRegistry) {
-    const jobTools = registry.listAgentTools().map((tool): AdvertisedTool => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      restKey: tool.restKey,
-      renames: renamesShown(tool),
-      fixedParams: { ...tool.fixed },
-      inputSchema: jobInputSchema(tool),
-      outputSchema: plainSchema(JobEnvelope(tool.outputSchema)),
-      job: tool,
-    }))
+    const jobTools = registry.listAgentTools().map((tool): AdvertisedTool => {
+      // The reserved name is checked at boot; the JSON schemas (a copy of every tool's
+      // input and row schema) are made when first read: building them all was ≈ 40 ms
+      // of a start, and most processes never list the agent tools.
+      if ('wait_seconds' in ((tool.inputSchema as { properties?: object }).properties ?? {})) throw new ConfigError(`agent tool "${tool.name}" has a parameter named wait_seconds, which the agent endpoint reserves`)
+      let inputSchema: JsonSchema | undefined
+      let outputSchema: JsonSchema | undefined
+      return {
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        restKey: tool.restKey,
+        renames: renamesShown(tool),
+        fixedParams: { ...tool.fixed },
+        get inputSchema () { return (inputSchema ??= jobInputSchema(tool)) },
+        get outputSchema () { return (outputSchema ??= plainSchema(JobEnvelope(tool.outputSchema))) },
+        job: tool,
+      }
+    })
     const helpers = HELPERS.map(h => ({ ...h, restKey: null, renames: {}, fixedParams: {} }))
     for (const h of helpers) {
       if (jobTools.some(t => t.name === h.name)) throw new ConfigError(`agent tool name "${h.name}" is reserved by the agent endpoint`)

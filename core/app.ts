@@ -81,6 +81,18 @@ export class AccessLog extends LogController {
   }
 }
 
+/**
+ * TypeBox's validator for a route's body, query, params or headers, compiled by
+ * the first request that route gets: compiling every route's at boot (code
+ * generation, then a new Function each) was a good part of the start, and most
+ * routes are never called by a given process. Every route's schemas are
+ * compiled by the tests (test/kernel/route-fuzz-*.test.ts calls each route).
+ */
+const lazyValidatorCompiler: typeof TypeBoxValidatorCompiler = (routeSchema) => {
+  let validate: ReturnType<typeof TypeBoxValidatorCompiler> | undefined
+  return (data) => (validate ??= TypeBoxValidatorCompiler(routeSchema))(data)
+}
+
 export async function buildApp (options: BuildOptions = {}): Promise<FastifyInstance> {
   const host = await buildServices(options)
   const { config, logger } = host.services
@@ -98,7 +110,7 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
     // content-type header) skip the error handler; they still answer {detail}.
     frameworkErrors: (error, req, reply: FastifyReply) => errorHandler(error, req, reply),
   })
-  app.setValidatorCompiler(TypeBoxValidatorCompiler)
+  app.setValidatorCompiler(lazyValidatorCompiler)
   // Not a fastify option: set on the Node server (must not exceed requestTimeout).
   app.server.headersTimeout = config.headersTimeoutMs
   if (options.onRoute) app.addHook('onRoute', options.onRoute)

@@ -30,11 +30,15 @@
 // the module URLs, `createRequire`, code-location.ts's service root keep working).
 //
 // Packages: the web framework and what it loads at every start (BUNDLED_ROOTS
-// and their dependencies, found from their package.json files) are bundled;
-// every other package stays a package under node_modules, loaded when first
-// used (the heavy libraries of the tools, Prisma's runtime and engines, native
-// addons), so lazy loading is kept and test/kernel/compiled-start.test.ts can
-// see what a start loads.
+// and their dependencies, found from their package.json files) are bundled into
+// one CommonJS file, dist/vendor/packages.cjs, with no source map, loaded through
+// a V8 code cache (vendor/load.cjs; see the vendor build below); the code reaches
+// each of them through a small stand-in module. Every other package stays a
+// package under node_modules, loaded when first used (the heavy libraries of the
+// tools, Prisma's adapters and query compiler glue, native addons), so lazy
+// loading is kept and test/kernel/compiled-start.test.ts can see what a start
+// loads. pino is bundled: its transports (worker files found beside its code)
+// would not work, and the service uses none.
 //
 // Files that are not code (migrations, package.json, tools.config.json) stay
 // where they are: core/code-location.ts tells the compiled code where the

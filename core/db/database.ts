@@ -3,7 +3,7 @@
 // API; the rest of the kernel sees one type, `Db`.
 import type { PrismaClient as SqliteClient } from '../../prisma/generated/sqlite/client.ts'
 import { migratePostgres, migrateSqlite } from './migrator.ts'
-import { prismaHotReads, sqliteHotReads, type HotReads } from './hot-reads.ts'
+import { pgHotReads, sqliteHotReads, type HotReads } from './hot-reads.ts'
 import type { AppConfig } from '../config.ts'
 
 export type Db = InstanceType<typeof SqliteClient>
@@ -31,9 +31,18 @@ export async function openDatabase (config: Pick<AppConfig, 'databaseProvider' |
     return { prisma, provider: 'sqlite', applied, hot, close: async () => { hot.close(); await prisma.$disconnect() } }
   }
   const applied = await migratePostgres(config.databaseUrl)
-  const [{ PrismaPg }, { PrismaClient }] = await Promise.all([import('@prisma/adapter-pg'), import('../../prisma/generated/postgres/client.ts')])
-  const adapter = new PrismaPg({ connectionString: config.databaseUrl, max: 20 })
+  const [{ default: pg }, { PrismaPg }, { PrismaClient }] = await Promise.all([import('pg'), import('@prisma/adapter-pg'), import('../../prisma/generated/postgres/client.ts')])
+  // One pool of 20 for Prisma and the hot reads alike (the connections a process holds did not change).
+  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 20 })
+  const adapter = new PrismaPg(pool)
   const prisma = new PrismaClient({ adapter }) as unknown as Db
   await prisma.$connect()
-  return { prisma, provider: 'postgresql', applied, hot: prismaHotReads(prisma), close: () => prisma.$disconnect() }
+  return {
+    prisma,
+    provider: 'postgresql',
+    applied,
+    hot: pgHotReads(pool, pg.types),
+    // Prisma's adapter leaves a pool it was given open: ended here, after it.
+    close: async () => { await prisma.$disconnect(); await pool.end() },
+  }
 }

@@ -1,11 +1,14 @@
 // The reads every authenticated request makes (key lookup, usage counters) go
 // around Prisma's query engine: on SQLite through a read-only better-sqlite3
 // connection with cached prepared statements (microseconds instead of
-// hundreds), on PostgreSQL as one raw statement. `selectUnchanged` may answer
-// from memory, but only while SQLite says nothing was committed since (see
-// there), so a revoked key still fails on the very next request.
+// hundreds), on PostgreSQL as a named prepared statement on the pool Prisma's
+// adapter shares (parsed and planned once per connection; Prisma's raw query
+// cost ≈ 3× the CPU of the same statement through `pg`, scripts/bench/README.md).
+// `selectUnchanged` may answer from memory, but only while SQLite says nothing
+// was committed since (see there), so a revoked key still fails on the very
+// next request.
 import Database from 'better-sqlite3'
-import type { Db } from './database.ts'
+import type { Pool, QueryConfig } from 'pg'
 import { BoundedMap } from '../bounded-map.ts'
 
 /** Result sets `selectUnchanged` keeps (a key, an account's usage, a job: a few hundred bytes each). */
@@ -66,16 +69,43 @@ export function sqliteHotReads (file: string): HotReads {
   }
 }
 
-export function prismaHotReads (db: Db): HotReads {
-  const numbered = new Map<string, string>()
+/** pg's type ids whose text form the hot reads convert themselves (the rest: pg's own parsers). */
+const PG_INT8 = 20
+const PG_TIMESTAMP = 1114
+
+/**
+ * The values Prisma's raw queries gave for the same columns, so callers see
+ * no difference: `TIMESTAMP(3)` (no zone) is UTC, as Prisma writes it (pg's
+ * default would read it as the process's local time), and `count(*)`'s int8 a
+ * bigint (pg's default: a string).
+ */
+function hotReadTypeParser (pgTypes: typeof import('pg').types): NonNullable<QueryConfig['types']>['getTypeParser'] {
+  const parseUtc = (text: string) => new Date(`${text.replace(' ', 'T')}Z`)
+  return ((oid: number, format?: 'text' | 'binary') => {
+    if (format !== 'binary' && oid === PG_TIMESTAMP) return parseUtc
+    if (format !== 'binary' && oid === PG_INT8) return (text: string) => BigInt(text)
+    return pgTypes.getTypeParser(oid, format as 'text')
+  }) as NonNullable<QueryConfig['types']>['getTypeParser']
+}
+
+/**
+ * PostgreSQL: each SQL text becomes a named prepared statement (`ejs-hot-<n>`),
+ * parsed and planned once per pooled connection, then only bound and executed.
+ * Always a fresh read: PostgreSQL has no commit counter as cheap as SQLite's
+ * `data_version` to keep answers by.
+ */
+export function pgHotReads (pool: Pool, pgTypes: typeof import('pg').types): HotReads {
+  const statements = new Map<string, { name: string, text: string }>()
+  const types = { getTypeParser: hotReadTypeParser(pgTypes) }
   const select = async <T>(sql: string, params: Array<string | number>): Promise<T[]> => {
-    let text = numbered.get(sql)
-    if (!text) {
+    let statement = statements.get(sql)
+    if (!statement) {
       let i = 0
-      text = sql.replace(/\?/g, () => `$${++i}`)
-      numbered.set(sql, text)
+      statement = { name: `ejs-hot-${statements.size + 1}`, text: sql.replace(/\?/g, () => `$${++i}`) }
+      statements.set(sql, statement)
     }
-    return db.$queryRawUnsafe<T[]>(text, ...params)
+    const result = await pool.query({ name: statement.name, text: statement.text, values: params, types } as QueryConfig)
+    return result.rows as T[]
   }
   return {
     select,

@@ -28,6 +28,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { Agent as HttpAgent, get as httpGet } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../core/app.ts'
@@ -67,8 +68,14 @@ function startWorker (argv: string[], env: Record<string, string>): { pid: numbe
   delete childEnv.NODE_OPTIONS
   const child = spawn(argv[0]!, argv.slice(1), { cwd: REPO, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] })
   const ready = new Promise<void>((resolve, reject) => {
+    // Read until the start line, then only drained: scanning a growing log on every chunk cost this process CPU the crowd's pollers need.
     let out = ''
-    child.stdout!.on('data', (d) => { if (out.length < 1e6) out += d; if (out.includes('"worker started"')) resolve() })
+    let started = false
+    child.stdout!.on('data', (d) => {
+      if (started) return
+      out += d
+      if (out.includes('"worker started"')) { started = true; out = ''; resolve() }
+    })
     child.once('exit', code => reject(new Error(`worker exited (${code}) before it started`)))
   })
   return { pid: child.pid!, ready, stop: async () => { if (child.exitCode === null && child.signalCode === null) { child.kill('SIGTERM'); await once(child, 'exit') } } }
@@ -144,6 +151,10 @@ async function overhead (sides: OverheadSide[], count: number): Promise<void> {
 interface CrowdResult {
   jobs: number
   polls: number[]
+  /** Polls that opened their connection (a poller's first to each API process, or after the server closed it), their handshakes (ms), and every poll's wait from connected to the answer's headers (ms). */
+  pollsOnNewConnection: number
+  connects: number[]
+  answers: number[]
   pollErrors: number
   pollSeconds: number
   /** Final WebSocket message received minus the job's finished_at, ms. */
@@ -155,19 +166,41 @@ interface CrowdResult {
   /** CPU ms the two API processes used during the crowd, per answered poll (WebSocket work included). */
   apiCpuPerPoll: number
   workerCpuMs: number
+  /** This process (the load generator: pollers and watchers): CPU ms during the crowd, and its event loop's delay p50/p99 ms. */
+  benchCpuMs: number
+  benchLoopDelay: [number, number]
   errorSamples: string[]
   seconds: number
 }
 
-/** One GET with its own keep-alive agent (each poller is its own client, with its own connection). */
-function getJson (agent: HttpAgent, url: string, apiKey: string): Promise<{ status: number, body: any }> {
+/** Where one poll's time went: whether it opened its connection, and the ms to connect and to the answer's headers. */
+interface PollTiming { opened: boolean, connectMs: number, answerMs: number }
+
+/**
+ * One GET with its own keep-alive agent (each poller is its own client, with
+ * its own connection); `timing` gets where the time went: a new connection's
+ * handshake, then the wait for the answer (which includes the time the
+ * connection waited in the server's accept queue: the request is written as
+ * soon as the kernel completes the handshake, before the server accepts).
+ */
+function getJson (agent: HttpAgent, url: string, apiKey: string, timing?: (t: PollTiming) => void): Promise<{ status: number, body: any }> {
   return new Promise((resolve, reject) => {
+    const t0 = performance.now()
+    let opened = false
+    let connected = t0
     const req = httpGet(url, { agent, headers: { 'x-api-key': apiKey } }, (res) => {
+      const headers = performance.now()
+      timing?.({ opened, connectMs: connected - t0, answerMs: headers - connected })
       let data = ''
       res.setEncoding('utf8')
       res.on('data', (c) => { data += c })
       res.on('end', () => { try { resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }) } catch (err) { reject(err) } })
       res.on('error', reject)
+    })
+    req.on('socket', (socket) => {
+      if (!socket.connecting) return
+      opened = true
+      socket.once('connect', () => { connected = performance.now() })
     })
     req.setTimeout(30_000, () => req.destroy(new Error('timeout')))
     req.on('error', reject)
@@ -223,11 +256,14 @@ async function crowdPhase (baseEnv: Record<string, string>, dir: string): Promis
       if (res.status !== 202) throw new Error(`crowd start failed: ${res.status} ${JSON.stringify(body)}`)
       jobs.push({ id: body.job_id, key, started: i % 2, pollSeconds: body.poll_seconds })
     }
-    const result: CrowdResult = { jobs: CROWD_JOBS, polls: [], pollErrors: 0, pollSeconds: jobs[0]!.pollSeconds, finalLag: [], firstMessage: [], progressMessages: 0, watchErrors: 0, apiCpuPerPoll: 0, workerCpuMs: 0, errorSamples: [], seconds: 0 }
+    const result: CrowdResult = { jobs: CROWD_JOBS, polls: [], pollsOnNewConnection: 0, connects: [], answers: [], pollErrors: 0, pollSeconds: jobs[0]!.pollSeconds, finalLag: [], firstMessage: [], progressMessages: 0, watchErrors: 0, apiCpuPerPoll: 0, workerCpuMs: 0, benchCpuMs: 0, benchLoopDelay: [0, 0], errorSamples: [], seconds: 0 }
     const apiCpu = () => apis.reduce((sum, a) => sum + a.cpuMs().total, 0)
     const cpuBefore = apiCpu()
     const workerCpu = () => workers.reduce((sum, w) => sum + processCpuMs(w.pid), 0)
     const workerCpuBefore = workerCpu()
+    const benchCpuBefore = process.cpuUsage()
+    const benchLoop = monitorEventLoopDelay({ resolution: 10 })
+    benchLoop.enable()
     const failed = (kind: 'poll' | 'watch', what: string) => {
       if (kind === 'poll') result.pollErrors++; else result.watchErrors++
       if (result.errorSamples.length < 10) result.errorSamples.push(`${kind}: ${what}`)
@@ -271,7 +307,10 @@ async function crowdPhase (baseEnv: Record<string, string>, dir: string): Promis
           const t = performance.now()
           let status: string | undefined
           try {
-            const res = await getJson(agent, `${api.url}/api/tool-run/${job.id}/status`, job.key)
+            const res = await getJson(agent, `${api.url}/api/tool-run/${job.id}/status`, job.key, (timing) => {
+              if (timing.opened) { result.pollsOnNewConnection++; result.connects.push(timing.connectMs) }
+              result.answers.push(timing.answerMs)
+            })
             result.polls.push(performance.now() - t)
             if (res.status !== 200) failed('poll', `${res.status} ${JSON.stringify(res.body).slice(0, 200)}`)
             else status = res.body.status
@@ -296,7 +335,13 @@ async function crowdPhase (baseEnv: Record<string, string>, dir: string): Promis
     result.seconds = (performance.now() - t0) / 1000
     result.apiCpuPerPoll = (apiCpu() - cpuBefore) / Math.max(1, result.polls.length)
     result.workerCpuMs = workerCpu() - workerCpuBefore
+    const benchCpu = process.cpuUsage(benchCpuBefore)
+    result.benchCpuMs = (benchCpu.user + benchCpu.system) / 1000
+    benchLoop.disable()
+    result.benchLoopDelay = [benchLoop.percentile(50) / 1e6, benchLoop.percentile(99) / 1e6]
     result.polls.sort((a, b) => a - b)
+    result.connects.sort((a, b) => a - b)
+    result.answers.sort((a, b) => a - b)
     result.finalLag.sort((a, b) => a - b)
     result.firstMessage.sort((a, b) => a - b)
     return result
@@ -310,10 +355,12 @@ function printCrowd (crowd: CrowdResult): void {
   printTable(`crowd: ${crowd.jobs} jobs (counter ${JSON.stringify(CROWD_JOB)}) run by 2 workers; ${POLLERS} status pollers (every ${crowd.pollSeconds} s, own connection each) and ${WATCHERS} WebSocket watchers (on the API process that did not start the job), 2 API processes; ${crowd.seconds.toFixed(1)} s`, [
     ['what', 'count', 'errors', 'p50 ms', 'p99 ms', 'max ms'],
     ['status poll', String(crowd.polls.length), String(crowd.pollErrors), p(crowd.polls, 50), p(crowd.polls, 99), p(crowd.polls, 100)],
+    ['  of which: TCP handshake (new connections)', String(crowd.connects.length), '', p(crowd.connects, 50), p(crowd.connects, 99), p(crowd.connects, 100)],
+    ['  of which: connected to answer (accept queue included)', String(crowd.answers.length), '', p(crowd.answers, 50), p(crowd.answers, 99), p(crowd.answers, 100)],
     ['WebSocket: upgrade to first message', String(crowd.firstMessage.length), String(crowd.watchErrors), p(crowd.firstMessage, 50), p(crowd.firstMessage, 99), p(crowd.firstMessage, 100)],
     ['WebSocket: finished_at to final message', String(crowd.finalLag.length), '', p(crowd.finalLag, 50), p(crowd.finalLag, 99), p(crowd.finalLag, 100)],
   ])
-  console.log(`WebSocket progress messages received: ${crowd.progressMessages}; API processes' CPU per answered poll ${crowd.apiCpuPerPoll.toFixed(2)} ms (WebSocket work included); workers' CPU ${crowd.workerCpuMs.toFixed(0)} ms`)
+  console.log(`WebSocket progress messages received: ${crowd.progressMessages}; API processes' CPU per answered poll ${crowd.apiCpuPerPoll.toFixed(2)} ms (WebSocket work included); workers' CPU ${crowd.workerCpuMs.toFixed(0)} ms; this process (pollers and watchers) CPU ${crowd.benchCpuMs.toFixed(0)} ms, event-loop delay p50 ${crowd.benchLoopDelay[0].toFixed(1)} ms, p99 ${crowd.benchLoopDelay[1].toFixed(1)} ms`)
   for (const sample of crowd.errorSamples) console.log(`  error: ${sample}`)
 }
 

@@ -34,6 +34,11 @@ export async function openDatabase (config: Pick<AppConfig, 'databaseProvider' |
   const [{ default: pg }, { PrismaPg }, { PrismaClient }] = await Promise.all([import('pg'), import('@prisma/adapter-pg'), import('../../prisma/generated/postgres/client.ts')])
   // One pool of 20 for Prisma and the hot reads alike (the connections a process holds did not change).
   const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 20 })
+  // An idle connection the server ends (a restart, pg_terminate_backend, a dropped database) is
+  // an 'error' on the pool, which discards it and opens another when needed. Prisma's adapter
+  // listens only between its connect and disconnect; without a listener for the pool's whole
+  // life, one ending during the close would be thrown as an unhandled 'error' event.
+  pool.on('error', () => {})
   const adapter = new PrismaPg(pool)
   const prisma = new PrismaClient({ adapter }) as unknown as Db
   await prisma.$connect()

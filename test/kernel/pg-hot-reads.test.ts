@@ -3,10 +3,12 @@
 // callers the values Prisma's raw queries gave (TIMESTAMP(3) as a UTC Date,
 // count(*) as a bigint, booleans, integers), and never keep an answer: a write
 // of another connection is seen by the very next read, a revoked key fails on
-// the very next request.
+// the very next request. The pool is the app's own: a connection the server
+// ends while it is idle, even during the close, is no crash.
 import t from 'tap'
-import { build, signup, testDatabaseKind } from '../helpers/build.ts'
+import { build, migratedDatabaseUrl, signup, tempDir, testDatabaseKind } from '../helpers/build.ts'
 import { sha256Hex } from '../../core/crypto.ts'
+import { openDatabase } from '../../core/db/database.ts'
 
 const pgOnly = { skip: testDatabaseKind() !== 'postgresql' ? 'PostgreSQL only (TEST_DATABASE_URL)' : false }
 
@@ -65,4 +67,29 @@ t.test('a key revoked by another connection fails on the very next request', pgO
   const after = await me()
   t.equal(after.statusCode, 401, 'refused at once')
   t.ok(after.json().detail, '{detail}')
+})
+
+t.test('a pooled connection ended by the server, while open or closing, is dropped and replaced, never thrown', pgOnly, async t => {
+  const databaseUrl = await migratedDatabaseUrl(t, tempDir(t))
+  const database = await openDatabase({ databaseProvider: 'postgresql', databaseUrl, sqlitePath: null })
+  const { default: pg } = await import('pg')
+  const admin = new pg.Client({ connectionString: databaseUrl })
+  await admin.connect()
+  t.teardown(() => admin.end())
+  const endOthers = async () => {
+    const ended = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')
+    // The error reaches the pool's idle clients a moment later.
+    await new Promise(resolve => setTimeout(resolve, 200))
+    return ended.rowCount ?? 0
+  }
+  const sql = 'SELECT count(*) AS n FROM accounts WHERE id <> ?'
+  await database.hot.select(sql, ['x'])
+  t.ok(await endOthers() >= 1, 'the pool\'s idle connection was ended by the server')
+  t.same(await database.hot.select(sql, ['x']), [{ n: 0n }], 'the next read opens another connection')
+  // Prisma's adapter stops listening at its disconnect; the pool is ended only after it.
+  await database.hot.select(sql, ['x'])
+  await database.prisma.$disconnect()
+  await endOthers()
+  await database.close()
+  t.pass('no unhandled error event')
 })

@@ -48,7 +48,7 @@
 import { createRequire } from 'node:module'
 import { totalmem } from 'node:os'
 import { Transform, pipeline, type Readable } from 'node:stream'
-import type { BaseHttpClient, Configuration, EnqueueLinksOptions, HttpCrawler, HttpCrawlerOptions, HttpCrawlingContext, HttpRequest, LogLevel, RedirectHandler, StreamingHttpResponse } from 'crawlee'
+import type { BaseHttpClient, Configuration, EnqueueLinksOptions, HttpCrawler, HttpCrawlerOptions, HttpCrawlingContext, HttpRequest, LogLevel, RedirectHandler, Request, RequestProvider, StreamingHttpResponse } from 'crawlee'
 import { BlockedTargetError, InputError, UpstreamError, type CrawlerFactory, type Extraction, type Logger } from '../tools/contract.ts'
 import { pinnedLookup, systemLookup, urlPort, vetTarget, type HostLookup, type ResolvedAddress, type TargetPolicy } from './network-policy.ts'
 import { unbracketHost } from './ip-ranges.ts'
@@ -190,7 +190,7 @@ const PAGE_LINKS_MODULE = new URL('./crawler-page-links.ts', import.meta.url)
 // no state of their own (every crawler gets its own instances).
 type CrawleeModule = Pick<typeof import('crawlee'),
   'HttpCrawler' | 'EventManager' | 'Logger' | 'Log' | 'LogLevel' | 'log' | 'Configuration' | 'ProxyConfiguration' |
-  'GotScrapingHttpClient' | 'resolveBaseUrlForEnqueueLinksFiltering' | 'MemoryStorage'>
+  'GotScrapingHttpClient' | 'resolveBaseUrlForEnqueueLinksFiltering' | 'MemoryStorage' | 'Request'>
 type CrawleeClasses = ReturnType<typeof defineCrawleeClasses>
 let crawleeClasses: CrawleeClasses | null = null
 function crawlee (): CrawleeClasses {
@@ -211,10 +211,64 @@ function crawlee (): CrawleeClasses {
 }
 
 function defineCrawleeClasses (loaded: CrawleeModule) {
-  /** An HttpCrawler whose run() stops when the job's signal fires, and then rejects with its reason. */
+  /**
+   * An HttpCrawler whose run() stops when the job's signal fires (and then rejects
+   * with its reason), and whose addRequests() never sleeps.
+   */
   class SignalBoundHttpCrawler extends loaded.HttpCrawler<HttpCrawlingContext> {
+    /** Unique keys already offered to each request queue (a purge on a second run() opens a new queue). */
+    private readonly offeredKeys = new WeakMap<object, Set<string>>()
+
     constructor (options: HttpCrawlerOptions, config: Configuration, private readonly jobSignal: AbortSignal) {
       super(options, config)
+    }
+
+    /**
+     * crawlee adds requests (addRequests(), enqueueLinks()) with maxRequestsPerCrawl
+     * set (every tool crawl) in chunks of the remaining budget, counts only the
+     * ones new to the queue against it, and sleeps 1 s after every chunk past the
+     * first while the caller waits: a page of 14 links, 12 of them queued already,
+     * with a budget of 2 left, holds its crawler slot for 6 s (the 1 s is for the
+     * Apify platform's API rate limit; the queue here is in memory). So the links
+     * this queue has been offered are dropped here first, by crawlee's own unique
+     * key, which leaves one chunk, and a second one (past 1,000 new links) goes
+     * without the sleep.
+     */
+    override async addRequests (...[requests, options]: Parameters<HttpCrawler<HttpCrawlingContext>['addRequests']>): ReturnType<HttpCrawler<HttpCrawlingContext>['addRequests']> {
+      const fresh = await this.notOfferedYet(await this.getRequestQueue(), requests)
+      return super.addRequests(fresh as typeof requests, { waitBetweenBatchesMillis: 0, ...options })
+    }
+
+    /** The request queue as enqueueLinks() sees it, with the same filter as addRequests(). */
+    async enqueueLinksQueue (): Promise<Pick<RequestProvider, 'addRequestsBatched'>> {
+      const queue = await this.getRequestQueue()
+      return {
+        addRequestsBatched: async (requests, options) => queue.addRequestsBatched(await this.notOfferedYet(queue, requests) as typeof requests, { waitBetweenBatchesMillis: 0, ...options }),
+      }
+    }
+
+    private async notOfferedYet (queue: object, requests: AsyncIterable<unknown> | Iterable<unknown>): Promise<unknown[]> {
+      let offered = this.offeredKeys.get(queue)
+      if (!offered) this.offeredKeys.set(queue, offered = new Set())
+      const fresh: unknown[] = []
+      for await (const item of requests) {
+        // A URL list to download, or a request crawlee would refuse: crawlee's own path, untouched.
+        if (item === null || (typeof item !== 'string' && typeof item !== 'object') || (typeof item === 'object' && 'requestsFromUrl' in item)) { fresh.push(item); continue }
+        let request: Request
+        try {
+          request = item instanceof loaded.Request ? item : new loaded.Request(typeof item === 'string' ? { url: item } : item as ConstructorParameters<typeof Request>[0])
+        } catch {
+          fresh.push(item)
+          continue
+        }
+        // Marked before the queue answers, so two pages adding a link at once offer it once.
+        // A link refused over the budget stays marked: the budget (maxRequestsPerCrawl less
+        // the requests queued) never grows back.
+        if (offered.has(request.uniqueKey)) continue
+        offered.add(request.uniqueKey)
+        fresh.push(request)
+      }
+      return fresh
     }
 
     override async run (...args: RunArguments): ReturnType<HttpCrawler<HttpCrawlingContext>['run']> {
@@ -341,9 +395,11 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
       function enqueueLinksFromPool (context: HttpCrawlingContext): HttpCrawlingContext['enqueueLinks'] {
         const original = context.enqueueLinks
         const { type } = context.contentType ?? { type: '' }
-        if (!/html|xml/i.test(type)) return original
+        // crawlee's enqueueLinks() takes a queue of the caller's choosing; the crawler's own, filtered as in addRequests().
+        const offeringQueue = async (enqueueOptions: object) => ('requestQueue' in enqueueOptions ? {} : { requestQueue: await crawler.enqueueLinksQueue() as RequestProvider })
+        if (!/html|xml/i.test(type)) return async (enqueueOptions = {}) => original({ ...enqueueOptions, ...await offeringQueue(enqueueOptions) })
         return async (enqueueOptions: Omit<EnqueueLinksOptions, 'requestQueue'> = {}) => {
-          if (enqueueOptions.urls) return original(enqueueOptions)
+          if (enqueueOptions.urls) return original({ ...enqueueOptions, ...await offeringQueue(enqueueOptions) })
           const { request } = context
           const baseUrl = loaded.resolveBaseUrlForEnqueueLinksFiltering({
             enqueueStrategy: enqueueOptions.strategy,
@@ -354,7 +410,7 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
           const urls = await extract.call<string[]>(PAGE_LINKS_MODULE, 'crawlerPageLinks', [
             bodyText(context.body), enqueueOptions.selector ?? 'a', enqueueOptions.baseUrl ?? request.loadedUrl ?? request.url,
           ])
-          return original({ urls, ...enqueueOptions, baseUrl })
+          return original({ urls, ...enqueueOptions, baseUrl, ...await offeringQueue(enqueueOptions) })
         }
       }
 
@@ -373,7 +429,7 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
       })
       config.useEventManager(new NoSystemInfoEventManager(config))
       const userHandler = crawlerOptions.requestHandler
-      const crawler: HttpCrawler<HttpCrawlingContext> = new SignalBoundHttpCrawler({
+      const crawler = new SignalBoundHttpCrawler({
         log: new Log({ level: logLevel, prefix: 'HttpCrawler', ...(logger ? { logger: new PinoLogSink(logger) } : {}) }),
         ...crawlerOptions,
         async requestHandler (context) {

@@ -22,8 +22,10 @@
 // Goal: webemail >= 1.2 × bare (issue 17; extraction in worker threads can beat a single-threaded crawler). Exits non-zero only on errors, never on the goal.
 import { CheerioCrawler, Configuration, Log, LogLevel, MemoryStorage } from 'crawlee'
 import { load } from 'cheerio'
+import { loadavg } from 'node:os'
 import * as extract from '../../plugins/lib/scanners.ts'
 import { startBenchSite } from './fixtures/bench-site.ts'
+import { installCrawlTimeline } from './crawl-timeline.ts'
 import { goal, jobResults, median, printTable, proAccount, ratioText, runJobToDone, runMain, startBenchApp, type BenchApp } from './harness.ts'
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8)
@@ -123,6 +125,15 @@ async function main (): Promise<void> {
       ['webemail job (inject, POST .. done)', PAGES, median(job.map(r => r.ms / 1000)).toFixed(2), jobRate.toFixed(0), ratioText(ratio)],
       ['webemail, include_phones/socials false (1 run)', noExtras.pages, (noExtras.ms / 1000).toFixed(2), (noExtras.pages / (noExtras.ms / 1000)).toFixed(0), ratioText(noExtras.pages / (noExtras.ms / 1000) / bareRate)],
     ])
+    if (process.env.BENCH_TIMELINE) {
+      // Installed only now: the rounds above ran without the probes.
+      const timeline = installCrawlTimeline()
+      for (const [name, crawl] of [['bare CheerioCrawler', () => bareCrawl(start)], ['webemail job', () => webemailCrawl(bench, apiKey, start)]] as const) {
+        const window = timeline.start(CONCURRENCY)
+        const r = await crawl()
+        printTable(`timeline: ${name}, ${r.pages} pages in ${(r.ms / 1000).toFixed(2)} s (load average ${loadavg()[0]!.toFixed(1)})`, window.stop())
+      }
+    }
     printTable('profile: per-page cost over the same 500 pages (single thread, this process)', [
       ['work', 'ms/page', 'pages/s alone'],
       ...await profileExtraction(site.base, site.crawlPaths),

@@ -115,22 +115,28 @@ function mergeHeaders (generated: Record<string, string>, own: HttpRequest['head
 
 /** got-scraping as crawlee uses it, with the changes listed at the top of this file. */
 class GuardedCrawlerHttpClient implements BaseHttpClient {
-  private headerSource: Promise<HeaderSource | null> | null = null
-
   constructor (private readonly inner: BaseHttpClient, private readonly maxBytes: number) {}
 
   async sendRequest (): Promise<never> {
     throw new InputError('context.sendRequest() is not available in tool crawlers: fetch with ctx.http, which the network guard covers')
   }
 
-  /** got-scraping's own header generator (the one its probing hook would use), loaded once per factory. */
+  /** One crawl's browser headers, generated at its first request. */
+  private generated: Promise<Record<string, string>> | null = null
+
+  /**
+   * got-scraping's own header generator (the one its probing hook would use),
+   * called once per crawler: one browser identity for the whole crawl of a site,
+   * as got-scraping keeps one per session (and the configured User-Agent is the
+   * same on every request anyway). Generating them (a Bayesian-network sample) took
+   * 0.7 ms of the API thread per page.
+   */
   private async headers (): Promise<Record<string, string>> {
-    this.headerSource ??= import('got-scraping').then(
-      m => ((m.gotScraping.defaults.options.context as { headerGenerator?: HeaderSource }).headerGenerator ?? null),
-      () => null,
+    this.generated ??= import('got-scraping').then(
+      m => (m.gotScraping.defaults.options.context as { headerGenerator?: HeaderSource }).headerGenerator?.getHeaders({ httpVersion: '1' }) ?? {},
+      () => ({}),
     )
-    const source = await this.headerSource
-    return source?.getHeaders({ httpVersion: '1' }) ?? {}
+    return this.generated
   }
 
   async stream (request: HttpRequest, onRedirect?: RedirectHandler): Promise<StreamingHttpResponse> {
@@ -152,6 +158,41 @@ class GuardedCrawlerHttpClient implements BaseHttpClient {
     Object.assign(capped, { redirectUrls: response.redirectUrls })
     response.stream = capped
     return response
+  }
+}
+
+/**
+ * At most `limit` pages of one crawler being fetched at once (request sent until
+ * the handler gets the body), whatever the number of its tasks: tasks past the
+ * limit wait here, before the request goes out. A task takes a slot once and gives
+ * it back when its handler starts or when the task ends, whichever comes first.
+ */
+class FetchSlots {
+  private fetching = 0
+  private readonly waiting: Array<{ admit (): void, refuse (reason: unknown): void }> = []
+  private readonly holders = new WeakSet<object>()
+
+  constructor (private readonly limit: number, private readonly signal: AbortSignal) {
+    signal.addEventListener('abort', () => { for (const waiter of this.waiting.splice(0)) waiter.refuse(signal.reason) }, { once: true })
+  }
+
+  async take (task: object): Promise<void> {
+    if (this.holders.has(task)) return
+    this.signal.throwIfAborted()
+    if (this.fetching >= this.limit) {
+      await new Promise<void>((resolve, reject) => this.waiting.push({ admit: resolve, refuse: reject }))
+    } else {
+      this.fetching++
+    }
+    this.holders.add(task)
+  }
+
+  giveBack (task: object): void {
+    if (!this.holders.delete(task)) return
+    // The slot passes straight to the first waiter, so the count never drops below what runs.
+    const next = this.waiting.shift()
+    if (next) next.admit()
+    else this.fetching--
   }
 }
 
@@ -219,8 +260,14 @@ function defineCrawleeClasses (loaded: CrawleeModule) {
     /** Unique keys already offered to each request queue (a purge on a second run() opens a new queue). */
     private readonly offeredKeys = new WeakMap<object, Set<string>>()
 
-    constructor (options: HttpCrawlerOptions, config: Configuration, private readonly jobSignal: AbortSignal) {
+    constructor (options: HttpCrawlerOptions, config: Configuration, private readonly jobSignal: AbortSignal, private readonly fetchSlots: FetchSlots | null) {
       super(options, config)
+    }
+
+    /** The end of every task: a fetch slot still held (the page failed before its handler) is given back. */
+    protected override async _cleanupContext (context: HttpCrawlingContext): Promise<void> {
+      this.fetchSlots?.giveBack(context)
+      await super._cleanupContext(context)
     }
 
     /**
@@ -351,6 +398,7 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
         const vetted = new Map<string, ResolvedAddress[]>()
         vettedByContext.set(context, vetted)
         try {
+          await fetchSlots?.take(context)
           signal.throwIfAborted()
           await vetUrl(context.request.url, vetted)
         } catch (err) {
@@ -429,10 +477,33 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
       })
       config.useEventManager(new NoSystemInfoEventManager(config))
       const userHandler = crawlerOptions.requestHandler
+      // maxConcurrency is the tool's pages fetched at once. A handler mostly waits for
+      // the extraction pool (webemail: the page's scan, then its links); holding a fetch
+      // slot meanwhile left the site idle for half of each slot's time. So the pool runs
+      // up to twice as many tasks, and at most maxConcurrency of them fetch: up to
+      // maxConcurrency pages wait in their handlers while as many are fetched (memory:
+      // two pages per slot, each capped by MAX_RESPONSE_BYTES).
+      const fetchLimit = crawlerOptions.maxConcurrency
+      const fetchSlots = fetchLimit ? new FetchSlots(fetchLimit, signal) : null
+      const tasks = fetchLimit ? fetchLimit * 2 : undefined
       const crawler = new SignalBoundHttpCrawler({
         log: new Log({ level: logLevel, prefix: 'HttpCrawler', ...(logger ? { logger: new PinoLogSink(logger) } : {}) }),
         ...crawlerOptions,
+        ...(tasks ? {
+          maxConcurrency: tasks,
+          // crawlee's HttpCrawler pool settings (HTTP_OPTIMIZED_AUTOSCALED_POOL_OPTIONS in
+          // @crawlee/http, used when a crawler passes none), with all the tasks from the start:
+          // a tool's setting says how many pages to fetch at once, and the slots above keep to it.
+          autoscaledPoolOptions: {
+            desiredConcurrency: tasks,
+            snapshotterOptions: { eventLoopSnapshotIntervalSecs: 2, maxBlockedMillis: 100 },
+            systemStatusOptions: { maxEventLoopOverloadedRatio: 0.7 },
+            ...crawlerOptions.autoscaledPoolOptions,
+          },
+        } : {}),
         async requestHandler (context) {
+          // The page is read: its fetch slot goes to the next page while this handler runs.
+          fetchSlots?.giveBack(context)
           context.enqueueLinks = enqueueLinksFromPool(context)
           context.parseWithCheerio = parseOnThisThread
           context.waitForSelector = parseOnThisThread
@@ -453,7 +524,7 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
         async failedRequestHandler (context, error) {
           await crawlerOptions.failedRequestHandler?.(context, publicCrawlError(error, context.request.url) as Error)
         },
-      }, config, signal)
+      }, config, signal, fetchSlots)
       return crawler
     },
   }

@@ -4,8 +4,9 @@
 // without either being written differently for the measure. Sums of wall time
 // per phase, and the pool's concurrency sampled every 50 ms.
 //
-// Each crawler has `maxConcurrency` slots for the length of its run: W × C
-// slot-ms. A slot is either idle (the pool did not start a task: ramp-up from
+// Each crawler's pool has C task slots (its maxConcurrency) for the length of
+// its run W: W × C slot-ms (the service's crawler runs twice its fetch limit in
+// tasks, core/net/README.md). A slot is either idle (the pool did not start a task: ramp-up from
 // minConcurrency, an overload signal, nothing ready) or held by a task, whose
 // time is split into: fetching the next request from the queue, getting a
 // session, the navigation (pre-navigation hooks, the HTTP request until the
@@ -20,7 +21,7 @@ const PHASES: Phase[] = ['task', 'fetchNext', 'session', 'navigation', 'parse', 
 
 export interface CrawlTimeline {
   /** Starts a measured window (one crawl); `stop()` returns its breakdown rows. */
-  start (maxConcurrency: number): { stop (): Array<Array<string | number>> }
+  start (): { stop (): Array<Array<string | number>> }
 }
 
 /** Installs the probes on crawlee's prototypes (the copies crawlee itself resolves, as the kernel's factory does). */
@@ -34,7 +35,9 @@ export function installCrawlTimeline (): CrawlTimeline {
   let counts: Record<Phase, number> = Object.fromEntries(PHASES.map(p => [p, 0])) as Record<Phase, number>
   let overloaded = 0
   let statusChecks = 0
-  const pools = new Set<{ desiredConcurrency: number, currentConcurrency: number }>()
+  const pools = new Set<{ desiredConcurrency: number, currentConcurrency: number, maxConcurrency: number }>()
+  /** The largest pool (its maxConcurrency: task slots) seen in the window. */
+  let poolSlots = 0
 
   const wrap = (proto: Record<string, unknown>, method: string, phase: Phase): void => {
     const original = proto[method] as (...args: unknown[]) => Promise<unknown>
@@ -79,13 +82,15 @@ export function installCrawlTimeline (): CrawlTimeline {
     return status
   }
   const originalPoolRun = AutoscaledPool.prototype.run as (...args: unknown[]) => Promise<unknown>
-  AutoscaledPool.prototype.run = async function (this: { desiredConcurrency: number, currentConcurrency: number }, ...args: unknown[]) {
+  AutoscaledPool.prototype.run = async function (this: { desiredConcurrency: number, currentConcurrency: number, maxConcurrency: number }, ...args: unknown[]) {
     pools.add(this)
+    poolSlots = Math.max(poolSlots, this.maxConcurrency)
     try { return await originalPoolRun.apply(this, args) } finally { pools.delete(this) }
   }
 
   return {
-    start (maxConcurrency) {
+    start () {
+      poolSlots = 0
       sums = Object.fromEntries(PHASES.map(p => [p, 0])) as Record<Phase, number>
       counts = Object.fromEntries(PHASES.map(p => [p, 0])) as Record<Phase, number>
       overloaded = 0
@@ -101,6 +106,7 @@ export function installCrawlTimeline (): CrawlTimeline {
         stop () {
           clearInterval(sampler)
           const wall = performance.now() - t0
+          const maxConcurrency = poolSlots
           const slots = wall * maxConcurrency
           const share = (ms: number) => `${(100 * ms / slots).toFixed(1)} %`
           const perTask = (ms: number) => (counts.task ? (ms / counts.task).toFixed(2) : '-')
@@ -119,7 +125,7 @@ export function installCrawlTimeline (): CrawlTimeline {
             ['task: handler awaiting addRequests', perTask(sums.addRequests), share(sums.addRequests)],
             ['task: mark request handled', perTask(sums.markHandled), share(sums.markHandled)],
             ['task: the rest (timeouts, statistics, context)', perTask(other), share(other)],
-            [`tasks ${counts.task}, wall ${(wall / 1000).toFixed(2)} s, mean concurrency running ${samples ? (currentSum / samples).toFixed(2) : '-'} / desired ${samples ? (desiredSum / samples).toFixed(2) : '-'} of ${maxConcurrency}; overloaded at ${overloaded} of ${statusChecks} task starts`, '', ''],
+            [`tasks ${counts.task}, wall ${(wall / 1000).toFixed(2)} s, mean concurrency running ${samples ? (currentSum / samples).toFixed(2) : '-'} / desired ${samples ? (desiredSum / samples).toFixed(2) : '-'} of ${maxConcurrency} task slots; overloaded at ${overloaded} of ${statusChecks} task starts`, '', ''],
           ]
         },
       }

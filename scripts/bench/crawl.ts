@@ -129,7 +129,7 @@ async function main (): Promise<void> {
       // Installed only now: the rounds above ran without the probes.
       const timeline = installCrawlTimeline()
       for (const [name, crawl] of [['bare CheerioCrawler', () => bareCrawl(start)], ['webemail job', () => webemailCrawl(bench, apiKey, start)]] as const) {
-        const window = timeline.start(CONCURRENCY)
+        const window = timeline.start()
         const r = await crawl()
         printTable(`timeline: ${name}, ${r.pages} pages in ${(r.ms / 1000).toFixed(2)} s (load average ${loadavg()[0]!.toFixed(1)})`, window.stop())
       }

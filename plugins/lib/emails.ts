@@ -198,7 +198,7 @@ function plainEmails (text: string): string[] {
 // Attributes that hold example input or resource locations rather than published addresses.
 const SKIPPED_ATTRIBUTES = new Set(['href', 'src', 'srcset', 'data-src', 'data-srcset', 'action', 'style', 'placeholder', 'data-cfemail', 'class', 'id'])
 
-function collectCandidates ($: CheerioAPI, pageUrl: string): Array<[string, EmailSource]> {
+function collectCandidates ($: CheerioAPI, pageUrl: string, visible: string): Array<[string, EmailSource]> {
   const candidates: Array<[string, EmailSource]> = []
 
   // 1. mailto: links are the most deliberate publication of an address.
@@ -222,7 +222,7 @@ function collectCandidates ($: CheerioAPI, pageUrl: string): Array<[string, Emai
   })
 
   // 3. Visible text (entities are decoded by the parser: &#64; &#x40; &commat;) and attributes.
-  const text = headAndTail(visibleText($), EMAIL_SCAN_CHARS)
+  const text = headAndTail(visible, EMAIL_SCAN_CHARS)
   for (const address of plainEmails(text)) candidates.push([address, 'text'])
   $('*').each((_, element) => {
     const attributes = $(element).attr() ?? {}
@@ -254,10 +254,14 @@ function collectCandidates ($: CheerioAPI, pageUrl: string): Array<[string, Emai
  * written-out forms; within each, document order.
  */
 export function findEmails (html: string, pageUrl: string): FoundEmail[] {
-  const $ = load(html)
+  return findEmailsInDocument(load(html), pageUrl)
+}
+
+/** findEmails over a page already parsed (pageContacts parses once for all its scanners), and its visibleText if already read. */
+export function findEmailsInDocument ($: CheerioAPI, pageUrl: string, visible: string = visibleText($)): FoundEmail[] {
   const seen = new Set<string>()
   const found: FoundEmail[] = []
-  for (const [raw, source] of collectCandidates($, pageUrl)) {
+  for (const [raw, source] of collectCandidates($, pageUrl, visible)) {
     const email = normaliseEmail(raw)
     if (email === null) continue
     const key = email.toLowerCase()

@@ -3,7 +3,7 @@
 // DOM; pages where Readability finds no article fall back to the body's visible text.
 import { parseHTML } from 'linkedom'
 import { Readability, isProbablyReaderable } from '@mozilla/readability'
-import { load } from 'cheerio'
+import { load, type CheerioAPI } from 'cheerio'
 
 export interface PageContent {
   title: string | null
@@ -180,7 +180,11 @@ export function extractPage (html: string, url: string): PageContent {
  * baseUrl), fragments stripped, de-duplicated in document order.
  */
 export function extractLinks (html: string, baseUrl: string): string[] {
-  const $ = load(html)
+  return extractLinksFromDocument(load(html), baseUrl)
+}
+
+/** extractLinks over a page already parsed (pageContacts parses once for all its scanners). */
+export function extractLinksFromDocument ($: CheerioAPI, baseUrl: string): string[] {
   const base = documentBase($('base[href]').first().attr('href'), baseUrl)
   const links = new Set<string>()
   $('a[href], area[href]').each((_, element) => {

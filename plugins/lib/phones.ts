@@ -1,7 +1,7 @@
 // Phone numbers on a page or in text, normalised to E.164 with libphonenumber-js.
 // The "max" metadata is used because the default "min" set validates by length only,
 // which lets ZIP codes, order numbers and dates through as "valid" numbers.
-import { load } from 'cheerio'
+import { load, type CheerioAPI } from 'cheerio'
 import {
   findPhoneNumbersInText,
   parsePhoneNumberFromString,
@@ -54,22 +54,28 @@ export function telHrefToE164 (href: string, defaultCountry?: string): string | 
  * validator. Without defaultCountry only numbers written with a +prefix are found in text.
  */
 export function findPhones (htmlOrText: string, options: FindPhonesOptions = {}): string[] {
+  if (looksLikeHtml(htmlOrText)) return findPhonesInDocument(load(htmlOrText), options)
+  return [...phonesInText(htmlOrText, countryOption(options.defaultCountry), options, new Set())]
+}
+
+/** Whether findPhones reads its input as an HTML page (tel: links, visible text) rather than as plain text. */
+export const looksLikeHtml = (htmlOrText: string): boolean => LOOKS_LIKE_HTML_RE.test(htmlOrText)
+
+/** findPhones over an HTML page already parsed (pageContacts parses once for all its scanners), and its visibleText if already read. */
+export function findPhonesInDocument ($: CheerioAPI, options: FindPhonesOptions = {}, visible: string = visibleText($)): string[] {
   const defaultCountry = countryOption(options.defaultCountry)
   const found = new Set<string>()
-  let text = htmlOrText
+  $('a[href]').each((_, element) => {
+    const number = telHrefToE164($(element).attr('href') ?? '', defaultCountry)
+    if (number) found.add(number)
+  })
+  return [...phonesInText(visible, defaultCountry, options, found)]
+}
 
-  if (LOOKS_LIKE_HTML_RE.test(htmlOrText)) {
-    const $ = load(htmlOrText)
-    $('a[href]').each((_, element) => {
-      const number = telHrefToE164($(element).attr('href') ?? '', defaultCountry)
-      if (number) found.add(number)
-    })
-    text = visibleText($)
-  }
-
-  text = headAndTail(text, options.maxTextChars ?? PHONE_SCAN_CHARS)
-  for (const match of findPhoneNumbersInText(text, defaultCountry ? { defaultCountry } : undefined)) {
+function phonesInText (text: string, defaultCountry: CountryCode | undefined, options: FindPhonesOptions, found: Set<string>): Set<string> {
+  const scanned = headAndTail(text, options.maxTextChars ?? PHONE_SCAN_CHARS)
+  for (const match of findPhoneNumbersInText(scanned, defaultCountry ? { defaultCountry } : undefined)) {
     if (match.number.isValid()) found.add(match.number.number)
   }
-  return [...found]
+  return found
 }

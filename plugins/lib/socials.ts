@@ -1,7 +1,7 @@
 // Links to a site's social-media profiles, recognised by host. Share buttons
 // ("sharer.php", "/intent/tweet", "share?url=") point at the platform too but say
 // nothing about who owns the page, so they are left out.
-import { load } from 'cheerio'
+import { load, type CheerioAPI } from 'cheerio'
 
 export type SocialPlatform =
   | 'facebook' | 'instagram' | 'x' | 'linkedin' | 'youtube' | 'tiktok' | 'pinterest' | 'github'
@@ -102,7 +102,11 @@ export function normaliseSocialUrl (href: string, pageUrl: string): SocialLink |
  * in document order.
  */
 export function findSocialLinks (html: string, pageUrl: string): SocialLink[] {
-  const $ = load(html)
+  return findSocialLinksInDocument(load(html), pageUrl)
+}
+
+/** findSocialLinks over a page already parsed (pageContacts parses once for all its scanners). */
+export function findSocialLinksInDocument ($: CheerioAPI, pageUrl: string): SocialLink[] {
   const hrefs: string[] = []
   $('a[href], link[rel~="me"][href], area[href]').each((_, element) => { hrefs.push($(element).attr('href') ?? '') })
   $('script[type="application/ld+json"]').each((_, element) => {

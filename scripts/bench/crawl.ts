@@ -15,10 +15,13 @@
 //   retry, same timeouts, no minConcurrency), a handler that collects same-host
 //   links with cheerio and enqueues them. Timed around construction + run().
 // Rounds alternate the order (bare first, then webemail first, …); the
-// figures are medians. A profile section then times the per-page work
-// webemail adds (the plugin library's scanners over the same 500 pages, in this process) and a
-// webemail run with phones and socials off.
-// Run: node --import tsx scripts/bench/crawl.ts   (BENCH_CONCURRENCY, BENCH_ROUNDS, BENCH_PAGES to tune)
+// figures are medians, each run with this process's CPU time per page (all
+// threads) and the load average, the measure that survives a shared machine.
+// A profile section then times the per-page work webemail adds (the plugin
+// library's scanners over the same 500 pages, in this process) and a webemail
+// run with phones and socials off. BENCH_TIMELINE=1 adds one more run of each
+// with crawl-timeline.ts's probes: where each crawler's slot time goes.
+// Run: node --import tsx scripts/bench/crawl.ts   (BENCH_CONCURRENCY, BENCH_ROUNDS, BENCH_PAGES, BENCH_TIMELINE to tune)
 // Goal: webemail >= 1.2 × bare (issue 17; extraction in worker threads can beat a single-threaded crawler). Exits non-zero only on errors, never on the goal.
 import { CheerioCrawler, Configuration, Log, LogLevel, MemoryStorage } from 'crawlee'
 import { load } from 'cheerio'
@@ -68,6 +71,21 @@ async function bareCrawl (start: string): Promise<{ pages: number, ms: number }>
   return { pages, ms: performance.now() - t0 }
 }
 
+type Measured<T> = T & { cpuMs: number, load: number }
+
+/**
+ * The run with the CPU time this process spent meanwhile (all its threads: the
+ * crawler, the extraction workers, and the local site, which both crawlers pay
+ * alike) and the 1-minute load average at its end: on a shared machine the wall
+ * time says mostly how much CPU the neighbours left, the CPU per page does not.
+ */
+async function measured<T extends { pages: number }> (run: () => Promise<T>): Promise<Measured<T>> {
+  const cpu0 = process.cpuUsage()
+  const result = await run()
+  const cpu = process.cpuUsage(cpu0)
+  return { ...result, cpuMs: (cpu.user + cpu.system) / 1000, load: loadavg()[0]! }
+}
+
 async function webemailCrawl (bench: BenchApp, apiKey: string, start: string, extra: Record<string, unknown> = {}): Promise<{ pages: number, ms: number, emails: number, phones: number }> {
   const { jobId, ms } = await runJobToDone(bench, apiKey, 'webemail', { website: start, max_pages: PAGES, ...extra })
   const [row] = await jobResults(bench.app, apiKey, jobId)
@@ -89,6 +107,7 @@ async function profileExtraction (base: string, paths: string[]): Promise<Array<
     ['extract.findEmails', time(h => extract.findEmails(h.html, h.url))],
     ['extract.findPhones (default country US)', time(h => extract.findPhones(h.html, { defaultCountry: 'US' }))],
     ['extract.findSocialLinks', time(h => extract.findSocialLinks(h.html, h.url))],
+    ['extract.pageContacts: what webemail runs per page in a worker (one parse, all four)', time(h => extract.pageContacts(h.html, h.url, { phones: true, socials: true, defaultCountry: 'US' }))],
   ]
   return rows.map(([name, ms]) => [name, ms.toFixed(3), (1000 / ms).toFixed(0)])
 }
@@ -105,26 +124,28 @@ async function main (): Promise<void> {
     const w2 = await webemailCrawl(bench, apiKey, start)
     console.log(`warm-up: bare ${w1.pages} pages in ${(w1.ms / 1000).toFixed(2)} s, webemail ${w2.pages} pages in ${(w2.ms / 1000).toFixed(2)} s`)
 
-    const bare: Array<{ pages: number, ms: number }> = []
-    const job: Array<{ pages: number, ms: number, emails: number, phones: number }> = []
+    const bare: Array<Measured<{ pages: number, ms: number }>> = []
+    const job: Array<Measured<{ pages: number, ms: number, emails: number, phones: number }>> = []
+    const perPage = (r: Measured<{ pages: number }>) => r.cpuMs / r.pages
     for (let round = 0; round < ROUNDS; round++) {
-      if (round % 2 === 0) { bare.push(await bareCrawl(start)); job.push(await webemailCrawl(bench, apiKey, start)) } else { job.push(await webemailCrawl(bench, apiKey, start)); bare.push(await bareCrawl(start)) }
+      if (round % 2 === 0) { bare.push(await measured(() => bareCrawl(start))); job.push(await measured(() => webemailCrawl(bench, apiKey, start))) } else { job.push(await measured(() => webemailCrawl(bench, apiKey, start))); bare.push(await measured(() => bareCrawl(start))) }
       const b = bare[bare.length - 1]!
       const j = job[job.length - 1]!
-      console.log(`round ${round + 1}: bare ${b.pages} pages in ${(b.ms / 1000).toFixed(2)} s, webemail ${j.pages} pages in ${(j.ms / 1000).toFixed(2)} s (${j.emails} addresses, ${j.phones} phones)`)
+      console.log(`round ${round + 1}: bare ${b.pages} pages in ${(b.ms / 1000).toFixed(2)} s (CPU ${perPage(b).toFixed(2)} ms/page, load ${b.load.toFixed(1)}), webemail ${j.pages} pages in ${(j.ms / 1000).toFixed(2)} s (CPU ${perPage(j).toFixed(2)} ms/page, load ${j.load.toFixed(1)}; ${j.emails} addresses, ${j.phones} phones)`)
     }
     for (const r of [...bare, ...job]) if (r.pages !== PAGES) { failed = true; console.error(`a run scanned ${r.pages} pages, expected ${PAGES}`) }
-    const noExtras = await webemailCrawl(bench, apiKey, start, { include_phones: false, include_socials: false })
+    const noExtras = await measured(() => webemailCrawl(bench, apiKey, start, { include_phones: false, include_socials: false }))
 
     const bareRate = median(bare.map(r => r.pages / (r.ms / 1000)))
     const jobRate = median(job.map(r => r.pages / (r.ms / 1000)))
     const ratio = jobRate / bareRate
     printTable(`crawl: ${PAGES}-page local site, concurrency ${CONCURRENCY}, ${ROUNDS} rounds (median)`, [
-      ['run', 'pages', 'median s', 'pages/s', 'ratio to bare'],
-      ['bare CheerioCrawler (in-memory Configuration)', PAGES, median(bare.map(r => r.ms / 1000)).toFixed(2), bareRate.toFixed(0), '1.00'],
-      ['webemail job (inject, POST .. done)', PAGES, median(job.map(r => r.ms / 1000)).toFixed(2), jobRate.toFixed(0), ratioText(ratio)],
-      ['webemail, include_phones/socials false (1 run)', noExtras.pages, (noExtras.ms / 1000).toFixed(2), (noExtras.pages / (noExtras.ms / 1000)).toFixed(0), ratioText(noExtras.pages / (noExtras.ms / 1000) / bareRate)],
+      ['run', 'pages', 'median s', 'pages/s', 'ratio to bare', 'CPU ms/page (all threads)'],
+      ['bare CheerioCrawler (in-memory Configuration)', PAGES, median(bare.map(r => r.ms / 1000)).toFixed(2), bareRate.toFixed(0), '1.00', median(bare.map(perPage)).toFixed(2)],
+      ['webemail job (inject, POST .. done)', PAGES, median(job.map(r => r.ms / 1000)).toFixed(2), jobRate.toFixed(0), ratioText(ratio), median(job.map(perPage)).toFixed(2)],
+      ['webemail, include_phones/socials false (1 run)', noExtras.pages, (noExtras.ms / 1000).toFixed(2), (noExtras.pages / (noExtras.ms / 1000)).toFixed(0), ratioText(noExtras.pages / (noExtras.ms / 1000) / bareRate), perPage(noExtras).toFixed(2)],
     ])
+    console.log(`load average (1 min) during the rounds: ${Math.min(...[...bare, ...job].map(r => r.load)).toFixed(1)}–${Math.max(...[...bare, ...job].map(r => r.load)).toFixed(1)}`)
     if (process.env.BENCH_TIMELINE) {
       // Installed only now: the rounds above ran without the probes.
       const timeline = installCrawlTimeline()

@@ -257,3 +257,68 @@ t.test('crawlee\'s log lines become lines of the job\'s pino logger, secrets scr
   t.match(raw.join(''), /down/, 'the failed URL is in the log')
   t.notMatch(raw.join(''), /abc123secret|configured-secret-value/, 'neither the URL\'s token nor a configured value reaches the log')
 })
+
+t.test('maxConcurrency bounds the pages being fetched, not the handlers: handlers waiting hold no fetch slot', async t => {
+  let inFlight = 0
+  let mostInFlight = 0
+  const site = await localServer(t, (req, res) => {
+    inFlight++
+    mostInFlight = Math.max(mostInFlight, inFlight)
+    // Each answer takes a little while, so requests overlap if the crawler lets them.
+    setTimeout(() => {
+      inFlight--
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${req.url}</title>`)
+    }, 20)
+  })
+  let handling = 0
+  let mostHandling = 0
+  const releases: Array<() => void> = []
+  const crawler = factory().http({
+    maxConcurrency: 2,
+    async requestHandler () {
+      handling++
+      mostHandling = Math.max(mostHandling, handling)
+      // Handlers stay busy (as a page waiting for the extraction pool does) until four have started.
+      await new Promise<void>(resolve => { releases.push(resolve); if (releases.length >= 4) for (const release of releases.splice(0)) release() })
+      handling--
+    },
+  })
+  const urls = Array.from({ length: 12 }, (_, i) => `${site.origin}/p${i}`)
+  const stats = await crawler.run(urls)
+  t.equal(stats.requestsFinished, 12)
+  t.equal(mostInFlight, 2, 'never more than maxConcurrency requests at the site at once')
+  t.equal(mostHandling, 4, 'while two pages waited in their handlers, two more were fetched')
+})
+
+t.test('addRequests: links already offered to the queue are dropped first, so a page near the budget does not wait', async t => {
+  const site = await localServer(t, smallSite())
+  const crawler = factory().http({
+    maxRequestsPerCrawl: 3,
+    async requestHandler ({ request }) {
+      if (new URL(request.url).pathname !== '/') return
+      // crawlee alone: chunks of the remaining budget (1 here), each new one after a 1 s sleep.
+      const many = Array.from({ length: 6 }, () => [`${site.origin}/`, `${site.origin}/a`]).flat()
+      const queue = await crawler.getRequestQueue()
+      const add = queue.addRequests.bind(queue)
+      let batches = 0
+      queue.addRequests = async (...args) => { batches++; return add(...args) }
+      await crawler.addRequests([...many, `${site.origin}/b`, `${site.origin}/c`])
+      t.equal(batches, 1, 'one batch reached the queue (crawlee alone sends 14 here, each after a 1 s sleep)')
+    },
+  })
+  await crawler.addRequests([`${site.origin}/`, `${site.origin}/a`])
+  const stats = await crawler.run()
+  t.equal(stats.requestsFinished, 3, 'the budget still holds: /, /a and one of /b, /c')
+})
+
+t.test('one set of generated browser headers per crawl', async t => {
+  const seen: string[] = []
+  const site = await localServer(t, (req, res) => {
+    seen.push(JSON.stringify([req.headers['sec-ch-ua'], req.headers['accept'], req.headers['accept-language']]))
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<title>x</title>')
+  })
+  const crawler = factory().http({ async requestHandler () {} })
+  await crawler.run(Array.from({ length: 6 }, (_, i) => `${site.origin}/${i}`))
+  t.equal(seen.length, 6)
+  t.equal(new Set(seen).size, 1, 'every request of the crawl sent the same browser headers')
+})

@@ -132,7 +132,7 @@ export function createAppContainer (base: {
       artifacts: s.artifacts, workspace: s.workspace,
     })).singleton(),
     runner: asFunction((s: Services) => new JobRunner({
-      db: s.db, reads: s.database.hot, registry: s.registry, quotas: s.quotas, clock: s.clock, config: s.config, logger: s.logger, secrets: s.secrets, events: s.events, net: s.net,
+      db: s.db, registry: s.registry, quotas: s.quotas, clock: s.clock, config: s.config, logger: s.logger, secrets: s.secrets, events: s.events, net: s.net,
       extraction: s.extraction,
       exec: s.exec,
       ending: s.ending,

@@ -7,7 +7,6 @@ import type { Logger } from 'pino'
 import type { AppConfig } from '../config.ts'
 import type { Clock } from '../clock.ts'
 import type { Db } from '../db/database.ts'
-import type { HotReads } from '../db/hot-reads.ts'
 import type { QuotaService } from '../quotas/quota-service.ts'
 import { withoutUrlQueries, type SecretScrubber } from '../secrets/secret-scrubber.ts'
 import type { ToolRegistry, LoadedTool } from '../tools/registry.ts'
@@ -32,9 +31,6 @@ type Outcome = JobEnd | { status: 'requeue' }
  * worker has it, or it ended before: nothing to do), `at-cap` (its account has
  * its running cap's worth claimed: offer it again later).
  */
-/** An account's claimed jobs in the whole cluster (a queued job is `running` without `started_at`). A fresh read: never `selectUnchanged`. */
-const CLAIMED_BY_ACCOUNT_SQL = "SELECT count(*) AS claimed FROM jobs WHERE account_id = ? AND status = 'running' AND started_at IS NOT NULL"
-
 export type RunResult = 'ended' | 'requeued' | 'not-claimed' | 'at-cap'
 
 /**
@@ -72,8 +68,6 @@ export class JobRunner {
 
   constructor (private readonly deps: {
     db: Db
-    /** The distributed claim's counts (one prepared statement, not a Prisma query: they sit on every job's start). */
-    reads: HotReads
     registry: ToolRegistry
     quotas: QuotaService
     clock: Clock
@@ -114,8 +108,10 @@ export class JobRunner {
    */
   async execute (jobId: string, cap?: { accountId: string, maxRunning: number }): Promise<RunResult> {
     if (this.shuttingDown) return 'requeued'
-    const { db, reads, clock, registry, logger } = this.deps
-    const claimedByAccount = cap && (async () => Number((await reads.select<{ claimed: number | bigint }>(CLAIMED_BY_ACCOUNT_SQL, [cap.accountId]))[0]?.claimed ?? 0))
+    const { db, quotas, clock, registry, logger } = this.deps
+    // The account's claimed jobs in the whole cluster: the per-tier caps' own count (one
+    // hot-reader statement, always a fresh read), not a Prisma query on every job's start.
+    const claimedByAccount = cap && (async () => (await quotas.jobCounts(cap.accountId)).running)
     // A cheap look first: most jobs of an account at its cap never write.
     if (claimedByAccount && await claimedByAccount() >= cap.maxRunning) return 'at-cap'
     const now = clock()

@@ -1,6 +1,6 @@
 // buildApp(options): the container, the kernel plugins, the tools and the
 // routes, ready for `inject` or `listen`. It never listens itself.
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
 import './fastify-types.ts'
 import type { AppConfig } from './config.ts'
@@ -9,6 +9,8 @@ import { buildServices, type ServicesOptions } from './services.ts'
 import { errorHandler } from './http-errors.ts'
 import { notFound } from './errors.ts'
 import { assertBodyDepth } from './body-depth.ts'
+import { responseSerializerCompiler } from './response-serializer.ts'
+import { lazyChildLogger } from './logger.ts'
 import authPlugin from './auth/auth-plugin.ts'
 import hostOriginGuard from './auth/host-origin-guard.ts'
 import accountRoutes from './accounts/routes.ts'
@@ -106,11 +108,15 @@ export async function buildApp (options: BuildOptions = {}): Promise<FastifyInst
     keepAliveTimeout: config.keepAliveTimeoutMs,
     routerOptions: { ignoreTrailingSlash: true },
     logController: new AccessLog(logger),
+    // request.log is made when first used: most requests log nothing of their own.
+    // (Typed for the app's own pino logger, which fastify types as its base logger.)
+    childLoggerFactory: lazyChildLogger as unknown as FastifyServerOptions['childLoggerFactory'],
     // Errors fastify raises before routing (a malformed URL escape, a bad
     // content-type header) skip the error handler; they still answer {detail}.
     frameworkErrors: (error, req, reply: FastifyReply) => errorHandler(error, req, reply),
   })
   app.setValidatorCompiler(lazyValidatorCompiler)
+  app.setSerializerCompiler(responseSerializerCompiler)
   // Not a fastify option: set on the Node server (must not exceed requestTimeout).
   app.server.headersTimeout = config.headersTimeoutMs
   if (options.onRoute) app.addHook('onRoute', options.onRoute)

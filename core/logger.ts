@@ -42,3 +42,48 @@ export function createLogger (level: string, stream: DestinationStream = stdoutD
     ...(scrubber ? { hooks: { streamWrite: (line: string) => scrubber.scrub(line) } } : {}),
   }, stream)
 }
+
+type LogMethod = (...args: unknown[]) => void
+
+/**
+ * `request.log` as fastify's childLoggerFactory makes it: a stand-in that makes
+ * pino's child (the request id bound, its bindings serialised and redacted) when
+ * the request first logs something at an enabled level. Most requests log
+ * nothing of their own (the access line is AccessLog's, written with the
+ * request id), and the child made for every request was ≈ 3 % of a hot
+ * request's CPU (scripts/bench/README.md).
+ */
+class LazyChildLogger {
+  private made: Logger | undefined
+
+  constructor (private readonly parent: Logger, private readonly childBindings: pino.Bindings, private readonly options: pino.ChildLoggerOptions) {}
+
+  private get logger (): Logger {
+    return (this.made ??= this.parent.child(this.childBindings, this.options))
+  }
+
+  get level (): string { return this.made?.level ?? this.options.level ?? this.parent.level }
+  set level (level: string) { this.logger.level = level }
+  get levels () { return this.parent.levels }
+
+  isLevelEnabled (level: string): boolean {
+    // A route's own log level makes the child at once: its level is the child's to answer.
+    return this.made || this.options.level !== undefined ? this.logger.isLevelEnabled(level) : this.parent.isLevelEnabled(level)
+  }
+
+  fatal (...args: unknown[]): void { (this.logger.fatal as LogMethod)(...args) }
+  error (...args: unknown[]): void { if (this.isLevelEnabled('error')) (this.logger.error as LogMethod)(...args) }
+  warn (...args: unknown[]): void { if (this.isLevelEnabled('warn')) (this.logger.warn as LogMethod)(...args) }
+  info (...args: unknown[]): void { if (this.isLevelEnabled('info')) (this.logger.info as LogMethod)(...args) }
+  debug (...args: unknown[]): void { if (this.isLevelEnabled('debug')) (this.logger.debug as LogMethod)(...args) }
+  trace (...args: unknown[]): void { if (this.isLevelEnabled('trace')) (this.logger.trace as LogMethod)(...args) }
+  silent (): void {}
+  child (bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger { return this.logger.child(bindings, options) }
+  bindings (): pino.Bindings { return this.logger.bindings() }
+  flush (callback?: (err?: Error) => void): void { this.logger.flush(callback) }
+}
+
+/** fastify's `childLoggerFactory` (core/app.ts): see LazyChildLogger. */
+export function lazyChildLogger (parent: Logger, bindings: pino.Bindings, options: pino.ChildLoggerOptions): Logger {
+  return new LazyChildLogger(parent, bindings, options) as unknown as Logger
+}

@@ -58,15 +58,16 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
   })
 
   app.addHook('onRequest', async (request) => {
+    // Read once: fastify builds a new routeOptions object at each read.
+    const route = request.routeOptions.config
     // A keyless route (health) ignores keys: their lookup needs the database, which may be what is down.
-    if (request.routeOptions.config?.keyless) {
+    if (route?.keyless) {
       request.principal = NO_PRINCIPAL
       return
     }
     request.principal = await keys.resolve(presentedKey(request))
     const path = request.url.split('?')[0]!
     if (!UNLIMITED.has(path)) await countRequests(rateLimiter, config, request)
-    const route = request.routeOptions.config
     // No route (404), or a WebSocket whose socket enforces the class after the upgrade.
     if (request.is404 || route.authAfterUpgrade) return
     const blogKey = request.headers['x-blog-key']

@@ -40,6 +40,19 @@ function accountFrom (r: KeyRow): AccountRecord {
   }
 }
 
+type ScopedTokenRow = KeyRow & { key_expires_at: Date | string | null, key_tools: string, key_last_used_at: Date | string | null }
+
+/** A personal key as the resolver keeps it: its row and its account, converted once (frozen: requests share it). */
+interface ResolvedKey { keyId: string, revoked: boolean, account: AccountRecord }
+interface ResolvedToken extends ResolvedKey { expiresAt: Date | null, lastUsedAt: Date | null, tools: readonly string[] }
+
+const resolvedKey = (row: KeyRow): ResolvedKey =>
+  Object.freeze({ keyId: row.key_id, revoked: Boolean(row.key_revoked_at), account: Object.freeze(accountFrom(row)) })
+const personalKeyOf = ([row]: KeyRow[]): ResolvedKey | undefined => (row ? resolvedKey(row) : undefined)
+const scopedTokenOf = ([row]: ScopedTokenRow[]): ResolvedToken | undefined => (row
+  ? Object.freeze({ ...resolvedKey(row), expiresAt: toDate(row.key_expires_at), lastUsedAt: toDate(row.key_last_used_at), tools: Object.freeze(JSON.parse(row.key_tools) as string[]) })
+  : undefined)
+
 export interface AccountRecord {
   id: string
   email: string
@@ -63,13 +76,6 @@ export const NO_PRINCIPAL: Principal = { kind: 'none' }
 
 export class KeyResolver {
   private readonly publicDigests: string[]
-  /**
-   * The account of each key row, converted once per row: `selectUnchanged`
-   * hands every request the same row object until the next commit, so the
-   * record built from it (three date parses) is kept beside the row and goes
-   * with it. Requests only read it (frozen: a change would fail loudly).
-   */
-  private readonly accountsOfRows = new WeakMap<KeyRow, AccountRecord>()
 
   constructor (
     private readonly reads: HotReads,
@@ -94,34 +100,22 @@ export class KeyResolver {
     }
     const now = this.clock()
     // One joined query per request, answered from memory only while nothing was committed
-    // since (HotReads.selectUnchanged): a rotated or revoked key fails on the next request.
-    // Prisma's `include` costs a second round trip and several times the time (scripts/bench/README.md).
+    // since (HotReads.selectUnchanged, which keeps the converted key): a rotated or revoked
+    // key fails on the next request. Prisma's `include` costs a second round trip and
+    // several times the time (scripts/bench/README.md).
     if (secret.startsWith('sk-')) {
-      const [key] = await this.reads.selectUnchanged<KeyRow>(PERSONAL_KEY_SQL, [digest])
-      if (!key || key.key_revoked_at) return { kind: 'bad' }
-      const account = this.accountOf(key)
-      return { kind: 'personal', account, tier: effectiveTier(account, now), keyId: key.key_id }
+      const key = await this.reads.selectUnchanged(PERSONAL_KEY_SQL, [digest], personalKeyOf)
+      if (!key || key.revoked) return { kind: 'bad' }
+      return { kind: 'personal', account: key.account, tier: effectiveTier(key.account, now), keyId: key.keyId }
     }
     if (secret.startsWith('scp-')) {
-      const [token] = await this.reads.selectUnchanged<KeyRow & { key_expires_at: Date | string | null, key_tools: string, key_last_used_at: Date | string | null }>(SCOPED_TOKEN_SQL, [digest])
-      if (!token || token.key_revoked_at) return { kind: 'bad' }
-      const expires = toDate(token.key_expires_at)
-      if (expires && expires.getTime() <= now.getTime()) return { kind: 'bad' }
-      const account = this.accountOf(token)
+      const token = await this.reads.selectUnchanged(SCOPED_TOKEN_SQL, [digest], scopedTokenOf)
+      if (!token || token.revoked) return { kind: 'bad' }
+      if (token.expiresAt && token.expiresAt.getTime() <= now.getTime()) return { kind: 'bad' }
       // At most one write a minute per token: last_used_at is for the owner's overview, not an audit log.
-      const lastUsed = toDate(token.key_last_used_at)
-      if (!lastUsed || now.getTime() - lastUsed.getTime() > 60_000) this.touchToken(token.key_id, now).catch(() => {})
-      return { kind: 'scoped', account, tier: effectiveTier(account, now), tokenId: token.key_id, tools: JSON.parse(token.key_tools) as string[] }
+      if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > 60_000) this.touchToken(token.keyId, now).catch(() => {})
+      return { kind: 'scoped', account: token.account, tier: effectiveTier(token.account, now), tokenId: token.keyId, tools: [...token.tools] }
     }
     return { kind: 'bad' }
-  }
-
-  private accountOf (row: KeyRow): AccountRecord {
-    let account = this.accountsOfRows.get(row)
-    if (!account) {
-      account = Object.freeze(accountFrom(row))
-      this.accountsOfRows.set(row, account)
-    }
-    return account
   }
 }

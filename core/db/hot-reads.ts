@@ -6,7 +6,8 @@
 // cost ≈ 3× the CPU of the same statement through `pg`, scripts/bench/README.md).
 // `selectUnchanged` may answer from memory, but only while SQLite says nothing
 // was committed since (see there), so a revoked key still fails on the very
-// next request.
+// next request; what it keeps is the caller's conversion of the rows (an
+// account record, a job's status record), made once per kept answer.
 import Database from 'better-sqlite3'
 import type { Pool, QueryConfig } from 'pg'
 import { BoundedMap } from '../bounded-map.ts'
@@ -18,15 +19,20 @@ export interface HotReads {
   /** A read-only SELECT written once for both databases, with `?` placeholders. */
   select<T> (sql: string, params: Array<string | number>): Promise<T[]>
   /**
-   * The same rows as `select`, but on SQLite answered from memory when the same
-   * statement and parameters were read before and no connection has committed
-   * anything to the database since (`PRAGMA data_version` of this reader, ≈ 3 µs
-   * against ≈ 9 µs for a joined key lookup, and no row conversion). Any commit,
-   * by this process or another, drops every kept answer, so a read is never
-   * staler than `select`'s. PostgreSQL always reads (no equivalent counter).
-   * The rows are shared between callers: read them, never change them.
+   * `convert(rows)` of the same rows as `select`, but on SQLite answered from
+   * memory when the same statement and parameters were read before and no
+   * connection has committed anything to the database since (`PRAGMA
+   * data_version` of this reader, ≈ 3 µs against ≈ 9 µs for a joined key
+   * lookup, and no conversion: the converted value is what is kept). Any
+   * commit, by this process or another, drops every kept answer, so an answer
+   * is never staler than `select`'s. PostgreSQL always reads and converts (no
+   * equivalent counter).
+   *
+   * A statement has one conversion (a second one for the same SQL throws: the
+   * kept answers would be the other's). The value is shared between callers:
+   * read it, never change it (freeze it in `convert` where that matters).
    */
-  selectUnchanged<T> (sql: string, params: Array<string | number>): Promise<readonly T[]>
+  selectUnchanged<Row, T> (sql: string, params: Array<string | number>, convert: (rows: Row[]) => T): Promise<T>
   close (): void
 }
 
@@ -45,12 +51,22 @@ export function sqliteHotReads (file: string): HotReads {
   // Changes whenever another connection (the writer, another process) commits.
   const dataVersion = reader.prepare('PRAGMA data_version').pluck()
   let keptAtVersion: unknown = null
-  let kept = new BoundedMap<readonly unknown[]>(UNCHANGED_READS_KEPT)
+  let kept = new BoundedMap<{ value: unknown }>(UNCHANGED_READS_KEPT)
+  // Each statement's number and conversion: a kept answer's key is the number and
+  // the parameters, not the SQL text (hashing a few hundred characters each read).
+  const unchangedStatements = new Map<string, { prefix: string, convert: (rows: never[]) => unknown }>()
   return {
     async select<T> (sql: string, params: Array<string | number>): Promise<T[]> {
       return select<T>(sql, params)
     },
-    async selectUnchanged<T> (sql: string, params: Array<string | number>): Promise<readonly T[]> {
+    async selectUnchanged<Row, T> (sql: string, params: Array<string | number>, convert: (rows: Row[]) => T): Promise<T> {
+      let statement = unchangedStatements.get(sql)
+      if (!statement) {
+        statement = { prefix: `${unchangedStatements.size}\0`, convert: convert as (rows: never[]) => unknown }
+        unchangedStatements.set(sql, statement)
+      } else if (statement.convert !== convert) {
+        throw new Error('selectUnchanged: one conversion per statement (its kept answers are converted rows)')
+      }
       // Read the version before the rows: a commit in between makes the kept
       // answer look older than it is (read again next time), never newer.
       const version = dataVersion.get()
@@ -58,12 +74,12 @@ export function sqliteHotReads (file: string): HotReads {
         kept = new BoundedMap(UNCHANGED_READS_KEPT)
         keptAtVersion = version
       }
-      const key = sql + '\0' + params.join('\0')
+      const key = params.length === 1 ? statement.prefix + params[0] : statement.prefix + params.join('\0')
       const hit = kept.get(key)
-      if (hit) return hit as readonly T[]
-      const rows = select<T>(sql, params)
-      kept.set(key, rows)
-      return rows
+      if (hit) return hit.value as T
+      const value = convert(select<Row>(sql, params))
+      kept.set(key, { value })
+      return value
     },
     close: () => reader.close(),
   }
@@ -109,7 +125,9 @@ export function pgHotReads (pool: Pool, pgTypes: typeof import('pg').types): Hot
   }
   return {
     select,
-    selectUnchanged: select,
+    async selectUnchanged<Row, T> (sql: string, params: Array<string | number>, convert: (rows: Row[]) => T): Promise<T> {
+      return convert(await select<Row>(sql, params))
+    },
     close: () => {},
   }
 }

@@ -16,7 +16,7 @@ import type { JobQueue } from './job-queue.ts'
 import type { JobRunner } from './job-runner.ts'
 import type { JobEvents } from './job-events.ts'
 import { CANCELLED, type JobEnding } from './job-ending.ts'
-import { JOB_STATUS_SQL, jobRowFrom, jobStatusRecord, resultsUrl, withLiveOverlay, statusUrl, type JobRow, type JobStatusRecord, type StoredJobRow } from './job-view.ts'
+import { JOB_STATUS_SQL, storedJobStatus, resultsUrl, withLiveOverlay, statusUrl, type JobStatusRecord } from './job-view.ts'
 import type { WebhookSpec } from './webhooks.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { IncomingUpload, JobWorkspace, StoredUpload } from '../artifacts/job-workspace.ts'
@@ -63,14 +63,6 @@ export class JobService {
    * the insert one at a time, so a burst cannot slip past the caps together.
    */
   private readonly admissions = new Map<string, Promise<void>>()
-  /**
-   * The job and stored status record of each status row, built once per row:
-   * `selectUnchanged` hands every poll the same row object until the next
-   * commit, and the conversion (four date parses, four ISO strings, the
-   * summary's JSON) was most of a poll's own work. Kept beside the row and
-   * gone with it; polls only read them (the live overlay makes a new record).
-   */
-  private readonly statusOfRows = new WeakMap<StoredJobRow, { job: JobRow, record: JobStatusRecord }>()
 
   constructor (private readonly deps: { db: Db, reads: HotReads, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: JobRunner, events: JobEvents, queue: () => JobQueue, ending: JobEnding, artifacts: ArtifactService, workspace: JobWorkspace, shared: SharedStateService }) {}
 
@@ -270,16 +262,10 @@ export class JobService {
    * visibility and retention answers as `find`.
    */
   async status (caller: AccountCaller, jobId: string): Promise<JobStatusRecord> {
-    const [stored] = await this.deps.reads.selectUnchanged<StoredJobRow>(JOB_STATUS_SQL, [jobId])
-    let converted = stored ? this.statusOfRows.get(stored) : undefined
-    if (stored && !converted) {
-      const job = jobRowFrom(stored)
-      converted = { job, record: jobStatusRecord(job) }
-      this.statusOfRows.set(stored, converted)
-    }
-    const job = this.visible(caller, jobId, converted?.job)
+    const stored = await this.deps.reads.selectUnchanged(JOB_STATUS_SQL, [jobId], storedJobStatus)
+    const job = this.visible(caller, jobId, stored?.job)
     const live = this.deps.runner.live.get(jobId)
-    return live && job.status === 'running' ? withLiveOverlay(converted!.record, live) : converted!.record
+    return live && job.status === 'running' ? withLiveOverlay(stored!.record, live) : stored!.record
   }
 
   /** The job when its rows can be read, else 409 naming the status call. */

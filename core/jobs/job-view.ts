@@ -100,6 +100,19 @@ export function withLiveOverlay (record: JobStatusRecord, live: LiveOverlay): Jo
   return { ...record, records: live.records, stage: live.stage }
 }
 
+/**
+ * A status read's row as `JobService.status` keeps it (HotReads.selectUnchanged
+ * keeps this, not the row, until the next commit): the job and its stored
+ * status record, built once (four date parses, four ISO strings, the summary's
+ * JSON were most of a poll's own work). Polls only read them; the live overlay
+ * makes a new record.
+ */
+export const storedJobStatus = ([row]: StoredJobRow[]): { job: JobRow, record: JobStatusRecord } | undefined => {
+  if (!row) return undefined
+  const job = jobRowFrom(row)
+  return { job, record: jobStatusRecord(job) }
+}
+
 export function jobStatusRecord (job: JobRow): JobStatusRecord {
   const finished = job.status !== 'running'
   return {

@@ -26,6 +26,9 @@ const JOB_COUNTS_SQL = `SELECT count(started_at) AS running, count(*) - count(st
 
 // PostgreSQL counts come back as bigint, SQLite's as number; a missing counter row as null.
 const n = (v: number | bigint | null | undefined) => Number(v ?? 0)
+/** The usage row as `usage` keeps it until the next commit (HotReads.selectUnchanged): frozen, callers share it. */
+const usageOf = ([row]: Array<Record<keyof Usage, number | bigint | null>>): Readonly<Usage> =>
+  Object.freeze({ calls_today: n(row?.calls_today), calls_this_month: n(row?.calls_this_month), records_today: n(row?.records_today), jobs_running: n(row?.jobs_running), jobs_queued: n(row?.jobs_queued) })
 /** The counters' day and month periods of a moment (`d:YYYY-MM-DD`, `m:YYYY-MM`), from one ISO string: `usage` is on me's hot path. */
 const periodsOf = (d: Date) => {
   const iso = d.toISOString()
@@ -82,11 +85,10 @@ export class QuotaService {
     await this.db.$executeRaw`UPDATE usage_counters SET records = records + ${count} WHERE account_id = ${accountId} AND period = ${day}`
   }
 
-  async usage (accountId: string): Promise<Usage> {
+  async usage (accountId: string): Promise<Readonly<Usage>> {
     const { day, month } = periodsOf(this.clock())
     // One round trip instead of two typed queries (the me endpoint is the hot read path).
-    const [row] = await this.reads.selectUnchanged<Record<keyof Usage, number | bigint | null>>(USAGE_SQL, [accountId, day, accountId, month, accountId, day, accountId, accountId])
-    return { calls_today: n(row?.calls_today), calls_this_month: n(row?.calls_this_month), records_today: n(row?.records_today), jobs_running: n(row?.jobs_running), jobs_queued: n(row?.jobs_queued) }
+    return await this.reads.selectUnchanged(USAGE_SQL, [accountId, day, accountId, month, accountId, day, accountId, accountId], usageOf)
   }
 
   /** The account's unfinished jobs, for the per-tier job caps (JobService.start). */

@@ -51,15 +51,29 @@ t.test('selectUnchanged keeps rows only until the next commit', sqliteOnly, asyn
   writer.exec('CREATE TABLE hot_reads_probe (id INTEGER PRIMARY KEY, v TEXT)')
   writer.prepare('INSERT INTO hot_reads_probe (id, v) VALUES (1, ?)').run('a')
   const sql = 'SELECT v FROM hot_reads_probe WHERE id = ?'
-  const first = await reads.selectUnchanged<{ v: string }>(sql, [1])
-  t.same(first, [{ v: 'a' }])
-  t.equal(await reads.selectUnchanged(sql, [1]), first, 'no commit since: the same rows, from memory')
+  // What is kept is the conversion of the rows, made once per kept answer.
+  let conversions = 0
+  const valueOf = (rows: Array<{ v: string }>) => { conversions++; return { values: rows.map(r => r.v) } }
+  const first = await reads.selectUnchanged(sql, [1], valueOf)
+  t.same(first, { values: ['a'] })
+  t.equal(await reads.selectUnchanged(sql, [1], valueOf), first, 'no commit since: the same value, from memory')
+  t.equal(conversions, 1, 'converted once')
   writer.prepare('UPDATE hot_reads_probe SET v = ? WHERE id = 1').run('b')
-  t.same(await reads.selectUnchanged(sql, [1]), [{ v: 'b' }], 'a commit of another connection is seen at once')
+  t.same(await reads.selectUnchanged(sql, [1], valueOf), { values: ['b'] }, 'a commit of another connection is seen at once')
+  t.equal(conversions, 2, 'converted again after the commit')
   // A commit to any table drops every kept answer.
-  const kept = await reads.selectUnchanged(sql, [1])
+  const kept = await reads.selectUnchanged(sql, [1], valueOf)
   writer.prepare('INSERT INTO hot_reads_probe (id, v) VALUES (2, ?)').run('c')
-  t.not(await reads.selectUnchanged(sql, [1]), kept, 'read again after an unrelated commit')
-  t.same(await reads.selectUnchanged(sql, [2]), [{ v: 'c' }])
-  t.same(await reads.selectUnchanged(sql, [3]), [], 'no row is an answer too')
+  t.not(await reads.selectUnchanged(sql, [1], valueOf), kept, 'read again after an unrelated commit')
+  t.same(await reads.selectUnchanged(sql, [2], valueOf), { values: ['c'] })
+  t.same(await reads.selectUnchanged(sql, [3], valueOf), { values: [] }, 'no row is an answer too')
+  // An answer that converts to undefined is kept like any other.
+  const firstOf = ([row]: Array<{ v: string }>) => { conversions++; return row?.v }
+  const other = 'SELECT v FROM hot_reads_probe WHERE id = ? AND 1 = 1'
+  const before = conversions
+  t.equal(await reads.selectUnchanged(other, [9], firstOf), undefined)
+  t.equal(await reads.selectUnchanged(other, [9], firstOf), undefined)
+  t.equal(conversions, before + 1, 'an undefined answer is kept too')
+  // Each statement has one conversion: another would be handed the first one's kept values.
+  await t.rejects(reads.selectUnchanged(sql, [1], (rows: Array<{ v: string }>) => rows.length), /one conversion per statement/)
 })

@@ -64,3 +64,81 @@ t.test('stdout logging is asynchronous, yet every line reaches stdout by the tim
   t.match(crashed.stdout, /"msg":"last words"/, 'the line before an uncaught exception is written')
   t.equal(crashed.stdout.trim().split('\n').length, 2001)
 })
+
+t.test('a log reader that stops reading does not block the service', async t => {
+  // stdout is a pipe nobody reads (a stalled log collector): the pipe holds
+  // 64 KB, the child logs ≈ 1 MB. A synchronous destination blocks in its
+  // write until the reader comes back; the service's returns at once, so the
+  // child says "logged" while its stdout is still unread. Then the reader
+  // comes back and every line arrives (flushed at exit).
+  const { spawn } = await import('node:child_process')
+  const { fileURLToPath } = await import('node:url')
+  const logger = fileURLToPath(new URL('../../core/logger.ts', import.meta.url))
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+    import { createLogger } from ${JSON.stringify(logger)}
+    const log = createLogger('info')
+    for (let i = 0; i < 10000; i++) log.info({ i, pad: 'x'.repeat(40) }, 'burst')
+    process.stderr.write('logged\\n')
+    process.stdin.on('data', () => process.exit(0))
+  `], { stdio: ['pipe', 'pipe', 'pipe'] })
+  t.teardown(() => { child.kill('SIGKILL') })
+  child.stdout.pause()
+  const logged = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), 30_000)
+    child.stderr.on('data', (chunk: Buffer) => { if (chunk.toString().includes('logged')) { clearTimeout(timer); resolve(true) } })
+  })
+  t.ok(logged, 'all 10,000 lines logged while nobody read stdout')
+  let out = ''
+  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+  child.stdout.resume()
+  const exited = new Promise<number | null>(resolve => child.on('close', resolve))
+  child.stdin.write('exit\n')
+  t.equal(await exited, 0)
+  t.equal(out.trim().split('\n').length, 10000, 'then every line arrives')
+})
+
+t.test("a request's own log lines are made on first use, carry its request id and are redacted", async t => {
+  const { createLogger, lazyChildLogger } = await import('../../core/logger.ts')
+  const { Writable } = await import('node:stream')
+  const lines: string[] = []
+  const parent = createLogger('info', new Writable({ write (chunk, _enc, done) { lines.push(chunk.toString()); done() } }) as never)
+  let children = 0
+  const child = parent.child.bind(parent)
+  parent.child = ((...args: Parameters<typeof parent.child>) => { children++; return child(...args) }) as typeof parent.child
+  const requestLog = lazyChildLogger(parent, { reqId: 'req-7' }, {})
+  requestLog.debug({ x: 1 }, 'below the level')
+  t.equal(children, 0, 'a line below the level makes no child')
+  t.equal(requestLog.level, 'info')
+  requestLog.info({ password: 'pw-AAA' }, 'own line')
+  requestLog.warn('second line')
+  t.equal(children, 1, 'one child, made by the first line written')
+  await new Promise(resolve => setImmediate(resolve))
+  t.equal(lines.length, 2)
+  const first = JSON.parse(lines[0]!) as Record<string, unknown>
+  t.match(first, { reqId: 'req-7', msg: 'own line', password: '[redacted]' })
+  t.match(JSON.parse(lines[1]!), { reqId: 'req-7', msg: 'second line' })
+  // A route's own log level (fastify passes it as the child's option) is the child's.
+  const quiet = lazyChildLogger(parent, { reqId: 'req-8' }, { level: 'error' })
+  quiet.info('dropped')
+  t.equal(quiet.level, 'error')
+  t.notOk(quiet.isLevelEnabled('info'))
+  t.equal(lines.length, 2, 'nothing written below the route level')
+
+  // Through the app: a request whose handling logs (the database down: 503) writes
+  // that line with the same request id as its access line.
+  const logLines: string[] = []
+  const app = await build(t, { logLines })
+  const u = await signup(app)
+  const { database } = app.services
+  const hotSelectUnchanged = database.hot.selectUnchanged
+  database.hot.selectUnchanged = async () => { throw Object.assign(new Error("Can't reach database server"), { code: 'P1001' }) }
+  t.teardown(() => { database.hot.selectUnchanged = hotSelectUnchanged })
+  logLines.length = 0
+  const res = await app.inject({ method: 'GET', url: '/api/auth/me', headers: { 'x-api-key': u.apiKey } })
+  t.equal(res.statusCode, 503)
+  const parsed = logLines.map(l => JSON.parse(l) as { reqId?: string, msg?: string })
+  const own = parsed.find(l => l.msg === 'database unavailable')
+  const access = parsed.find(l => l.msg === 'request errored' || l.msg === 'request completed')
+  t.ok(own?.reqId, 'the handler\'s line has the request id')
+  t.equal(own?.reqId, access?.reqId, 'the same id as the access line')
+})

@@ -69,3 +69,31 @@ t.test('me without a key or with a bad key is 401', async t => {
     t.type(res.json().detail, 'string')
   }
 })
+
+t.test('response serializers: a "this or null" union is serialized without running a validator, as before', async t => {
+  const { Type } = await import('typebox')
+  const { serializableSchema, responseSerializerCompiler } = await import('../../core/response-serializer.ts')
+  const { MeResponse } = await import('../../core/accounts/schemas.ts')
+  const nullableObject = Type.Union([Type.Object({ a: Type.String() }), Type.Null()], { description: 'd' })
+  const before = JSON.stringify(nullableObject)
+  t.same(serializableSchema(nullableObject), { description: 'd', type: 'object', required: ['a'], properties: { a: { type: 'string' } }, nullable: true })
+  t.equal(JSON.stringify(nullableObject), before, 'the route\'s own schema is left as it was')
+  t.same(serializableSchema(Type.Union([Type.Null(), Type.String()])), { type: 'string', nullable: true }, 'either order')
+  const three = Type.Union([Type.String(), Type.Integer(), Type.Null()])
+  t.same(serializableSchema(three), JSON.parse(JSON.stringify(three)), 'other unions are left to the validator')
+  const twoTypes = Type.Union([Type.String(), Type.Integer()])
+  t.same(serializableSchema(twoTypes), JSON.parse(JSON.stringify(twoTypes)))
+  t.same(serializableSchema(Type.Object({ list: Type.Array(Type.Union([Type.Integer(), Type.Null()])) })),
+    { type: 'object', required: ['list'], properties: { list: { type: 'array', items: { type: 'integer', nullable: true } } } }, 'nested ones too')
+
+  // me's answers, both shapes, serialized exactly as JSON.stringify writes them.
+  const serialize = responseSerializerCompiler({ schema: MeResponse })
+  const limits = { max_records_per_run: 1, calls_per_day: 2, calls_per_month: 3, retention_hours: 4, rate_limit_per_minute: 5, max_running_jobs: 6, max_queued_jobs: 7, max_file_mb: 8, max_job_files_mb: 9 }
+  const guest = { user: null, tier: 'guest', limits, usage: null }
+  t.equal(serialize(guest), JSON.stringify(guest))
+  const app = await build(t)
+  const u = await signup(app)
+  const me = (await app.inject({ method: 'GET', url: '/api/auth/me', headers: { 'x-api-key': u.apiKey } })).json()
+  t.ok(me.user && me.usage, 'a user with usage')
+  t.equal(serialize(me), JSON.stringify(me))
+})

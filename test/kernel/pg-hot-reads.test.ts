@@ -41,15 +41,16 @@ t.test('a write of another connection is seen by the very next read', pgOnly, as
   await db.$executeRawUnsafe('CREATE TABLE hot_reads_probe (id INTEGER PRIMARY KEY, v TEXT)')
   await db.$executeRawUnsafe("INSERT INTO hot_reads_probe VALUES (1, 'a')")
   const sql = 'SELECT v FROM hot_reads_probe WHERE id = ?'
-  t.same(await database.hot.selectUnchanged(sql, [1]), [{ v: 'a' }])
-  t.same(await database.hot.selectUnchanged(sql, [1]), [{ v: 'a' }], 'prepared once, executed again')
+  const rowsOf = (rows: unknown[]) => rows
+  t.same(await database.hot.selectUnchanged(sql, [1], rowsOf), [{ v: 'a' }])
+  t.same(await database.hot.selectUnchanged(sql, [1], rowsOf), [{ v: 'a' }], 'prepared once, executed again')
   // Another client, outside the pool (another process would be the same).
   const { default: pg } = await import('pg')
   const other = new pg.Client({ connectionString: app.services.config.databaseUrl })
   await other.connect()
   t.teardown(() => other.end())
   await other.query("UPDATE hot_reads_probe SET v = 'b' WHERE id = 1")
-  t.same(await database.hot.selectUnchanged(sql, [1]), [{ v: 'b' }], 'seen at once')
+  t.same(await database.hot.selectUnchanged(sql, [1], rowsOf), [{ v: 'b' }], 'seen at once')
 })
 
 t.test('a key revoked by another connection fails on the very next request', pgOnly, async t => {

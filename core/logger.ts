@@ -17,20 +17,25 @@ export const REDACTED_PATHS = [
 ]
 
 /**
- * Standard output, written asynchronously: a line is handed to a write that
- * runs off the event loop, and lines logged while one is under way go out
+ * Standard output, written asynchronously: lines are handed to a write that
+ * runs off the event loop, LOG_BATCH_BYTES at a time or every LOG_FLUSH_MS,
+ * whichever comes first, and lines logged while one is under way go out
  * together in the next. pino's default (one synchronous write per line) cost
- * a hot request ≈ 4 % of its CPU in the write alone (scripts/bench/README.md),
- * and a reader that stops reading (a stalled log collector) blocked the whole
- * service in that write. pino flushes what is buffered synchronously when the
- * process exits (also on an uncaught exception); only a SIGKILL or an
- * out-of-memory end can lose the last lines. Past LOG_BUFFER_MAX bytes waiting
- * (stdout not read at all), lines are dropped rather than held.
+ * a hot request ≈ 4 % of its CPU in the write alone, and one asynchronous
+ * write per line (a thread-pool hand-off and its completion) ≈ 5 %
+ * (scripts/bench/README.md); a reader that stops reading (a stalled log
+ * collector) blocked the whole service in a synchronous write. pino flushes
+ * what is buffered synchronously when the process exits (also on an uncaught
+ * exception); only a SIGKILL or an out-of-memory end can lose the last lines
+ * (at most LOG_FLUSH_MS of them). Past LOG_BUFFER_MAX bytes waiting (stdout not
+ * read at all), lines are dropped rather than held.
  */
 export function stdoutDestination (): DestinationStream {
-  return pino.destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_MAX })
+  return pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS, maxLength: LOG_BUFFER_MAX })
 }
 
+const LOG_BATCH_BYTES = 4096
+const LOG_FLUSH_MS = 100
 const LOG_BUFFER_MAX = 16 * 1024 * 1024
 
 export function createLogger (level: string, stream: DestinationStream = stdoutDestination(), scrubber?: SecretScrubber): Logger {

@@ -32,11 +32,6 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
   routeDefaults(fastify, { tag: 'Jobs', auth: 'account' })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { jobs, registry, workspace } = app.services
-  // Multipart is parsed by the tool-run route itself, as it comes (the file is never buffered).
-  await app.register(multipart, { throwFileSizeLimit: true })
-  app.decorateRequest('incomingUpload', null)
-  // A start refused by the body schema after its file arrived: the file goes with the answer (a no-op once adopted).
-  app.addHook('onResponse', async (req) => { if (req.incomingUpload) await workspace.discard(req.incomingUpload) })
   // What each kind of job route answers and who may call it (read by OpenAPI).
   const statusRoute = { auth: 'account', tag: 'Jobs', responses: { 200: JobStatusSchema } } as const
   const resultsRoute = { auth: 'account', tag: 'Jobs', responses: { 200: JobResultsSchema } } as const
@@ -56,21 +51,35 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
       file: { type: 'string', format: 'binary', description: "One file, for a tool that takes uploads, up to the tier's max_file_mb (413 past it)." },
     },
   }
-  app.post('/api/tool-run', {
-    schema: { body: ToolRunBody },
-    config: { auth: 'account', responses: { 202: JobStarted }, tag: 'Jobs', formBody: toolRunForm },
-    // A multipart start becomes the same body before validation, its file streamed to disk under the tier cap.
-    preValidation: async (req) => {
-      if (!req.isMultipart()) return
-      const { body, upload } = await readMultipartStart(req, { registry, workspace })
-      req.body = body as typeof req.body
-      req.incomingUpload = upload
-    },
-  }, async (req, reply) => {
-    const caller = requireAccount(req.principal, { scoped: true })
-    const { replayed, ...started } = await jobs.start({ caller, tool: req.body.tool, params: req.body.params ?? {}, idempotencyKey: idempotencyKey(req.headers), webhook: req.body.webhook as WebhookSpec | undefined, upload: req.incomingUpload })
-    markReplay(reply, replayed, 202)
-    return started
+  // The start is the one job route a file can come with: multipart (parsed by the
+  // route itself, as it comes: the file is never buffered) and its per-request
+  // hooks (three promises and a close listener a request) sit in a context of
+  // their own, off the status poll and the other reads.
+  await app.register(async (context) => {
+    const startRoutes = context.withTypeProvider<TypeBoxTypeProvider>()
+    await startRoutes.register(multipart, { throwFileSizeLimit: true })
+    startRoutes.decorateRequest('incomingUpload', null)
+    // A start refused by the body schema after its file arrived: the file goes with the answer (a no-op once adopted).
+    startRoutes.addHook('onResponse', (req, _reply, done) => {
+      if (!req.incomingUpload) return done()
+      workspace.discard(req.incomingUpload).then(() => done(), done)
+    })
+    startRoutes.post('/api/tool-run', {
+      schema: { body: ToolRunBody },
+      config: { auth: 'account', responses: { 202: JobStarted }, tag: 'Jobs', formBody: toolRunForm },
+      // A multipart start becomes the same body before validation, its file streamed to disk under the tier cap.
+      preValidation: async (req) => {
+        if (!req.isMultipart()) return
+        const { body, upload } = await readMultipartStart(req, { registry, workspace })
+        req.body = body as typeof req.body
+        req.incomingUpload = upload
+      },
+    }, async (req, reply) => {
+      const caller = requireAccount(req.principal, { scoped: true })
+      const { replayed, ...started } = await jobs.start({ caller, tool: req.body.tool, params: req.body.params ?? {}, idempotencyKey: idempotencyKey(req.headers), webhook: req.body.webhook as WebhookSpec | undefined, upload: req.incomingUpload })
+      markReplay(reply, replayed, 202)
+      return started
+    })
   })
 
   const statusHandler = async (req: FastifyRequest<{ Params: { id: string } }>) => {

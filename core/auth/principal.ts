@@ -2,7 +2,7 @@
 // on the agent endpoint). Lookups go by SHA-256 digest; configured secrets are
 // compared in constant time.
 import type { Clock } from '../clock.ts'
-import { safeEqual, sha256Hex } from '../crypto.ts'
+import { digestsEqual, sha256Hex } from '../crypto.ts'
 import type { AppConfig } from '../config.ts'
 import type { HotReads } from '../db/hot-reads.ts'
 import { effectiveTier, type TierName } from '../quotas/tiers.ts'
@@ -76,6 +76,7 @@ export const NO_PRINCIPAL: Principal = { kind: 'none' }
 
 export class KeyResolver {
   private readonly publicDigests: string[]
+  private readonly adminDigest: string | null
 
   constructor (
     private readonly reads: HotReads,
@@ -85,17 +86,19 @@ export class KeyResolver {
     private readonly touchToken: (tokenId: string, at: Date) => Promise<unknown> = async () => {},
   ) {
     this.publicDigests = config.publicTokens.map(sha256Hex)
+    this.adminDigest = config.adminApiKey ? sha256Hex(config.adminApiKey) : null
   }
 
   async resolve (secret: string | undefined): Promise<Principal> {
     if (secret === undefined || secret === '') return NO_PRINCIPAL
     if (secret.length > 512) return { kind: 'bad' }
-    if (this.config.adminApiKey && safeEqual(secret, this.config.adminApiKey)) return { kind: 'admin' }
+    // One digest a request, compared with the configured secrets' digests in constant time.
     const digest = sha256Hex(secret)
+    if (this.adminDigest !== null && digestsEqual(digest, this.adminDigest)) return { kind: 'admin' }
     if (secret.startsWith('pub-')) {
       // Every configured token is compared, so the time taken does not say which matched.
       let match = false
-      for (const d of this.publicDigests) match = safeEqual(d, digest) || match
+      for (const d of this.publicDigests) match = digestsEqual(d, digest) || match
       return match ? { kind: 'guest', tier: 'guest' } : { kind: 'bad' }
     }
     const now = this.clock()

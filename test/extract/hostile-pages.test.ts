@@ -6,10 +6,8 @@ import { signup } from '../helpers/build.ts'
 import { startJob, waitForEnd } from '../helpers/jobs.ts'
 import { appWithPool, resultsOf, serveSite } from './_pool-app.ts'
 
-// Both tests run on one app (each with its own account and site): an app boots its own extraction worker.
-const app = await appWithPool(t)
-
 t.test('webemail on a 1 MiB phone flood: the API answers while the page is scanned, and the job ends done', async t => {
+  const app = await appWithPool(t)
   const user = await signup(app)
   const flood = `<html><body><p>${'1 '.repeat(512 * 1024)}</p></body></html>`
   const pages: Record<string, string> = {
@@ -37,6 +35,7 @@ t.test('webemail on a 1 MiB phone flood: the API answers while the page is scann
 })
 
 t.test('websearch scraping: a 20k-deep page costs at most its own row', async t => {
+  const app = await appWithPool(t)
   const user = await signup(app)
   const article = '<html><head><title>Fine</title></head><body><article><p>A readable paragraph of text for the reader view.</p></article></body></html>'
   const site = await serveSite(t, { '/a': article, '/deep': `<html><body>${'<div>'.repeat(20_000)}deep${'</div>'.repeat(20_000)}</body></html>`, '/b': article })

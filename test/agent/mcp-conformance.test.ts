@@ -75,14 +75,9 @@ t.test('MCP conformance suite, server scenarios', { skip: 'missing' in found ? f
   t.teardown(() => new Promise<void>(resolve => forwarder.close(() => resolve())))
   const url = `http://127.0.0.1:${(forwarder.address() as AddressInfo).port}/mcp`
 
-  // The scenarios run at once (each is its own client and MCP session; the suite's start-up,
-  // about a second of CPU each, was most of the wall time when they ran in turn), then are
-  // checked in order.
-  const runs = await Promise.all(SCENARIOS.map(async scenario => {
+  for (const scenario of SCENARIOS) {
     const outDir = tempDir(t, 'ejs-conformance-')
-    return { scenario, outDir, ...await runScenario(found.bin, url, scenario, outDir) }
-  }))
-  for (const { scenario, outDir, code, output } of runs) {
+    const { code, output } = await runScenario(found.bin, url, scenario, outDir)
     const checks = readChecks(outDir)
     // Warnings are advice, not failures (the suite's own exit code treats them so).
     const failed = checks.filter(c => c.status !== 'SUCCESS' && c.status !== 'WARNING')

@@ -7,9 +7,23 @@ import { admin, ARTICLE, callsToday, chatAnswer, json, llmEnv, llmServer, type L
 const generate = (app: Awaited<ReturnType<typeof build>>, key: string, payload: unknown = { topic: 'Finding leads on maps' }) =>
   app.inject({ method: 'POST', url: '/api/blog/generate', headers: { 'x-api-key': key }, payload: payload as object })
 
+// The tests on the standard model settings share one app and one model server (each test
+// signs up its own account and sets the model's answer): an app per test was most of this
+// file's time. Tests that need other settings build their own.
+let modelReply: LlmReply = (_q, res) => json(res, 200, chatAnswer(JSON.stringify(ARTICLE)))
+const sharedLlm = await llmServer(t, (q, res) => modelReply(q, res))
+const shared = await build(t, { env: llmEnv(sharedLlm.baseUrl) })
+/** The shared model answers with `reply` from now on; `requests()` are the calls it gets from now on. */
+function modelAnswers (reply: LlmReply) {
+  modelReply = reply
+  const from = sharedLlm.requests.length
+  return { requests: () => sharedLlm.requests.slice(from) }
+}
+const storedPosts = async () => (await shared.inject({ method: 'GET', url: '/api/blog/list', headers: admin })).json().total as number
+
 t.test('a generated article is stored as a draft with source generated, and charged once', async t => {
-  const llm = await llmServer(t, (_req, res) => json(res, 200, chatAnswer(JSON.stringify(ARTICLE))))
-  const app = await build(t, { env: llmEnv(llm.baseUrl) })
+  const llm = modelAnswers((_req, res) => json(res, 200, chatAnswer(JSON.stringify(ARTICLE))))
+  const app = shared
   const user = await signup(app)
   t.equal(await callsToday(app, user.apiKey), 0)
   const res = await generate(app, user.apiKey)
@@ -34,8 +48,8 @@ t.test('a generated article is stored as a draft with source generated, and char
   t.equal(await callsToday(app, user.apiKey), 1, 'one call charged')
 
   // What the model was asked.
-  t.equal(llm.requests.length, 1)
-  const sent = llm.requests[0]!
+  t.equal(llm.requests().length, 1)
+  const sent = llm.requests()[0]!
   t.equal(sent.headers.authorization, 'Bearer llm-test-key')
   t.equal(sent.body.model, 'test-model')
   t.match(sent.body.messages?.at(-1)?.content, /Finding leads on maps/)
@@ -88,17 +102,18 @@ const failures: Array<[string, LlmReply, RegExp]> = [
 
 for (const [name, reply, detail] of failures) {
   t.test(`model failure: ${name} → 503, refunded`, async t => {
-    const llm = await llmServer(t, reply)
-    const app = await build(t, { env: llmEnv(llm.baseUrl) })
+    const llm = modelAnswers(reply)
+    const app = shared
     const user = await signup(app)
     const before = await callsToday(app, user.apiKey)
+    const postsBefore = await storedPosts()
     const res = await generate(app, user.apiKey)
     t.equal(res.statusCode, 503)
     t.match(res.json(), { detail })
     t.notMatch(res.body, /boom|bad key|slow down|gateway/, 'the upstream body is not echoed')
-    t.equal(llm.requests.length, 1)
+    t.equal(llm.requests().length, 1)
     t.equal(await callsToday(app, user.apiKey), before, 'calls_today is back to its previous value')
-    t.equal((await app.inject({ method: 'GET', url: '/api/blog/list', headers: admin })).json().total, 0, 'nothing stored')
+    t.equal(await storedPosts(), postsBefore, 'nothing stored')
   })
 }
 
@@ -138,21 +153,21 @@ t.test('no model configured → 503, nothing charged', async t => {
 })
 
 t.test('quota spent → 429 with Retry-After, the model is not called', async t => {
-  const llm = await llmServer(t, (_q, res) => json(res, 200, chatAnswer(JSON.stringify(ARTICLE))))
-  const app = await build(t, { env: llmEnv(llm.baseUrl) })
+  const llm = modelAnswers((_q, res) => json(res, 200, chatAnswer(JSON.stringify(ARTICLE))))
+  const app = shared
   const user = await signup(app)
   for (let i = 0; i < 50; i++) await app.services.quotas.charge(user.id, 'registered')
   const res = await generate(app, user.apiKey)
   t.equal(res.statusCode, 429)
   t.ok(Number(res.headers['retry-after']) > 0)
   t.type(res.json().detail, 'string')
-  t.equal(llm.requests.length, 0)
+  t.equal(llm.requests().length, 0)
   t.equal(await callsToday(app, user.apiKey), 50)
 })
 
 t.test('topic is required and bounded; refusals are not charged', async t => {
-  const llm = await llmServer(t, (_q, res) => json(res, 200, chatAnswer(JSON.stringify(ARTICLE))))
-  const app = await build(t, { env: llmEnv(llm.baseUrl) })
+  const llm = modelAnswers((_q, res) => json(res, 200, chatAnswer(JSON.stringify(ARTICLE))))
+  const app = shared
   const user = await signup(app)
   for (const payload of [{}, { topic: '' }, { topic: 5 }, { topic: 'x'.repeat(501) }]) {
     const res = await generate(app, user.apiKey, payload)
@@ -160,7 +175,7 @@ t.test('topic is required and bounded; refusals are not charged', async t => {
     t.match(res.json().detail, /topic/)
   }
   t.equal(await callsToday(app, user.apiKey), 0)
-  t.equal(llm.requests.length, 0)
+  t.equal(llm.requests().length, 0)
 })
 
 t.test('a bad LLM_TIMEOUT_MS stops the boot', async t => {

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { readCapture } from '../../extract/captures.ts'
-import { jobHarness, PLUGINS, send, sendJson, startServer, type RecordedRequest, type ToolEntry } from '../products/_harness.ts'
+import { jobHarness, PLUGINS, send, sendJson, startServer, withFreshAccount, type RecordedRequest, type ToolEntry } from '../products/_harness.ts'
 import { CONSENT_PAGE, modernPageHtml } from './pages.ts'
 
 const TOKEN = 'EAAB-fb-test-token-0987654321'
@@ -19,12 +19,13 @@ const fbTool = (www: string, graph = 'http://127.0.0.1:1', settings: Record<stri
   key: 'fb', plugin: `${PLUGINS}/fb`, enabled: true, upstream: { www, graph }, credentials: { meta: 'META_ACCESS_TOKEN' }, settings,
 })
 
-/** www.facebook.com as a logged-out visitor meets it. */
-function facebookSite (nintendo: string | null) {
+/** www.facebook.com as a logged-out visitor meets it (/Nintendo: the capture `nintendo()` gives, once a test read it). */
+function facebookSite (nintendo: () => string | null) {
   return (req: RecordedRequest, res: Parameters<Parameters<typeof startServer>[1]>[1]) => {
     const path = req.url.pathname.replace(/\/+$/, '')
     const id = req.url.searchParams.get('id')
-    if (path === '/Nintendo' && nintendo !== null) return send(res, 200, nintendo)
+    const nintendoPage = nintendo()
+    if (path === '/Nintendo' && nintendoPage !== null) return send(res, 200, nintendoPage)
     if (path === '/AcmeRoasters' || path === '/facebookapp') return send(res, 200, modernPageHtml(ACME))
     // A numeric id is sent on to the vanity URL, on the real host.
     if (path === '/profile.php' && id === '119240841493711') return send(res, 302, '', 'text/html', { location: 'https://www.facebook.com/Nintendo/' })
@@ -48,11 +49,22 @@ function graphApi (answer: string) {
   }
 }
 
+// The tests without a Graph token share one stand-in and one app, each under its own account
+// and seeing only the requests made since it began (an app per test was most of their time).
+let nintendoCapture: string | null = null
+const sharedSite = await startServer(t, facebookSite(() => nintendoCapture))
+const withoutToken = await jobHarness(t, [fbTool(sharedSite.base)], { META_ACCESS_TOKEN: undefined })
+/** The shared stand-in as one test sees it: the requests from now on. */
+function siteSinceNow () {
+  const from = sharedSite.requests.length
+  return { base: sharedSite.base, get requests () { return sharedSite.requests.slice(from) } }
+}
+
 t.test('the public page by vanity name, by URL of another host and by id (redirects followed on the configured base)', async t => {
-  const nintendo = readCapture(t, 'social/facebook_m_page_posts_logged_out_2021.html')
-  if (nintendo === null) return
-  const site = await startServer(t, facebookSite(nintendo))
-  const h = await jobHarness(t, [fbTool(site.base)], { META_ACCESS_TOKEN: undefined })
+  nintendoCapture = readCapture(t, 'social/facebook_m_page_posts_logged_out_2021.html')
+  if (nintendoCapture === null) return
+  const site = siteSinceNow()
+  const h = await withFreshAccount(withoutToken)
   const { status, rows } = await h.run('fb', { page: ['Nintendo', 'https://m.facebook.com/AcmeRoasters/', '119240841493711', 'https://www.facebook.com/profile.php?id=104512345678901'] })
   t.match(status, { status: 'done', records: 4, blocked: false })
   t.same(rows.map(r => r.input_url), ['Nintendo', 'https://m.facebook.com/AcmeRoasters/', '119240841493711', 'https://www.facebook.com/profile.php?id=104512345678901'])
@@ -65,8 +77,8 @@ t.test('the public page by vanity name, by URL of another host and by id (redire
 })
 
 t.test('a login-wall redirect, a checkpoint and the cookie-consent page end the job blocked and refunded', async t => {
-  const site = await startServer(t, facebookSite(null))
-  const h = await jobHarness(t, [fbTool(site.base)], { META_ACCESS_TOKEN: undefined })
+  const site = siteSinceNow()
+  const h = await withFreshAccount(withoutToken)
   for (const [page, words] of [['walled', /login wall/], ['checkpointed', /checkpoint/], ['consented', /cookie-consent/]] as const) {
     const { status } = await h.run('fb', { page })
     t.match(status, { status: 'error', blocked: true, refunded: true }, page)
@@ -77,8 +89,8 @@ t.test('a login-wall redirect, a checkpoint and the cookie-consent page end the 
 })
 
 t.test('a missing page is a row saying so; a failing one is its row\'s error; another site is skipped with a warning', async t => {
-  const site = await startServer(t, facebookSite(null))
-  const h = await jobHarness(t, [fbTool(site.base)], { META_ACCESS_TOKEN: undefined })
+  const site = siteSinceNow()
+  const h = await withFreshAccount(withoutToken)
   const { status, rows } = await h.run('fb', { page: ['nosuchpage123', 'https://example.com/AcmeRoasters', 'broken', 'offsite', 'AcmeRoasters'] })
   t.match(status, { status: 'done', records: 4 })
   t.match(status.warning, /not a Facebook page URL, name or id/)
@@ -97,7 +109,7 @@ t.test('a missing page is a row saying so; a failing one is its row\'s error; an
 t.test('with META_ACCESS_TOKEN: the Graph fields first, the HTML for what they lack, the HTML alone when the API refuses', async t => {
   const answer = readCapture(t, 'social/facebook_graph_page_default_fields_2019.json')
   if (answer === null) return
-  const site = await startServer(t, facebookSite(null))
+  const site = await startServer(t, facebookSite(() => null))
   const graph = await startServer(t, graphApi(answer))
   const h = await jobHarness(t, [fbTool(site.base, graph.base)], { META_ACCESS_TOKEN: TOKEN })
   const { status, rows } = await h.run('fb', { page: ['facebookapp', 'AcmeRoasters'] })
@@ -114,8 +126,7 @@ t.test('with META_ACCESS_TOKEN: the Graph fields first, the HTML for what they l
 })
 
 t.test('the same job through tool-run and the agent endpoint gives the same rows', async t => {
-  const site = await startServer(t, facebookSite(null))
-  const h = await jobHarness(t, [fbTool(site.base)], { META_ACCESS_TOKEN: undefined })
+  const h = await withFreshAccount(withoutToken)
   const rest = await h.run('fb', { page: ['AcmeRoasters', 'nosuchpage123'] })
   t.equal(rest.status.status, 'done')
   await h.app.listen({ port: 0, host: '127.0.0.1' })

@@ -64,7 +64,19 @@ export async function jobHarness (t: Teardown, tools: ToolEntry[], env: Record<s
   const configPath = join(dir, 'tools.config.json')
   writeFileSync(configPath, JSON.stringify({ tools, retired: [] }, null, 2))
   const app = await build(t, { env: { TOOLS_CONFIG: configPath, ALLOW_PRIVATE_TARGETS: '1', ...env } })
-  const user = await signup(app)
+  return harnessFor(app, await signup(app))
+}
+
+/**
+ * The same app under a fresh account: tests on the same tools config can share one app
+ * (an app and its extraction worker boot per test was most of their time) and still keep
+ * their charges, usage and jobs apart.
+ */
+export async function withFreshAccount (h: JobHarness): Promise<JobHarness> {
+  return harnessFor(h.app, await signup(h.app))
+}
+
+function harnessFor (app: FastifyInstance, user: TestUser): JobHarness {
   return {
     app,
     user,

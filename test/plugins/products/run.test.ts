@@ -3,9 +3,14 @@
 // API pages (X-WP-TotalPages), and a plain shop with robots.txt, a sitemap index,
 // a product sitemap and JSON-LD product pages. A 429 ends the job blocked, refunded.
 import t from 'tap'
-import { jobHarness, PLUGINS, send, sendJson, startServer, type ToolEntry } from './_harness.ts'
+import { jobHarness, PLUGINS, send, sendJson, startServer, withFreshAccount, type ToolEntry } from './_harness.ts'
 
 const productsTool = (settings: Record<string, unknown> = {}): ToolEntry => ({ key: 'products', plugin: `${PLUGINS}/products`, enabled: true, settings })
+
+// One app serves every test, each under an account of its own (withFreshAccount): its settings
+// are small pages for Shopify and WooCommerce and two pages at once for the crawl, each the
+// one a test exercises (no test reaches a platform whose setting another test needs different).
+const products = await jobHarness(t, [productsTool({ shopify_page_size: 2, woo_page_size: 2, crawl_concurrency: 2 })])
 
 function shopifyProduct (n: number) {
   return {
@@ -31,7 +36,7 @@ t.test('Shopify: detection, /products.json paging, currency from /meta.json', as
     if (req.url.pathname === '/meta.json') return sendJson(res, 200, { name: 'Acme', currency: 'EUR' })
     send(res, 404, 'not found')
   })
-  const h = await jobHarness(t, [productsTool({ shopify_page_size: 2 })])
+  const h = await withFreshAccount(products)
   const { status, rows } = await h.run('products', { url: shop.base })
   t.match(status, { status: 'done', records: 5, summary: { platform: 'shopify', products: 5 } })
   t.same(rows.map(r => r.title), ['Chair 1', 'Chair 2', 'Chair 3', 'Chair 4', 'Chair 5'])
@@ -52,7 +57,7 @@ t.test('Shopify: max_results stops the paging early', async t => {
     }
     send(res, 404, 'not found')
   })
-  const h = await jobHarness(t, [productsTool({ shopify_page_size: 2 })])
+  const h = await withFreshAccount(products)
   const { status, rows } = await h.run('products', { url: shop.base, max_results: 3 })
   t.match(status, { status: 'done', records: 3 })
   t.equal(rows.length, 3)
@@ -69,7 +74,7 @@ t.test('Shopify answering 429 mid-catalogue ends the job blocked and refunded', 
     }
     send(res, 404, 'not found')
   })
-  const h = await jobHarness(t, [productsTool({ shopify_page_size: 2 })])
+  const h = await withFreshAccount(products)
   const { status } = await h.run('products', { url: shop.base })
   t.match(status, { status: 'error', blocked: true, refunded: true })
   t.match(status.error, /429/)
@@ -96,7 +101,7 @@ t.test('WooCommerce Store API: detection after Shopify 404, pages by X-WP-TotalP
     }
     send(res, 404, '<html>Not found</html>')
   })
-  const h = await jobHarness(t, [productsTool({ woo_page_size: 2 })])
+  const h = await withFreshAccount(products)
   const { status, rows } = await h.run('products', { url: woo.base })
   t.match(status, { status: 'done', records: 5, summary: { platform: 'woocommerce' } })
   t.match(rows[0], { platform: 'woocommerce', title: 'Mug 1', price: 10.01, compare_at_price: 15.01, currency: 'USD', available: true, stock_status: 'in-stock', sku: 'MUG-1' })
@@ -124,7 +129,7 @@ t.test('schema.org crawl: robots.txt -> sitemap index -> product sitemap -> JSON
       default: return send(res, 404, 'not found')
     }
   })
-  const h = await jobHarness(t, [productsTool({ crawl_concurrency: 2 })])
+  const h = await withFreshAccount(products)
   const { status, rows } = await h.run('products', { url: site.base })
   t.match(status, { status: 'done', records: 2, summary: { platform: 'schemaorg', products: 2 } })
   const byTitle = Object.fromEntries(rows.map(r => [r.title, r]))
@@ -135,7 +140,7 @@ t.test('schema.org crawl: robots.txt -> sitemap index -> product sitemap -> JSON
 
 t.test('schema.org crawl: a site refusing every page with 403 ends blocked', async t => {
   const site = await startServer(t, (req, res) => send(res, req.url.pathname === '/products.json' || req.url.pathname.startsWith('/wp-json') ? 404 : 403, 'Forbidden'))
-  const h = await jobHarness(t, [productsTool()])
+  const h = await withFreshAccount(products)
   const { status } = await h.run('products', { url: site.base, platform: 'schemaorg' })
   t.match(status, { status: 'error', blocked: true, refunded: true })
   t.match(status.error, /403/)
@@ -143,7 +148,7 @@ t.test('schema.org crawl: a site refusing every page with 403 ends blocked', asy
 })
 
 t.test('a bad store address is the caller\'s error, not refunded', async t => {
-  const h = await jobHarness(t, [productsTool()])
+  const h = await withFreshAccount(products)
   const { status } = await h.run('products', { url: 'not a url at all' })
   t.match(status, { status: 'error', refunded: false })
   t.match(status.error, /not a store address/)
@@ -158,7 +163,7 @@ t.test('a list of stores: each read in turn, rows name their store, one charge; 
     if (req.url.pathname === '/products.json') return sendJson(res, 200, { products: Number(req.url.searchParams.get('page')) === 1 ? [shopifyProduct(7)] : [] })
     send(res, 404, 'not found')
   })
-  const h = await jobHarness(t, [productsTool({ shopify_page_size: 2 })])
+  const h = await withFreshAccount(products)
   const { status, rows } = await h.run('products', { url: [shopA.base, 'http://127.0.0.1:1', shopB.base], platform: 'shopify' })
   t.match(status, { status: 'done', records: 3, warning: /http:\/\/127\.0\.0\.1:1 failed/ })
   t.same(rows.map(r => [r.store_url, r.title]), [[shopA.base, 'Chair 1'], [shopA.base, 'Chair 2'], [shopB.base, 'Chair 7']])

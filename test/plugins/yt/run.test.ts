@@ -5,10 +5,10 @@
 // bot walls and 429 blocked and refunded, and the same rows over the agent endpoint.
 import t from 'tap'
 import { existsSync } from 'node:fs'
-import { jobHarness, PLUGINS, type ToolEntry } from '../products/_harness.ts'
+import { jobHarness, PLUGINS, withFreshAccount, type ToolEntry } from '../products/_harness.ts'
 import { waitForEnd } from '../../helpers/jobs.ts'
 import {
-  ABOUT, BOT_WALL_VIDEO, MRBEAST_VIDEO, PLAYLIST_ID, RATE_LIMITED_VIDEO, startInnertube, UNAVAILABLE_VIDEO, VSAUCE_ID,
+  ABOUT, BOT_WALL_VIDEO, MRBEAST_VIDEO, PLAYLIST_ID, RATE_LIMITED_VIDEO, startInnertube, UNAVAILABLE_VIDEO, VSAUCE_ID, type StandIn,
 } from '../../fixtures/youtube/innertube-standin.ts'
 
 /** A job's longest wait: the first job of an app boots the extraction workers, slow on a loaded machine. */
@@ -16,10 +16,22 @@ const RUN_MS = 120_000
 
 const ytTool = (base: string, settings: Record<string, unknown> = {}): ToolEntry => ({ key: 'yt', plugin: `${PLUGINS}/yt`, enabled: true, upstream: { youtube: base }, settings })
 
+// One stand-in (it keeps no state between requests) and one app on the default settings serve
+// the tests, each under an account of its own and seeing only the requests made since it began;
+// the two tests on other settings build their own app.
+const standIn = await startInnertube(t)
+const shared = standIn ? await jobHarness(t, [ytTool(standIn.base)]) : null
+/** The shared stand-in as one test sees it: its base, and the requests from now on. */
+function sinceNow (yt: StandIn | null): StandIn | null {
+  if (!yt) return null
+  const from = yt.requests.length
+  return { base: yt.base, get requests () { return yt.requests.slice(from) }, bodies: () => yt.bodies().slice(from) }
+}
+
 t.test('a video: /player and /next through the guarded client, one row with every field', async t => {
-  const yt = await startInnertube(t)
+  const yt = sinceNow(standIn)
   if (!yt) return
-  const h = await jobHarness(t, [ytTool(yt.base)])
+  const h = await withFreshAccount(shared!)
   const { status, rows } = await h.run('yt', { url: `https://youtu.be/${MRBEAST_VIDEO}?t=10` }, RUN_MS)
   t.match(status, { status: 'done', records: 1, error: null })
   t.match(rows[0], {
@@ -39,9 +51,9 @@ t.test('a video: /player and /next through the guarded client, one row with ever
 })
 
 t.test('a channel by @handle: channel row (header + about panel), then its videos across a continuation', async t => {
-  const yt = await startInnertube(t)
+  const yt = sinceNow(standIn)
   if (!yt) return
-  const h = await jobHarness(t, [ytTool(yt.base)])
+  const h = await withFreshAccount(shared!)
   const { status, rows } = await h.run('yt', { url: 'https://www.youtube.com/@Vsauce', max_results: 40 }, RUN_MS)
   t.match(status, { status: 'done', records: 41 })
   t.match(rows[0], {
@@ -62,9 +74,9 @@ t.test('a channel by @handle: channel row (header + about panel), then its video
 })
 
 t.test('a playlist: its videos in order, capped at max_results', async t => {
-  const yt = await startInnertube(t)
+  const yt = sinceNow(standIn)
   if (!yt) return
-  const h = await jobHarness(t, [ytTool(yt.base)])
+  const h = await withFreshAccount(shared!)
   const { status, rows } = await h.run('yt', { url: `https://www.youtube.com/playlist?list=${PLAYLIST_ID}`, max_results: 5 }, RUN_MS)
   t.match(status, { status: 'done', records: 5 })
   t.match(rows[0], { type: 'video', source: 'playlist', playlist_id: PLAYLIST_ID, playlist_title: /^Pop Music Playlist/, position: 1, video_id: 'euCqAq6BRa4', channel_name: 'DJ Snake', duration_seconds: 206, view_count: 1_800_000_000 })
@@ -72,7 +84,7 @@ t.test('a playlist: its videos in order, capped at max_results', async t => {
 })
 
 t.test('a mixed list is one call; unknown and unavailable entries are row errors, a non-YouTube entry a warning', async t => {
-  const yt = await startInnertube(t)
+  const yt = sinceNow(standIn)
   if (!yt) return
   const h = await jobHarness(t, [ytTool(yt.base, { channel_about: false })])
   const { status, rows } = await h.run('yt', { url: [MRBEAST_VIDEO, UNAVAILABLE_VIDEO, 'UCnotAchannel00000000000', PLAYLIST_ID, 'https://example.com/watch'], max_results: 2 }, RUN_MS)
@@ -87,9 +99,9 @@ t.test('a mixed list is one call; unknown and unavailable entries are row errors
 })
 
 t.test('bot walls end the job blocked and refunded: a LOGIN_REQUIRED "not a bot" answer, and HTTP 429', async t => {
-  const yt = await startInnertube(t)
+  const yt = sinceNow(standIn)
   if (!yt) return
-  const h = await jobHarness(t, [ytTool(yt.base)])
+  const h = await withFreshAccount(shared!)
   const wall = await h.run('yt', { url: BOT_WALL_VIDEO }, RUN_MS)
   t.match(wall.status, { status: 'error', blocked: true, refunded: true, error: /not a bot/ })
   const limited = await h.run('yt', { url: `https://www.youtube.com/watch?v=${RATE_LIMITED_VIDEO}` }, RUN_MS)
@@ -98,7 +110,7 @@ t.test('bot walls end the job blocked and refunded: a LOGIN_REQUIRED "not a bot"
 })
 
 t.test('the network guard applies: a private upstream is refused unless allowed', async t => {
-  const yt = await startInnertube(t)
+  const yt = sinceNow(standIn)
   if (!yt) return
   const h = await jobHarness(t, [ytTool(yt.base)], { ALLOW_PRIVATE_TARGETS: '0' })
   const { status } = await h.run('yt', { url: MRBEAST_VIDEO }, RUN_MS)
@@ -107,9 +119,9 @@ t.test('the network guard applies: a private upstream is refused unless allowed'
 })
 
 t.test('the same job through tool-run and the agent endpoint gives the same rows', async t => {
-  const yt = await startInnertube(t)
+  const yt = sinceNow(standIn)
   if (!yt) return
-  const h = await jobHarness(t, [ytTool(yt.base)])
+  const h = await withFreshAccount(shared!)
   const params = { url: [MRBEAST_VIDEO, `https://www.youtube.com/playlist?list=${PLAYLIST_ID}`], max_results: 3 }
   const fromToolRun = (await h.run('yt', params)).rows
   t.equal(fromToolRun.length, 4)

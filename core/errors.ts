@@ -9,7 +9,16 @@ export class AppError extends Error {
   readonly extra: Record<string, unknown>
 
   constructor (statusCode: number, detail: string, options: { headers?: Record<string, string>, extra?: Record<string, unknown> } = {}) {
-    super(detail)
+    // A client's error (4xx) is answered, never logged with a stack: not capturing
+    // one saves each refused request (a bad key, a flood past the rate limit) the
+    // stack walk, the larger part of building the error. 5xx keep theirs for the log.
+    const stackTraceLimit = Error.stackTraceLimit
+    if (statusCode < 500) Error.stackTraceLimit = 0
+    try {
+      super(detail)
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit
+    }
     this.name = 'AppError'
     this.statusCode = statusCode
     this.headers = options.headers ?? {}

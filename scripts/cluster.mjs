@@ -22,8 +22,13 @@ import { randomBytes } from 'node:crypto'
 import { startRoundRobinProxy } from './round-robin-proxy.mjs'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-/** The node flags of `npm start` (`node <flags> dist/core/server.js`), so both kinds of process run as it does. */
-const COMPILED = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start.split(' ').slice(1, -1)
+/**
+ * The node flags of `npm start` (`[NAME=value…] node <flags> dist/core/server.js`) and the
+ * environment variables it sets before `node` (its malloc settings), so both kinds of process run as it does.
+ */
+const startWords = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start.trim().split(/\s+/)
+const START_ENV = Object.fromEntries(startWords.slice(0, startWords.indexOf('node')).map(word => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]))
+const COMPILED = startWords.slice(startWords.indexOf('node') + 1, -1)
 const count = (name, fallback) => {
   const n = Number(process.env[name] ?? fallback)
   if (!Number.isInteger(n) || n < 1 || n > 16) { console.error(`${name} must be a whole number from 1 to 16`); process.exit(78) }
@@ -102,6 +107,7 @@ async function main () {
 
   // What every process shares: the database, Redis, the secret (keys encrypted by one are read by all) and DATA_DIR (the artifacts).
   const shared = {
+    ...START_ENV,
     DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
     DATA_DIR: join(dir, 'data'),

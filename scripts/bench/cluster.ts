@@ -37,7 +37,7 @@ import { WebSocket } from 'ws'
 import { startRedis } from '../../test/helpers/redis-server.ts'
 import { COUNTER_PLUGIN, goal, percentile, printTable, proAccount, REPO, runMain, startJob, startBenchApp } from './harness.ts'
 import { counterPluginForStart, signUp } from './processes.ts'
-import { npmScriptCommand, processCpuMs, startServerProcess, type ServerProcess } from './server-process.ts'
+import { npmScriptCommand, processCpuMs, scriptEnvironment, startServerProcess, type ServerProcess } from './server-process.ts'
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 160)
 const OVERHEAD_JOBS = Number(process.env.BENCH_OVERHEAD_JOBS ?? 200)
@@ -240,7 +240,7 @@ async function crowdPhase (baseEnv: Record<string, string>, dir: string): Promis
     const workers: Array<{ pid: number }> = []
     for (let i = 0; i < 2; i++) {
       // `npm run worker`'s command: the compiled worker, as an operator runs it.
-      const w = startWorker(npmScriptCommand('worker'), env)
+      const w = startWorker(npmScriptCommand('worker'), { ...scriptEnvironment('worker'), ...env })
       stops.unshift(w.stop)
       await w.ready
       workers.push(w)

@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path'
 export const REPO_ROOT = resolve(import.meta.dirname, '../..')
 
 export interface ServerProcessOptions {
-  /** Variables added to (and overriding) the defaults below: DATA_DIR, PORT, SECRET_KEY, LOG_LEVEL=warn, high rate limits. */
+  /** Variables added to (and overriding) the defaults below: DATA_DIR, PORT, SECRET_KEY, LOG_LEVEL=warn, high rate limits, and those `npm start` sets (startEnvironment()). */
   env?: Record<string, string>
   /** Longest wait for `/api/health` to answer 200 (default 30 s). */
   readyTimeoutMs?: number
@@ -60,24 +60,53 @@ export interface ServerProcess {
   stop (): Promise<number | null>
 }
 
-/**
- * A command of package.json's scripts as an argv, split on spaces (it holds no
- * quoting or shell operators; refused if it ever does), with `node` replaced by
- * this Node binary so the program runs on the same version.
- */
-export function npmScriptCommand (name: string, root = REPO_ROOT): string[] {
+/** A leading `NAME=value` word of a package.json script: an environment variable the shell sets for the command. */
+const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(\S*)$/
+
+/** The words of a package.json script (it holds no quoting or shell operators; refused if it ever does). */
+function scriptWords (name: string, root: string): string[] {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
   const script = pkg.scripts?.[name]
   if (!script) throw new Error(`package.json has no scripts.${name}`)
   if (/[|&;<>()$`"'\\]/.test(script)) throw new Error(`package.json's ${name} script is not a plain command: ${script}`)
-  const argv = script.trim().split(/\s+/)
+  return script.trim().split(/\s+/)
+}
+
+/**
+ * A command of package.json's scripts as an argv, split on spaces, without
+ * its leading `NAME=value` words (scriptEnvironment), with `node` replaced by
+ * this Node binary so the program runs on the same version.
+ */
+export function npmScriptCommand (name: string, root = REPO_ROOT): string[] {
+  const argv = scriptWords(name, root)
+  while (argv.length > 0 && ASSIGNMENT.test(argv[0]!)) argv.shift()
   if (argv[0] === 'node') argv[0] = process.execPath
   return argv
 }
 
-/** `npm start`'s command as an argv (package.json's `scripts.start`). */
+/**
+ * The environment variables a package.json script sets before its command
+ * (`GLIBC_TUNABLES=… node …`: the start's malloc settings, README "Production
+ * build"); a process started from npmScriptCommand() gets them from here.
+ */
+export function scriptEnvironment (name: string, root = REPO_ROOT): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const word of scriptWords(name, root)) {
+    const m = ASSIGNMENT.exec(word)
+    if (!m) break
+    env[m[1]!] = m[2]!
+  }
+  return env
+}
+
+/** `npm start`'s command as an argv (package.json's `scripts.start`, without its environment: startEnvironment()). */
 export function startCommand (root = REPO_ROOT): string[] {
   return npmScriptCommand('start', root)
+}
+
+/** The environment variables `npm start` sets for its command (scriptEnvironment('start')). */
+export function startEnvironment (root = REPO_ROOT): Record<string, string> {
+  return scriptEnvironment('start', root)
 }
 
 /** A port of 127.0.0.1 that was free a moment ago (the server binds it right after). */
@@ -133,6 +162,8 @@ export async function startServerProcess (options: ServerProcessOptions = {}): P
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '1000000',
     RATE_LIMIT_PRO_PER_MINUTE: '1000000',
+    // What `npm start` sets before its command (its malloc settings): the same process a user runs.
+    ...startEnvironment(),
     ...options.env,
   }
   // A TypeScript loader inherited from the caller (`node --import tsx bench.ts`)

@@ -16,7 +16,7 @@ import { startBare } from './processes.ts'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { processCpuMs, processRss, startCommand, startServerProcess } from './server-process.ts'
+import { processCpuMs, processRss, startCommand, startEnvironment, startServerProcess } from './server-process.ts'
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 2000)
@@ -78,7 +78,7 @@ async function bareRound (): Promise<Round> {
 }
 
 async function main (): Promise<void> {
-  const command = startCommand().map(a => a === process.execPath ? 'node' : a).join(' ')
+  const command = [...Object.entries(startEnvironment()).map(([name, value]) => `${name}=${value}`), ...startCommand().map(a => a === process.execPath ? 'node' : a)].join(' ')
   console.log(`server: \`${command}\` (package.json's start); each round a first start on a fresh DATA_DIR, then a second start on it; ${ROUNDS} rounds, ${IDLE_MS} ms idle before the RSS reading; Node ${process.version}`)
   const first: Round[] = []
   const second: Round[] = []

@@ -40,10 +40,13 @@ t.test("package.json's start runs the compiled server with source maps and no Ty
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
   t.match(pkg.scripts.postinstall, /prisma-cli\.mjs generate-all && node scripts\/build\.mjs$/, 'npm ci builds after generating the Prisma clients')
   t.match(pkg.scripts.dev, /--import tsx core\/server\.ts/, 'npm run dev keeps tsx')
-  // glibc's malloc setting, set by the shell before `node` (README "Production build"): one arena, so
-  // the memory V8's background compilers free during a start is reused instead of staying resident.
+  // glibc's malloc settings, set by the shell before `node` (README "Production build"): one arena, so
+  // the memory V8's background compilers free during a start is reused instead of staying resident,
+  // and fixed thresholds, so a password hash's 16 MiB block is given back when freed.
   const env = startEnvironment()
   t.equal(env.MALLOC_ARENA_MAX, '1', `the start gives malloc one arena: ${pkg.scripts.start}`)
+  t.ok(Number(env.MALLOC_MMAP_THRESHOLD_) > 0 && Number(env.MALLOC_MMAP_THRESHOLD_) < 16 * 1024 * 1024, 'blocks as large as scrypt\'s (16 MiB) are mapped on their own')
+  t.ok(Number(env.MALLOC_TRIM_THRESHOLD_) >= Number(env.MALLOC_MMAP_THRESHOLD_), 'and the trim threshold is not below it (a lower one costs large buffers their pages at every free)')
   t.same(scriptEnvironment('worker'), env, 'npm run worker sets the same')
   t.notOk(argv.some(a => a.includes('=') && !a.startsWith('--')), 'the argv holds none of the environment words')
 })

@@ -11,7 +11,7 @@ import type { SecretScrubber } from './secrets/secret-scrubber.ts'
 import type { Database, Db } from './db/database.ts'
 import { AccountService } from './accounts/account-service.ts'
 import { LoginThrottle } from './accounts/login-throttle.ts'
-import { PasswordHasher } from './crypto.ts'
+import { PasswordHasher, type ScryptCost } from './crypto.ts'
 import { KeyResolver } from './auth/principal.ts'
 import { QuotaService } from './quotas/quota-service.ts'
 import { RateLimiter, type ClientRateLimiter } from './quotas/rate-limiter.ts'
@@ -86,6 +86,8 @@ export interface Services {
 
 export function createAppContainer (base: {
   config: AppConfig, clock: Clock, logger: Logger, secrets: SecretScrubber, database: Database, registry: ToolRegistry, network?: NetworkOverrides,
+  /** scrypt's cost for new password hashes (tests only; see ServicesOptions). */
+  passwordCost?: ScryptCost,
   /** Opened before the container, with the shared state, because plugins' createState (at registry load) takes it. */
   redis?: RedisConnections | null, sharedState: SharedStateService,
   /** The BullMQ queue's class, imported by buildServices only when REDIS_URL is set (bullmq stays out of a single-process server). */
@@ -100,7 +102,7 @@ export function createAppContainer (base: {
     database: asFunction(() => base.database).singleton().disposer(d => d.close()),
     db: asFunction(({ database }: Services) => database.prisma).singleton(),
     accounts: asFunction(({ db, clock, config }: Services) => new AccountService(db, clock, config.secretKey,
-      new PasswordHasher(config.passwordHashConcurrency, config.passwordHashQueue), new LoginThrottle(clock))).singleton(),
+      new PasswordHasher(config.passwordHashConcurrency, config.passwordHashQueue, base.passwordCost), new LoginThrottle(clock))).singleton(),
     keys: asFunction(({ database, config, clock, db }: Services) => new KeyResolver(database.hot, config, clock,
       (id, at) => db.scopedToken.update({ where: { id }, data: { lastUsedAt: at } }))).singleton(),
     quotas: asFunction(({ db, clock, database }: Services) => new QuotaService(db, clock, database.hot)).singleton(),

@@ -46,13 +46,18 @@ export class SecretBox {
 const scryptAsync = (password: BinaryLike, salt: BinaryLike, keylen: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) => scrypt(password, salt, keylen, options, (err, key) => err ? reject(err) : resolve(key)))
 
-const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 64 }
+/** scrypt's cost parameters: N (CPU and memory), r (block size), p (parallelism). */
+export interface ScryptCost { N: number, r: number, p: number }
+
+/** The cost of every password hash the service stores (16 MiB, ≈ 50–100 ms of one core). */
+export const PASSWORD_SCRYPT: ScryptCost = { N: 16384, r: 8, p: 1 }
+const SCRYPT_KEYLEN = 64
 
 /** scrypt with a random salt; the parameters travel with the hash so they can be raised later. */
-export async function hashPassword (password: string): Promise<string> {
+export async function hashPassword (password: string, cost: ScryptCost = PASSWORD_SCRYPT): Promise<string> {
   const salt = randomBytes(16)
-  const key = await scryptAsync(password.normalize('NFKC'), salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: 64 * 1024 * 1024 })
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$')
+  const key = await scryptAsync(password.normalize('NFKC'), salt, SCRYPT_KEYLEN, { ...cost, maxmem: 64 * 1024 * 1024 })
+  return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join('$')
 }
 
 export async function verifyPassword (password: string, stored: string): Promise<boolean> {
@@ -63,8 +68,9 @@ export async function verifyPassword (password: string, stored: string): Promise
   return timingSafeEqual(actual, expected)
 }
 
-/** A hash of a password nobody has, so login spends the same time whether or not the e-mail exists. */
-export const DECOY_PASSWORD_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$' + Buffer.alloc(64).toString('base64url')
+/** A hash of a password nobody has, at `cost`, so login spends the same time whether or not the e-mail exists. */
+export const decoyPasswordHash = (cost: ScryptCost) =>
+  `scrypt$${cost.N}$${cost.r}$${cost.p}$AAAAAAAAAAAAAAAAAAAAAA$` + Buffer.alloc(SCRYPT_KEYLEN).toString('base64url')
 
 /**
  * Bounds concurrent password hashing. Each scrypt run takes 16 MiB and a libuv
@@ -75,10 +81,16 @@ export const DECOY_PASSWORD_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$' + 
  */
 export class PasswordHasher {
   private readonly slots: Semaphore
+  /** What login checks an unknown e-mail's password against (same cost as a real hash). */
+  readonly decoyHash: string
 
-  constructor (concurrency: number, queue: number) { this.slots = new Semaphore(concurrency, queue) }
+  /** `cost` other than PASSWORD_SCRYPT only from tests (ServicesOptions.passwordCost): never a setting. */
+  constructor (concurrency: number, queue: number, private readonly cost: ScryptCost = PASSWORD_SCRYPT) {
+    this.slots = new Semaphore(concurrency, queue)
+    this.decoyHash = decoyPasswordHash(cost)
+  }
 
-  hash (password: string): Promise<string> { return this.gated(() => hashPassword(password)) }
+  hash (password: string): Promise<string> { return this.gated(() => hashPassword(password, this.cost)) }
 
   verify (password: string, stored: string): Promise<boolean> { return this.gated(() => verifyPassword(password, stored)) }
 

@@ -8,6 +8,7 @@ import type { DestinationStream } from 'pino'
 import { loadConfig, type AppConfig } from './config.ts'
 import { systemClock, type Clock } from './clock.ts'
 import { createLogger } from './logger.ts'
+import type { ScryptCost } from './crypto.ts'
 import { createSecretScrubber } from './secrets/secret-scrubber.ts'
 import { openDatabase } from './db/database.ts'
 import { createAppContainer, type Services } from './container.ts'
@@ -28,6 +29,12 @@ export interface ServicesOptions {
   logStream?: DestinationStream
   /** Host resolution and exact private `address:port` exceptions for tool requests (tests; see net-factory.ts). */
   network?: NetworkOverrides
+  /**
+   * scrypt's cost for new password hashes (tests: a signup per test at the
+   * production cost was a large share of the suite's CPU). Never a setting:
+   * `npm start` always hashes at PASSWORD_SCRYPT.
+   */
+  passwordCost?: ScryptCost
 }
 
 export interface ServiceHost {
@@ -63,7 +70,7 @@ export async function buildServices (options: ServicesOptions = {}): Promise<Ser
   const registry = loaded.value
   if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
   const BullQueue = config.redisUrl ? (await import('./jobs/bull-queue.ts')).BullJobQueue : null
-  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, redis, sharedState, BullQueue })
+  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, passwordCost: options.passwordCost, redis, sharedState, BullQueue })
   const services = container.cradle
   let closing: Promise<void> | null = null
   return {

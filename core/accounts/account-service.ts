@@ -1,7 +1,7 @@
 // Accounts, personal keys and scoped tokens.
 import { randomUUID } from 'node:crypto'
 import { DAY_MS, type Clock } from '../clock.ts'
-import { DECOY_PASSWORD_HASH, newSecret, SecretBox, sha256Hex, type PasswordHasher } from '../crypto.ts'
+import { newSecret, SecretBox, sha256Hex, type PasswordHasher } from '../crypto.ts'
 import { badRequest, conflict, forbidden, notFound, tooManyRequests, unauthorized } from '../errors.ts'
 import type { LoginThrottle } from './login-throttle.ts'
 import type { Db } from '../db/database.ts'
@@ -119,7 +119,7 @@ export class AccountService {
     if (wait > 0) throw tooManyRequests(`Too many failed logins for this e-mail address; retry in ${wait} s.`, wait)
     const account = email.length <= 254 && !CONTROL.test(email) ? await this.db.account.findUnique({ where: { email } }) : null
     // Verify against a decoy when the e-mail is unknown, so timing does not tell which part was wrong.
-    const ok = await this.passwords.verify(input.password, account?.passwordHash ?? DECOY_PASSWORD_HASH)
+    const ok = await this.passwords.verify(input.password, account?.passwordHash ?? this.passwords.decoyHash)
     if (!account || !ok) {
       this.logins.failed(email)
       throw unauthorized('Wrong e-mail or password.')

@@ -42,3 +42,20 @@ t.test('login input errors are 400 or 401, never 500', async t => {
     t.ok(isDetail(res.body), `${name}: {detail}`)
   }
 })
+
+t.test('password hashes: the service stores scrypt at N=16384, r=8, p=1; a cheaper cost (tests only) still verifies, decoy included', async t => {
+  const { PasswordHasher, PASSWORD_SCRYPT, verifyPassword } = await import('../../core/crypto.ts')
+  t.same(PASSWORD_SCRYPT, { N: 16384, r: 8, p: 1 })
+  const production = new PasswordHasher(1, 1)
+  const stored = await production.hash('correct horse')
+  t.match(stored, /^scrypt\$16384\$8\$1\$[\w-]{22}\$[\w-]{86}$/, 'the parameters travel with the hash')
+  t.ok(await production.verify('correct horse', stored))
+  t.notOk(await production.verify('wrong horse', stored))
+  t.match(production.decoyHash, /^scrypt\$16384\$8\$1\$/, 'an unknown e-mail costs a login the same scrypt')
+  t.notOk(await verifyPassword('anything', production.decoyHash))
+  const cheap = new PasswordHasher(1, 1, { N: 1024, r: 8, p: 1 })
+  const cheapHash = await cheap.hash('correct horse')
+  t.match(cheapHash, /^scrypt\$1024\$8\$1\$/)
+  t.ok(await production.verify('correct horse', cheapHash), 'any stored cost verifies, by its own parameters')
+  t.match(cheap.decoyHash, /^scrypt\$1024\$8\$1\$/)
+})

@@ -10,7 +10,7 @@ import { systemClock, type Clock } from './clock.ts'
 import { createLogger } from './logger.ts'
 import { createSecretScrubber } from './secrets/secret-scrubber.ts'
 import { openDatabase } from './db/database.ts'
-import { createAppContainer, type Services } from './container.ts'
+import { createAppContainer, type ExtractionPools, type Services } from './container.ts'
 import type { NetworkOverrides } from './jobs/net-factory.ts'
 import { ToolRegistry } from './tools/registry.ts'
 import { openSharedState } from './shared-state/open-shared-state.ts'
@@ -28,6 +28,12 @@ export interface ServicesOptions {
   logStream?: DestinationStream
   /** Host resolution and exact private `address:port` exceptions for tool requests (tests; see net-factory.ts). */
   network?: NetworkOverrides
+  /**
+   * Extraction pools that outlive the app: it takes its pool from here and does not
+   * close it. Tests give one per test process, so its apps share the workers (each
+   * worker's boot loads the DOM and phone libraries); the server makes its own.
+   */
+  extractionPools?: ExtractionPools
 }
 
 export interface ServiceHost {
@@ -63,7 +69,7 @@ export async function buildServices (options: ServicesOptions = {}): Promise<Ser
   const registry = loaded.value
   if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
   const BullQueue = config.redisUrl ? (await import('./jobs/bull-queue.ts')).BullJobQueue : null
-  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, redis, sharedState, BullQueue })
+  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, extractionPools: options.extractionPools, redis, sharedState, BullQueue })
   const services = container.cradle
   let closing: Promise<void> | null = null
   return {

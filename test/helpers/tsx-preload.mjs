@@ -5,10 +5,16 @@
 // in a fraction of that. @tapjs/typescript skips ts-node when TAP_TYPE_STRIP_ONLY
 // is 1 at the moment its import runs; on Node 20 tap's runner resets that
 // variable to 0 for its children, so it is set here, in the test process itself.
+import { register } from 'node:module'
+
 if (process.env.TAP_CHILD_ID !== undefined) {
   process.env.TAP_TYPE_STRIP_ONLY = '1'
+  // tap's mock and processinfo hooks, unused here, cost ≈ 1 s of CPU a file (unused-tap-hooks.mjs).
+  if (process.env.TEST_TAP_HOOKS !== 'all') register(new URL('./unused-tap-hooks.mjs', import.meta.url))
   await import('tsx')
   // Programs a test starts (a server under `node --import tsx`, Node 22 for the MCP
-  // conformance suite) bring their own loader: they do not inherit this one.
-  process.env.NODE_OPTIONS = (process.env.NODE_OPTIONS ?? '').split(' ').filter(o => !o.includes('tsx-preload.mjs')).join(' ')
+  // conformance suite) bring their own loader: they do not inherit this one, nor
+  // tap's processinfo hook (the runner puts it in NODE_OPTIONS for coverage).
+  const inherited = process.env.TEST_TAP_HOOKS === 'all' ? ['tsx-preload.mjs'] : ['tsx-preload.mjs', '@tapjs/processinfo']
+  process.env.NODE_OPTIONS = (process.env.NODE_OPTIONS ?? '').split(' ').filter(o => !inherited.some(name => o.includes(name))).join(' ')
 }

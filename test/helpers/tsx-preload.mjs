@@ -9,12 +9,13 @@ import { register } from 'node:module'
 
 if (process.env.TAP_CHILD_ID !== undefined) {
   process.env.TAP_TYPE_STRIP_ONLY = '1'
-  // tap's mock and processinfo hooks, unused here, cost ≈ 1 s of CPU a file (unused-tap-hooks.mjs).
-  if (process.env.TEST_TAP_HOOKS !== 'all') register(new URL('./unused-tap-hooks.mjs', import.meta.url))
+  // TypeBox from the run's bundle, and tap's unused mock and processinfo hooks left out (test-process-hooks.mjs).
+  const skipUnusedTapHooks = process.env.TEST_TAP_HOOKS !== 'all'
+  register(new URL('./test-process-hooks.mjs', import.meta.url), { data: { typeboxDir: process.env.TEST_TYPEBOX_BUNDLE || null, skipUnusedTapHooks } })
   await import('tsx')
   // Programs a test starts (a server under `node --import tsx`, Node 22 for the MCP
   // conformance suite) bring their own loader: they do not inherit this one, nor
   // tap's processinfo hook (the runner puts it in NODE_OPTIONS for coverage).
-  const inherited = process.env.TEST_TAP_HOOKS === 'all' ? ['tsx-preload.mjs'] : ['tsx-preload.mjs', '@tapjs/processinfo']
-  process.env.NODE_OPTIONS = (process.env.NODE_OPTIONS ?? '').split(' ').filter(o => !inherited.some(name => o.includes(name))).join(' ')
+  const dropped = skipUnusedTapHooks ? ['tsx-preload.mjs', '@tapjs/processinfo'] : ['tsx-preload.mjs']
+  process.env.NODE_OPTIONS = (process.env.NODE_OPTIONS ?? '').split(' ').filter(o => !dropped.some(name => o.includes(name))).join(' ')
 }

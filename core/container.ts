@@ -31,7 +31,7 @@ import { WebhookSender } from './jobs/webhooks.ts'
 import { JobEnding } from './jobs/job-ending.ts'
 import { createNetFactory, type NetFactory, type NetworkOverrides } from './jobs/net-factory.ts'
 import { BlogService } from './blog/blog-service.ts'
-import { ExtractionPool } from './workers/extraction-pool.ts'
+import { ExtractionPool, type ExtractionPoolOptions } from './workers/extraction-pool.ts'
 import { EgressProxy } from './exec/egress-proxy.ts'
 import { ExecService } from './exec/process-runner.ts'
 import { join } from 'node:path'
@@ -84,10 +84,16 @@ export interface Services {
   pages: PublicPages
 }
 
+/** Pools an app borrows instead of making its own (ServicesOptions.extractionPools): closed by their owner, not by the app. */
+export interface ExtractionPools {
+  poolFor (options: ExtractionPoolOptions): ExtractionPool
+}
+
 export function createAppContainer (base: {
   config: AppConfig, clock: Clock, logger: Logger, secrets: SecretScrubber, database: Database, registry: ToolRegistry, network?: NetworkOverrides,
   /** scrypt's cost for new password hashes (tests only; see ServicesOptions). */
   passwordCost?: ScryptCost,
+  extractionPools?: ExtractionPools,
   /** Opened before the container, with the shared state, because plugins' createState (at registry load) takes it. */
   redis?: RedisConnections | null, sharedState: SharedStateService,
   /** The BullMQ queue's class, imported by buildServices only when REDIS_URL is set (bullmq stays out of a single-process server). */
@@ -114,8 +120,10 @@ export function createAppContainer (base: {
     catalog: asFunction(({ registry }: Services) => registry.catalog).singleton(),
     events: asFunction(({ redis, logger }: Services): JobEvents => redis ? new RedisJobEvents(redis, logger) : new InProcessJobEvents()).singleton().disposer(events => events.close?.()),
     net: asFunction(({ config }: Services) => createNetFactory(config, base.network)).singleton(),
-    // No worker starts before the first task; close() terminates whatever started.
-    extraction: asFunction(({ config }: Services) => new ExtractionPool(config.extraction)).singleton().disposer(pool => pool.close()),
+    // No worker starts before the first task; close() terminates whatever started. A borrowed pool stays open.
+    extraction: base.extractionPools
+      ? asFunction(({ config }: Services) => base.extractionPools!.poolFor(config.extraction)).singleton()
+      : asFunction(({ config }: Services) => new ExtractionPool(config.extraction)).singleton().disposer(pool => pool.close()),
     egress: asFunction(({ net, config, logger }: Services) => new EgressProxy({ ...net.guard, upstreamProxyUrl: config.proxyUrl ?? undefined, logger })).singleton().disposer(proxy => proxy.close()),
     // Jobs are stopped first (runner.shutdown kills their children); close() kills any group still alive.
     exec: asFunction(({ config, egress, logger }: Services) => new ExecService({ config: config.exec, proxy: egress, logger })).singleton().disposer(exec => exec.close()),

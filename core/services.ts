@@ -11,7 +11,7 @@ import { createLogger } from './logger.ts'
 import type { ScryptCost } from './crypto.ts'
 import { createSecretScrubber } from './secrets/secret-scrubber.ts'
 import { openDatabase } from './db/database.ts'
-import { createAppContainer, type Services } from './container.ts'
+import { createAppContainer, type ExtractionPools, type Services } from './container.ts'
 import type { NetworkOverrides } from './jobs/net-factory.ts'
 import { ToolRegistry } from './tools/registry.ts'
 import { openSharedState } from './shared-state/open-shared-state.ts'
@@ -35,6 +35,12 @@ export interface ServicesOptions {
    * `npm start` always hashes at PASSWORD_SCRYPT.
    */
   passwordCost?: ScryptCost
+  /**
+   * Extraction pools that outlive the app: it takes its pool from here and does not
+   * close it. Tests give one per test process, so its apps share the workers (each
+   * worker's boot loads the DOM and phone libraries); the server makes its own.
+   */
+  extractionPools?: ExtractionPools
 }
 
 export interface ServiceHost {
@@ -70,7 +76,7 @@ export async function buildServices (options: ServicesOptions = {}): Promise<Ser
   const registry = loaded.value
   if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
   const BullQueue = config.redisUrl ? (await import('./jobs/bull-queue.ts')).BullJobQueue : null
-  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, passwordCost: options.passwordCost, redis, sharedState, BullQueue })
+  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, passwordCost: options.passwordCost, extractionPools: options.extractionPools, redis, sharedState, BullQueue })
   const services = container.cradle
   let closing: Promise<void> | null = null
   return {

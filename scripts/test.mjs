@@ -8,11 +8,15 @@
 //   process's TypeScript instead of tap's uncached ts-node;
 // - the test apps' temporary folders (SQLite files, job files) go to a memory-backed
 //   folder when the machine has one with room (/dev/shm), so the database's fsyncs
-//   cost nothing. TEST_TMPDIR=<dir> chooses the folder; TEST_TMPDIR=os keeps the system's.
+//   cost nothing. TEST_TMPDIR=<dir> chooses the folder; TEST_TMPDIR=os keeps the system's;
+// - TypeBox is bundled once per run into that folder and the test processes load the
+//   bundle instead of the package's 683 files (test/helpers/test-process-hooks.mjs);
+//   TEST_TYPEBOX=package keeps the package's files.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, statfsSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const preload = pathToFileURL(fileURLToPath(new URL('../test/helpers/tsx-preload.mjs', import.meta.url))).href
@@ -30,11 +34,31 @@ function scratchParent () {
   return tmpdir()
 }
 
+/**
+ * The installed TypeBox as one ES module per entry of its `exports` (`typebox`,
+ * `typebox/compile`…) plus shared chunks, so the entries share one copy of its code
+ * and state, as in the package. Returns the folder (entry `x` is `x/index.mjs`).
+ */
+async function bundleTypebox (outdir) {
+  const { build } = await import('esbuild')
+  const entry = createRequire(import.meta.url).resolve('typebox') // <package>/build/index.mjs
+  const packageDir = dirname(dirname(entry))
+  const { exports } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'))
+  const entryPoints = Object.entries(exports).map(([path, target]) => ({
+    in: join(packageDir, target.import),
+    out: path === '.' ? 'index' : `${path.slice(2)}/index`,
+  }))
+  await build({ entryPoints, outdir, bundle: true, splitting: true, format: 'esm', platform: 'node', outExtension: { '.js': '.mjs' }, logLevel: 'warning' })
+  return outdir
+}
+
 // One folder per run, removed at the end, so a crashed test's leftovers do not stay in memory.
 const scratch = mkdtempSync(join(scratchParent(), 'ejs-run-'))
+const typeboxBundle = process.env.TEST_TYPEBOX === 'package' ? '' : await bundleTypebox(join(scratch, 'typebox'))
 const env = {
   ...process.env,
   TMPDIR: scratch,
+  TEST_TYPEBOX_BUNDLE: typeboxBundle,
   NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${preload}`].filter(Boolean).join(' '),
 }
 

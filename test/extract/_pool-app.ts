@@ -1,5 +1,5 @@
 // An app for the extraction-pool tests: the test-only `pooled` tool, webemail and
-// websearch, private targets allowed, one worker and a short task limit.
+// websearch, private targets allowed, one worker and a short task limit, a pool of its own.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { writeFileSync } from 'node:fs'
@@ -20,7 +20,8 @@ export async function appWithPool (t: Teardown, env: Record<string, string> = {}
     ],
     retired: [],
   }))
-  return build(t, { env: { TOOLS_CONFIG: toolsConfig, ALLOW_PRIVATE_TARGETS: '1', EXTRACT_WORKERS: '1', EXTRACT_TASK_TIMEOUT_MS: '2000', ...env } })
+  // Its own pool: these tests read the pool's counts and see its threads start and end with the app.
+  return build(t, { env: { TOOLS_CONFIG: toolsConfig, ALLOW_PRIVATE_TARGETS: '1', EXTRACT_WORKERS: '1', EXTRACT_TASK_TIMEOUT_MS: '2000', ...env }, ownExtractionPool: true })
 }
 
 /** A local site: path → HTML; anything else 404. */

@@ -22,6 +22,8 @@ import { buildApp, type BuildOptions } from '../../core/app.ts'
 import { migratePostgres, migrateSqlite } from '../../core/db/migrator.ts'
 import { buildServices } from '../../core/services.ts'
 import type { Clock } from '../../core/clock.ts'
+import type { ExtractionPools } from '../../core/container.ts'
+import { ExtractionPool, type ExtractionPoolOptions } from '../../core/workers/extraction-pool.ts'
 
 export const ADMIN_KEY = 'admin-test-key-0123456789abcdef'
 export const BLOG_KEY = 'blog-test-key-0123456789'
@@ -47,7 +49,22 @@ export interface BuildTestOptions {
    * (test/cluster builds its API processes this way).
    */
   distributed?: boolean
+  /**
+   * true: the app makes and closes its own extraction pool, as the server does (the
+   * tests of the pool's life: no worker before the first task, threads end with the
+   * app, its counts). By default the apps of a test process with the same EXTRACT_*
+   * settings share one pool (processPools below).
+   */
+  ownExtractionPool?: boolean
 }
+
+/**
+ * Test apps hash passwords with scrypt at N=1024 instead of the service's 16384
+ * (ServicesOptions.passwordCost; a hash names its cost, so login verifies it the
+ * same way): several hundred signups, and the fuzz's logins, were a large share of
+ * the suite's CPU. test/kernel/login.test.ts checks the cost the service stores.
+ */
+const TEST_PASSWORD_COST = { N: 1024, r: 8, p: 1 }
 
 export const testDatabaseKind = () => (process.env.TEST_DATABASE_URL ? 'postgresql' : 'sqlite')
 
@@ -104,6 +121,25 @@ function migratedPostgresTemplate (base: string): Promise<string> {
   return postgresTemplate
 }
 
+// The process's extraction pools, one per pool settings (test-process state, like the
+// templates above), closed when the test process ends. An app's first parse used to
+// boot a worker of its own: starting a thread, tsx in it and the page libraries under
+// tsx, ≈ 2 s of CPU for each app of a file (scripts/bench/README.md, "The test suite").
+// The tasks still run in a real worker thread on the code in the source tree.
+const sharedPools = new Map<string, ExtractionPool>()
+const processPools: ExtractionPools = {
+  poolFor (options: ExtractionPoolOptions): ExtractionPool {
+    const key = JSON.stringify(options)
+    let pool = sharedPools.get(key)
+    if (!pool) {
+      if (sharedPools.size === 0) tap.teardown(() => Promise.all([...sharedPools.values()].map(p => p.close())))
+      pool = new ExtractionPool(options)
+      sharedPools.set(key, pool)
+    }
+    return pool
+  },
+}
+
 /** A database URL for one test app, already migrated: a copy of the per-process template. */
 export async function migratedDatabaseUrl (t: Teardown, dataDir: string): Promise<string> {
   const base = process.env.TEST_DATABASE_URL
@@ -137,7 +173,7 @@ export async function build (t: Teardown, options: BuildTestOptions = {}): Promi
     RATE_LIMIT_PER_MINUTE: '100000',
     RATE_LIMIT_PRO_PER_MINUTE: '100000',
     TOOLS_CONFIG: resolve('tools.config.json'),
-    // One extraction worker per test app: each app's pool boots its own worker (loading the DOM and phone libraries).
+    // One extraction worker: the test process's apps share their pool (processPools), its worker loads the DOM and phone libraries once.
     EXTRACT_WORKERS: '1',
     ...options.env,
   }
@@ -160,11 +196,12 @@ export async function build (t: Teardown, options: BuildTestOptions = {}): Promi
     // A test's slow jobs are cancelled or abandoned at its end: hand them back at once.
     env.WORKER_SHUTDOWN_GRACE_MS ??= '0'
   }
-  const app = await buildApp({ env, clock: options.clock, logStream, network: options.network, onRoute: options.onRoute })
+  const extractionPools = options.ownExtractionPool ? undefined : processPools
+  const app = await buildApp({ env, clock: options.clock, logStream, network: options.network, onRoute: options.onRoute, extractionPools, passwordCost: TEST_PASSWORD_COST })
   t.teardown(() => app.close())
   if (distributed) {
     // The test's JOB_CONCURRENCY is the worker's concurrency (the app itself runs nothing).
-    const worker = await buildServices({ env: { ...env, RUN_JOBS: '1', WORKER_CONCURRENCY: env.JOB_CONCURRENCY ?? '4' }, clock: options.clock, logStream, network: options.network })
+    const worker = await buildServices({ env: { ...env, RUN_JOBS: '1', WORKER_CONCURRENCY: env.JOB_CONCURRENCY ?? '4' }, clock: options.clock, logStream, network: options.network, extractionPools, passwordCost: TEST_PASSWORD_COST })
     await worker.start()
     // The app and its worker are one "process" of the test: closing the app (a restart
     // test's first process) stops its worker too, as a stopped server would.

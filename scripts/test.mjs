@@ -11,13 +11,18 @@
 //   cost nothing. TEST_TMPDIR=<dir> chooses the folder; TEST_TMPDIR=os keeps the system's;
 // - TypeBox is bundled once per run into that folder and the test processes load the
 //   bundle instead of the package's 683 files (test/helpers/test-process-hooks.mjs);
-//   TEST_TYPEBOX=package keeps the package's files.
+//   TEST_TYPEBOX=package keeps the package's files;
+// - with no test files named, the small files of test/groups/groups.json run in
+//   groups, one process a group (scripts/test-files.mjs), and every other file alone;
+//   TEST_GROUPS=off runs every file alone. Named files (`npm test -- test/x.test.ts`,
+//   .ci/run's distributed suite) run exactly as named.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { allTestFiles, defaultTestFiles, fileArguments } from './test-files.mjs'
 
 const preload = pathToFileURL(fileURLToPath(new URL('../test/helpers/tsx-preload.mjs', import.meta.url))).href
 const MEMORY_DIR = '/dev/shm'
@@ -62,7 +67,10 @@ const env = {
   NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${preload}`].filter(Boolean).join(' '),
 }
 
-const args = ['tap', 'run', '--reporter=tap', ...process.argv.slice(2)]
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const given = process.argv.slice(2)
+const files = fileArguments(given).length > 0 ? [] : process.env.TEST_GROUPS === 'off' ? allTestFiles(ROOT) : defaultTestFiles(ROOT)
+const args = ['tap', 'run', '--reporter=tap', ...given, ...files]
 const child = spawn('npx', args, { stdio: ['inherit', 'pipe', 'inherit'], env })
 let tail = ''
 child.stdout.on('data', (chunk) => {

@@ -1,0 +1,7 @@
+// Types of scripts/test-files.mjs (plain JavaScript: scripts/test.mjs runs without a TypeScript loader).
+export declare const GROUPS_LIST: string
+export declare function groupFile (name: string): string
+export declare function readGroups (root: string): Record<string, string[]>
+export declare function allTestFiles (root: string): string[]
+export declare function defaultTestFiles (root: string): string[]
+export declare function fileArguments (args: string[]): string[]

@@ -1,0 +1,69 @@
+// The grouping of small test files (test/groups/groups.json, README "Tests"): every
+// member is a test file that still runs alone, none is in two groups, each group has
+// its file, and `npm test`'s default list runs every test file exactly once, so a new
+// test file is never silently skipped and no member runs twice.
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import t from 'tap'
+import { allTestFiles, defaultTestFiles, fileArguments, groupFile, GROUPS_LIST, readGroups } from '../../scripts/test-files.mjs'
+
+const ROOT = '.'
+const groups = readGroups(ROOT)
+const testFiles = allTestFiles(ROOT)
+
+t.test('tap runs test/**/*.test.ts: the files allTestFiles lists, and no group file', async t => {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { tap: { include: string[] } }
+  t.same(pkg.tap.include, ['test/**/*.test.ts'], 'allTestFiles mirrors this pattern: change both together')
+  t.ok(testFiles.length > 100, `${testFiles.length} test files`)
+  t.ok(testFiles.includes('test/groups/grouping.test.ts'))
+  for (const name of Object.keys(groups)) t.notOk(groupFile(name).endsWith('.test.ts'), `${name}: a bare tap run does not pick the group file up`)
+})
+
+t.test('every member is an existing test file, in one group only; every group has its file and members', async t => {
+  const seen = new Map<string, string>()
+  for (const [name, members] of Object.entries(groups)) {
+    t.match(name, /^[a-z0-9-]+$/, `group name ${name}`)
+    t.ok(members.length >= 2, `${name}: two or more members`)
+    t.ok(existsSync(groupFile(name)), `${groupFile(name)} exists`)
+    for (const member of members) {
+      t.ok(testFiles.includes(member), `${name}: ${member} is a test file tap's include matches`)
+      if (seen.has(member)) t.fail(`${member} is in ${seen.get(member)} and ${name}`)
+      seen.set(member, name)
+    }
+  }
+  const groupFiles = readdirSync('test/groups').filter(f => f.endsWith('.group.ts')).map(f => `test/groups/${f}`).sort()
+  t.same(groupFiles, Object.keys(groups).map(groupFile).sort(), `each .group.ts has its entry in ${GROUPS_LIST}`)
+})
+
+t.test('npm test\'s default list runs every test file exactly once', async t => {
+  const runs = new Map<string, number>()
+  for (const file of defaultTestFiles(ROOT)) {
+    const name = /^test\/groups\/(.+)\.group\.ts$/.exec(file)?.[1]
+    for (const member of name ? groups[name]! : [file]) runs.set(member, (runs.get(member) ?? 0) + 1)
+  }
+  t.same([...runs.keys()].sort(), testFiles, 'every test file, none other')
+  t.same([...runs].filter(([, n]) => n !== 1), [], 'none twice')
+})
+
+// What a member may not do: these would reach the other members of its process.
+const PROCESS_LEVEL: Array<[RegExp, string]> = [
+  [/^(t|tap)\.(plan|before|beforeEach|after|afterEach|teardown|end|setTimeout|jobs)\b/m, 'a hook or setting of the root test at top level'],
+  [/\bmock(Import|Require)\b/, 't.mockImport'],
+  [/^process\.(env\b.*[^=!]=[^=]|on\(|once\()/m, 'a process.env write or process listener at top level'],
+  [/ownExtractionPool/, 'a test of the extraction pool\'s life'],
+]
+
+t.test('no member touches what its group shares at process level', async t => {
+  for (const member of Object.values(groups).flat()) {
+    const source = readFileSync(member, 'utf8')
+    for (const [pattern, what] of PROCESS_LEVEL) t.notMatch(source, pattern, `${member}: no ${what}`)
+  }
+})
+
+t.test('npm test tells file arguments from tap options', async t => {
+  t.same(fileArguments([]), [])
+  t.same(fileArguments(['--jobs=2']), [], '.ci/run\'s SQLite and PostgreSQL suites: the default list')
+  t.same(fileArguments(['--jobs', '2', '-R', 'terse']), [], 'option values are not files')
+  t.same(fileArguments(['--jobs=2', 'test/jobs/a.test.ts', 'test/agent/b.test.ts']), ['test/jobs/a.test.ts', 'test/agent/b.test.ts'])
+  t.same(fileArguments(['test/kernel']), ['test/kernel'], 'a folder')
+  t.same(fileArguments(['x.test.ts']), ['x.test.ts'])
+})

@@ -12,14 +12,21 @@ import { GROUPS_LIST, readGroups } from '../../scripts/test-files.mjs'
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 /** Runs the group named by the calling group file's name (`<name>.group.ts`). */
-export async function runGroup (groupFileUrl: string): Promise<void> {
+export function runGroup (groupFileUrl: string): void {
   const name = basename(fileURLToPath(groupFileUrl), '.group.ts')
   const members = readGroups(ROOT)[name]
   if (!members?.length) throw new Error(`${GROUPS_LIST} has no group "${name}"`)
-  for (const member of members) {
-    // Which member the next tests come from, in the TAP output.
-    t.comment(member)
-    // One at a time: a member's top-level awaits end before the next member's tests register.
-    await import(pathToFileURL(join(ROOT, member)).href)
-  }
+  // The members are imported inside one subtest of the root, so the root is busy until
+  // every member's tests are registered: their tests queue behind it, in member order.
+  // Imported between root tests instead, the root could go idle while a member loads,
+  // and once anything has added a root teardown (build.ts's shared extraction pool,
+  // PostgreSQL template) tap ends an idle root: the next member's tests would come too late.
+  t.test(`test group ${name}: ${members.length} files`, async () => {
+    for (const member of members) {
+      // Which member the next tests come from, in the TAP output (queued in order like the tests).
+      t.comment(member)
+      // One at a time: a member's top-level awaits end before the next member's tests register.
+      await import(pathToFileURL(join(ROOT, member)).href)
+    }
+  })
 }

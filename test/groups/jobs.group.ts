@@ -1,4 +1,4 @@
 // Test group "jobs": its members (test/groups/groups.json) in one test process.
 import { runGroup } from './run-group.ts'
 
-runGroup(import.meta.url)
+await runGroup(import.meta.url)

@@ -11,22 +11,24 @@ import { GROUPS_LIST, readGroups } from '../../scripts/test-files.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
-/** Runs the group named by the calling group file's name (`<name>.group.ts`). */
-export function runGroup (groupFileUrl: string): void {
+/** Runs the group named by the calling group file's name (`<name>.group.ts`); rejects if a member fails to load. */
+export function runGroup (groupFileUrl: string): Promise<void> {
   const name = basename(fileURLToPath(groupFileUrl), '.group.ts')
   const members = readGroups(ROOT)[name]
   if (!members?.length) throw new Error(`${GROUPS_LIST} has no group "${name}"`)
-  // The members are imported inside one subtest of the root, so the root is busy until
-  // every member's tests are registered: their tests queue behind it, in member order.
-  // Imported between root tests instead, the root could go idle while a member loads,
-  // and once anything has added a root teardown (build.ts's shared extraction pool,
-  // PostgreSQL template) tap ends an idle root: the next member's tests would come too late.
-  t.test(`test group ${name}: ${members.length} files`, async () => {
+  const loaded = (async () => {
     for (const member of members) {
-      // Which member the next tests come from, in the TAP output (queued in order like the tests).
+      // Which member the next tests come from, in the TAP output (queued in order, like the tests).
       t.comment(member)
       // One at a time: a member's top-level awaits end before the next member's tests register.
       await import(pathToFileURL(join(ROOT, member)).href)
     }
-  })
+  })()
+  // The root waits on the loading (no test point of its own) before it runs anything queued
+  // behind it, so every member's tests are registered, in member order, before the first runs.
+  // Loaded between root tests instead, the root could go idle while a member loads, and once
+  // anything has added a root teardown (build.ts's shared extraction pool, the PostgreSQL
+  // template) tap ends an idle root: the next member's tests would come after its end.
+  t.waitOn(loaded.catch(() => {}))
+  return loaded
 }

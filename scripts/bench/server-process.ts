@@ -86,7 +86,7 @@ export function npmScriptCommand (name: string, root = REPO_ROOT): string[] {
 
 /**
  * The environment variables a package.json script sets before its command
- * (`GLIBC_TUNABLES=… node …`: the start's malloc settings, README "Production
+ * (`MALLOC_ARENA_MAX=1 … node …`: the start's malloc settings, README "Production
  * build"); a process started from npmScriptCommand() gets them from here.
  */
 export function scriptEnvironment (name: string, root = REPO_ROOT): Record<string, string> {

@@ -118,7 +118,8 @@ for (const [name, reply, detail] of failures) {
 }
 
 t.test('a slow model times out (LLM_TIMEOUT_MS) → 503, refunded, quickly', async t => {
-  const llm = await llmServer(t, (_q, res) => { setTimeout(() => json(res, 200, chatAnswer(JSON.stringify(ARTICLE))), 3000) })
+  // The model never answers (the teardown closes the connection): only the timeout can end the call.
+  const llm = await llmServer(t, () => {})
   const app = await build(t, { env: llmEnv(llm.baseUrl, { LLM_TIMEOUT_MS: '200' }) })
   const user = await signup(app)
   const started = Date.now()
@@ -126,7 +127,7 @@ t.test('a slow model times out (LLM_TIMEOUT_MS) → 503, refunded, quickly', asy
   const took = Date.now() - started
   t.equal(res.statusCode, 503)
   t.match(res.json().detail, /did not answer within/)
-  t.ok(took < 2500, `answered in ${took} ms`)
+  t.ok(took < 10_000, `answered in ${took} ms, long before a hang would end`)
   t.equal(await callsToday(app, user.apiKey), 0)
 })
 

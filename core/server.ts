@@ -2,6 +2,7 @@
 // (running jobs are given back to the queue's shutdown, the database closed).
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
+import { flushLogs } from './logger.ts'
 
 async function main (): Promise<void> {
   let config
@@ -27,9 +28,11 @@ async function main (): Promise<void> {
     force.unref()
     try {
       await app.close()
+      await flushLogs(app.services.logger)
       process.exit(0)
     } catch (err) {
       app.log.error({ err }, 'shutdown failed')
+      await flushLogs(app.services.logger)
       process.exit(1)
     }
   }

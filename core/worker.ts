@@ -5,6 +5,7 @@
 // SIGTERM/SIGINT drain it: no new jobs; running ones get WORKER_SHUTDOWN_GRACE_MS
 // to finish, then are handed back to the queue for another worker.
 import { ConfigError, loadConfig } from './config.ts'
+import { flushLogs } from './logger.ts'
 import { buildServices, type ServiceHost } from './services.ts'
 
 /** Past the drain's grace, this long for the hand-back and the database to close before the process gives up. */
@@ -35,9 +36,11 @@ async function main (): Promise<void> {
     force.unref()
     try {
       await host.close()
+      await flushLogs(logger)
       process.exit(0)
     } catch (err) {
       logger.error({ err }, 'worker shutdown failed')
+      await flushLogs(logger)
       process.exit(1)
     }
   }

@@ -65,21 +65,22 @@ t.test('stdout logging is asynchronous, yet every line reaches stdout by the tim
   t.equal(crashed.stdout.trim().split('\n').length, 2001)
 })
 
-t.test('a log reader that stops reading does not block the service', async t => {
-  // stdout is a pipe nobody reads (a stalled log collector): the pipe holds
-  // 64 KB, the child logs ≈ 1 MB. A synchronous destination blocks in its
-  // write until the reader comes back; the service's returns at once, so the
-  // child says "logged" while its stdout is still unread. Then the reader
-  // comes back and every line arrives (flushed at exit).
+/**
+ * A child that logs 10,000 lines (≈ 1 MB) into a stdout pipe nobody reads (a stalled log
+ * collector: the pipe holds far less), says "logged" on stderr, and on a line on stdin
+ * exits the way core/server.ts's graceful exit does (flushLogs, then process.exit) with
+ * the given flushLogs bound.
+ */
+async function stalledLogger (t: { teardown (fn: () => unknown): void }, flushWithinMs: number) {
   const { spawn } = await import('node:child_process')
   const { fileURLToPath } = await import('node:url')
   const logger = fileURLToPath(new URL('../../core/logger.ts', import.meta.url))
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
-    import { createLogger } from ${JSON.stringify(logger)}
+    import { createLogger, flushLogs } from ${JSON.stringify(logger)}
     const log = createLogger('info')
     for (let i = 0; i < 10000; i++) log.info({ i, pad: 'x'.repeat(40) }, 'burst')
     process.stderr.write('logged\\n')
-    process.stdin.on('data', () => process.exit(0))
+    process.stdin.on('data', async () => { await flushLogs(log, ${flushWithinMs}); process.exit(0) })
   `], { stdio: ['pipe', 'pipe', 'pipe'] })
   t.teardown(() => { child.kill('SIGKILL') })
   child.stdout.pause()
@@ -87,14 +88,34 @@ t.test('a log reader that stops reading does not block the service', async t => 
     const timer = setTimeout(() => resolve(false), 30_000)
     child.stderr.on('data', (chunk: Buffer) => { if (chunk.toString().includes('logged')) { clearTimeout(timer); resolve(true) } })
   })
+  const exited = new Promise<number | null>(resolve => child.on('close', resolve))
+  return { child, logged, exited }
+}
+
+t.test('a log reader that stops reading does not block the service, and a graceful exit waits for it', async t => {
+  // A synchronous destination blocks in its write until the reader comes back; the
+  // service's returns at once, so the child says "logged" while its stdout is still
+  // unread. The exit is asked for while the reader is still away: pino's own flush at
+  // exit could not wait for the write then under way (CI once lost 123 lines of 10,000
+  // that way); flushLogs does, and every line arrives once the reader is back.
+  const { child, logged, exited } = await stalledLogger(t, 20_000)
   t.ok(logged, 'all 10,000 lines logged while nobody read stdout')
+  child.stdin.write('exit\n')
+  await new Promise(resolve => setTimeout(resolve, 300))
   let out = ''
   child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
   child.stdout.resume()
-  const exited = new Promise<number | null>(resolve => child.on('close', resolve))
-  child.stdin.write('exit\n')
   t.equal(await exited, 0)
-  t.equal(out.trim().split('\n').length, 10000, 'then every line arrives')
+  const lines = out.trim().split('\n')
+  t.equal(lines.length, 10000, 'then every line arrives')
+  t.ok(lines.every((line, k) => (JSON.parse(line) as { i: number }).i === k), 'in order, none cut')
+})
+
+t.test('a graceful exit waits for a reader that never comes back only so long', async t => {
+  const { child, logged, exited } = await stalledLogger(t, 200)
+  t.ok(logged)
+  child.stdin.write('exit\n')
+  t.equal(await exited, 0, 'exited with stdout still unread')
 })
 
 t.test("a request's own log lines are made on first use, carry its request id and are redacted", async t => {

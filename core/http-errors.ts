@@ -26,6 +26,8 @@ export function describeValidation (part: string | undefined, issues: Validation
 }
 
 const DATABASE_DOWN = /P1001|P1002|P1017|ECONNREFUSED|database is locked|SQLITE_BUSY|Connection terminated/
+/** A transaction that could not start or finish in time (TRANSACTION_OPTIONS, core/db/database.ts), or no pool connection: busy, not broken. */
+const DATABASE_BUSY = /\bP2028\b|\bP2024\b/
 
 export function errorHandler (error: FastifyError & { validation?: ValidationIssue[], validationContext?: string }, request: FastifyRequest, reply: FastifyReply): void {
   const known = toAppError(error, request)
@@ -52,6 +54,10 @@ export function toAppError (error: FastifyError & { validation?: ValidationIssue
   const text = `${(error as { code?: string }).code ?? ''} ${error.message ?? ''}`
   // PostgreSQL refuses a NUL character in text (SQLSTATE 22021); only a client puts one there.
   if (/\b22021\b|invalid byte sequence for encoding/.test(text)) return badRequest('The request contains a character that cannot be stored (NUL, \\u0000).')
+  if (DATABASE_BUSY.test(text)) {
+    request.log.warn({ err: error }, 'database busy')
+    return unavailable('The database is busy; retry shortly.', 2)
+  }
   if (DATABASE_DOWN.test(text)) {
     request.log.error({ err: error }, 'database unavailable')
     return unavailable('The database is unavailable; retry shortly.', 5)

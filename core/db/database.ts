@@ -18,6 +18,16 @@ export interface Database {
   close (): Promise<void>
 }
 
+/**
+ * How long a transaction may wait to start (PostgreSQL: for one of the pool's 20 connections;
+ * SQLite: for the one transaction the adapter runs at a time) and then run. Prisma's defaults,
+ * 2 s and 5 s, failed a third of a burst of 100 parallel signups on a loaded machine with P2028
+ * ("Unable to start a transaction in the given time"), and any transaction behind a 2 s one on
+ * SQLite. 10 s is the SQLite busy timeout below; past it the client gets a 503 with Retry-After
+ * (core/http-errors.ts), not a 500.
+ */
+export const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 }
+
 export async function openDatabase (config: Pick<AppConfig, 'databaseProvider' | 'databaseUrl' | 'sqlitePath'>): Promise<Database> {
   if (config.databaseProvider === 'sqlite') {
     const applied = migrateSqlite(config.sqlitePath!)
@@ -25,7 +35,7 @@ export async function openDatabase (config: Pick<AppConfig, 'databaseProvider' |
     // Only the configured provider's client and adapter are loaded (each costs memory).
     const [{ PrismaBetterSqlite3 }, { PrismaClient }] = await Promise.all([import('@prisma/adapter-better-sqlite3'), import('../../prisma/generated/sqlite/client.ts')])
     const adapter = new PrismaBetterSqlite3({ url: config.sqlitePath!, timeout: 10_000 })
-    const prisma = new PrismaClient({ adapter })
+    const prisma = new PrismaClient({ adapter, transactionOptions: TRANSACTION_OPTIONS })
     await prisma.$connect()
     const hot = sqliteHotReads(config.sqlitePath!)
     return { prisma, provider: 'sqlite', applied, hot, close: async () => { hot.close(); await prisma.$disconnect() } }
@@ -40,7 +50,7 @@ export async function openDatabase (config: Pick<AppConfig, 'databaseProvider' |
   // life, one ending during the close would be thrown as an unhandled 'error' event.
   pool.on('error', () => {})
   const adapter = new PrismaPg(pool)
-  const prisma = new PrismaClient({ adapter }) as unknown as Db
+  const prisma = new PrismaClient({ adapter, transactionOptions: TRANSACTION_OPTIONS }) as unknown as Db
   await prisma.$connect()
   return {
     prisma,

@@ -78,3 +78,42 @@ t.test('the first 100 signups are pro_eligible, even in parallel; refused signup
   const late = await post(app, { email: 'late@example.com', password: PASSWORD })
   t.equal(late.json().user.pro_eligible, false, 'the 102nd is not eligible')
 })
+
+t.test('a signup waits for a transaction that holds the database for longer than Prisma\'s 2 s default', async t => {
+  // SQLite runs one transaction at a time: the signup's waits for the held one to end,
+  // and Prisma's default (2 s) answered 500 here (P2028); PostgreSQL's waits on the
+  // signup counter's row lock. Both now wait (TRANSACTION_OPTIONS, core/db/database.ts).
+  const app = await build(t)
+  await signup(app, { email: 'first@example.com' })
+  const { db } = app.services
+  let release!: () => void
+  const held = new Promise<void>(resolve => { release = resolve })
+  let holding!: () => void
+  const isHolding = new Promise<void>(resolve => { holding = resolve })
+  const holder = db.$transaction(async tx => {
+    await tx.$executeRaw`UPDATE counters SET value = value WHERE name = 'signups'`
+    holding()
+    await held
+  })
+  await isHolding
+  const timer = setTimeout(release, 2500)
+  const res = await post(app, { email: 'waited@example.com', password: PASSWORD })
+  clearTimeout(timer)
+  release()
+  await holder
+  t.equal(res.statusCode, 200, res.body)
+  t.equal(res.json().user.email, 'waited@example.com')
+})
+
+t.test('a transaction that cannot start in time is a 503 with Retry-After, not a 500', async t => {
+  const app = await build(t)
+  const accounts = app.services.accounts
+  const signupOf = accounts.signup
+  accounts.signup = async () => { throw Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), { code: 'P2028' }) }
+  t.teardown(() => { accounts.signup = signupOf })
+  const res = await post(app, { email: 'busy@example.com', password: PASSWORD })
+  t.equal(res.statusCode, 503)
+  t.equal(res.headers['retry-after'], '2')
+  t.ok(isDetail(res.body), '{detail}')
+  t.match(res.json().detail, /busy; retry shortly/)
+})

@@ -255,10 +255,21 @@ export class JobRunner {
     const flush = async () => {
       const records = unflushedRecords
       unflushedRecords = 0
-      // Conditional: a job ended elsewhere (a cancel or the reaper of another process) keeps its outcome, and this run stops.
-      const { count } = await db.job.updateMany({ where: { id: job.id, status: 'running' }, data: { stage: live.stage, records: live.records, heartbeatAt: clock(), columns: JSON.stringify(columns) } })
+      // One transaction for the job's count and the account's: a worker killed between
+      // the two had left rows the reaper saw as counted (job.records) that records_today
+      // never had. Conditional: a job ended elsewhere (a cancel or the reaper of another
+      // process) keeps its outcome, and this run stops.
+      let count: number
+      try {
+        [{ count }] = await db.$transaction([
+          db.job.updateMany({ where: { id: job.id, status: 'running' }, data: { stage: live.stage, records: live.records, heartbeatAt: clock(), columns: JSON.stringify(columns) } }),
+          ...quotas.addRecordsStatements(job.accountId, records),
+        ])
+      } catch (err) {
+        unflushedRecords += records // counted at the next heartbeat or the end
+        throw err
+      }
       if (count === 0) this.stop(job.id, 'ended')
-      if (records > 0) await quotas.addRecords(job.accountId, records)
     }
     const heartbeat = setInterval(() => { flush().catch(err => log.warn({ err }, 'heartbeat failed')) }, heartbeatMs)
 

@@ -80,9 +80,18 @@ export class QuotaService {
 
   async addRecords (accountId: string, count: number): Promise<void> {
     if (count <= 0) return
+    await this.db.$transaction(this.addRecordsStatements(accountId, count))
+  }
+
+  /** addRecords as statements, for a caller's batch transaction (the job's own count beside it: JobRunner's flush). */
+  addRecordsStatements (accountId: string, count: number) {
+    if (count <= 0) return []
     const { day } = periodsOf(this.clock())
-    await this.ensureRows(accountId, [day])
-    await this.db.$executeRaw`UPDATE usage_counters SET records = records + ${count} WHERE account_id = ${accountId} AND period = ${day}`
+    return [
+      // INSERT … ON CONFLICT DO NOTHING is the same SQL on SQLite and PostgreSQL.
+      this.db.$executeRaw`INSERT INTO usage_counters (account_id, period, calls, records) VALUES (${accountId}, ${day}, 0, 0) ON CONFLICT (account_id, period) DO NOTHING`,
+      this.db.$executeRaw`UPDATE usage_counters SET records = records + ${count} WHERE account_id = ${accountId} AND period = ${day}`,
+    ]
   }
 
   async usage (accountId: string): Promise<Readonly<Usage>> {

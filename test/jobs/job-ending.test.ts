@@ -189,3 +189,30 @@ t.test('a job ended outside its runner (another process\'s cancel) stops at the 
   t.match(s, { status: 'error', error: 'cancelled', refunded: true, stage: 'error' })
   t.equal((await usageOf(app, user.apiKey)).calls_today, 0, 'refunded once')
 })
+
+t.test('a heartbeat writes the job\'s count and the account\'s records_today together: when one fails neither is written, and the rows are counted later', async t => {
+  // A worker killed between the two writes had left rows the reaper took as counted
+  // (the job's records) that records_today never got (CI, test/cluster/worker-processes).
+  const app = await buildWithCounter(t, { env: { JOB_HEARTBEAT_MS: '50' } })
+  const user = await signup(app)
+  const { quotas, db } = app.services
+  const statementsOf = quotas.addRecordsStatements.bind(quotas)
+  let failing = true
+  let failedFlushes = 0
+  quotas.addRecordsStatements = (accountId: string, count: number) => {
+    if (!failing || count <= 0) return statementsOf(accountId, count)
+    failedFlushes++
+    return [db.$executeRaw`UPDATE no_such_table SET records = 1`]
+  }
+  t.teardown(() => { quotas.addRecordsStatements = statementsOf })
+  const id = await start(app, user.apiKey, { max_results: 60, delay_ms: 50 })
+  await until('rows are stored and two heartbeats failed', async () => failedFlushes >= 2 && await db.resultRow.count({ where: { jobId: id } }) >= 3)
+  const during = await db.job.findUniqueOrThrow({ where: { id } })
+  t.equal(during.status, 'running')
+  t.equal(during.records, 0, 'the job\'s count was not written without the account\'s')
+  t.equal((await usageOf(app, user.apiKey)).records_today, 0)
+  failing = false
+  const ended = await waitForEnd(app, user.apiKey, id, 60_000)
+  t.match(ended, { status: 'done', records: 60 })
+  t.equal((await usageOf(app, user.apiKey)).records_today, 60, 'the rows of the failed heartbeats were counted at a later one')
+})

@@ -193,7 +193,9 @@ t.test('a job ended outside its runner (another process\'s cancel) stops at the 
 t.test('a heartbeat writes the job\'s count and the account\'s records_today together: when one fails neither is written, and the rows are counted later', async t => {
   // A worker killed between the two writes had left rows the reaper took as counted
   // (the job's records) that records_today never got (CI, test/cluster/worker-processes).
-  const app = await buildWithCounter(t, { env: { JOB_HEARTBEAT_MS: '50' } })
+  // The runner whose quotas are made to fail must be this app's: in the distributed suite
+  // its jobs would run on the worker built beside it.
+  const app = await buildWithCounter(t, { env: { JOB_HEARTBEAT_MS: '50' }, distributed: false })
   const user = await signup(app)
   const { quotas, db } = app.services
   const statementsOf = quotas.addRecordsStatements.bind(quotas)

@@ -13,7 +13,9 @@ async function collect (socket: OpenedSocket): Promise<{ messages: Msg[], code: 
 t.test('progress messages, then one done message with the status record, then close', async t => {
   const app = await buildWithCounter(t)
   const user = await signup(app)
-  const { job_id: id } = (await startJob(app, user.apiKey, { max_results: 4, delay_ms: 60 })).json()
+  // Rows 750 ms apart: the socket must be following before the last two rows, and on CI's
+  // loaded machine opening it took longer than a 240 ms job (one progress message, then done).
+  const { job_id: id } = (await startJob(app, user.apiKey, { max_results: 4, delay_ms: 750 })).json()
   const ws = await openSocket(app, `/api/tool-run/${id}/ws`, { headers: { 'x-api-key': user.apiKey } })
   const { messages } = await collect(ws)
   const progress = messages.filter(m => m.type === 'progress')

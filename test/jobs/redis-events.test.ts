@@ -46,7 +46,9 @@ const until = async (what: string, check: () => boolean | Promise<boolean>, time
 }
 
 t.test('a job run on A is followed over a WebSocket on B: progress, then one final message', async t => {
-  const { a, b, user, id, messages, closed } = await followedOnB(t, { max_results: 6, delay_ms: 80 })
+  // Rows 400 ms apart: the job must still be running on A when B's first row arrives (80 ms
+  // apart it had ended by then on a loaded machine, and "A runs it" failed).
+  const { a, b, user, id, messages, closed } = await followedOnB(t, { max_results: 6, delay_ms: 400 })
   // A row counted: B's first message may be the stored status of a job A has not claimed yet.
   await until('the first progress message with a row', () => messages.some(m => m.type === 'progress' && m.records >= 1))
   t.ok(a.services.runner.live.has(id), 'A runs it')

@@ -28,7 +28,7 @@ t.test('a job tool answer carries the job summary (structuredContent.summary and
   // A tool that writes no summary, and a job still running, answer summary: null.
   const empty = await client.callTool({ name: 'count_rows', arguments: { outcome: 'empty' } }) as CallToolResult
   t.equal((empty.structuredContent as Record<string, any>).summary, null)
-  const running = await client.callTool({ name: 'count_rows', arguments: { limit: 3, delay_ms: 300, wait_seconds: 0 } }) as CallToolResult
+  const running = await client.callTool({ name: 'count_rows', arguments: { limit: 3, delay_ms: 2000, wait_seconds: 0 } }) as CallToolResult
   t.match(running.structuredContent, { status: 'running', summary: null })
 })
 

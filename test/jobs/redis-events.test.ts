@@ -73,7 +73,8 @@ t.test('a sync wait on B (the MCP job tools, the synchronous alias) hears progre
   const [a, b] = await twoApps(t, redis)
   const user = await signup(a)
   const caller = requireAccount(await b.services.keys.resolve(user.apiKey), { scoped: true })
-  const { job_id: id } = (await startJob(a, user.apiKey, { max_results: 5, delay_ms: 80 })).json()
+  // 2 s of rows: B's wait is listening before the job ends, even on a loaded machine.
+  const { job_id: id } = (await startJob(a, user.apiKey, { max_results: 5, delay_ms: 400 })).json()
   const progress: number[] = []
   const final = await b.services.jobs.waitFor(caller, id, 15_000, (records) => { progress.push(records) })
   t.match(final, { job_id: id, status: 'done', records: 5 })
@@ -81,7 +82,8 @@ t.test('a sync wait on B (the MCP job tools, the synchronous alias) hears progre
 })
 
 t.test('Redis restarts mid-run: B subscribes again, progress resumes, the final message arrives', async t => {
-  const { redis, a, b, id, messages, closed } = await followedOnB(t, { max_results: 40, delay_ms: 100 })
+  // 8 s of rows: some are left after the restart and both reconnections, even on a loaded machine.
+  const { redis, a, b, id, messages, closed } = await followedOnB(t, { max_results: 40, delay_ms: 200 })
   await until('progress before the restart', () => messages.some(m => m.type === 'progress' && m.records >= 2))
   await redis.restart()
   t.ok((await Promise.all([a, b].map(app => app.services.redis!.ready(5000)))).every(Boolean), 'both reconnected')

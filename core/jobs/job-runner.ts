@@ -252,7 +252,7 @@ export class JobRunner {
     // and the account's records_today follow on the heartbeat and at the end, so a
     // push costs one insert. Readers in this process see the live figures.
     let unflushedRecords = 0
-    const flush = async () => {
+    const flushOnce = async () => {
       const records = unflushedRecords
       unflushedRecords = 0
       // One transaction for the job's count and the account's: a worker killed between
@@ -271,7 +271,20 @@ export class JobRunner {
       }
       if (count === 0) this.stop(job.id, 'ended')
     }
-    const heartbeat = setInterval(() => { flush().catch(err => log.warn({ err }, 'heartbeat failed')) }, heartbeatMs)
+    // One flush at a time: two at once (a slow database, heartbeats 50 ms apart) let the
+    // second write the job's count while the first's share of records_today was failing.
+    let flushChain: Promise<unknown> = Promise.resolve()
+    let flushWaiting = false
+    const flush = (): Promise<void> => {
+      const next = flushChain.then(flushOnce)
+      flushChain = next.catch(() => {})
+      return next
+    }
+    const heartbeat = setInterval(() => {
+      if (flushWaiting) return // the last heartbeat's flush has not run yet
+      flushWaiting = true
+      flush().catch(err => log.warn({ err }, 'heartbeat failed')).finally(() => { flushWaiting = false })
+    }, heartbeatMs)
 
     const push = (rows: Record<string, unknown>[]): Promise<number> => {
       // Pushes are serialised so sequence numbers and the cap stay exact under concurrency.

@@ -165,7 +165,7 @@ export function createAppContainer (base: {
     // The queue is handed over lazily: the service and the sweeper are built before the first job is queued.
     jobs: asFunction((s: Services) => new JobService({ db: s.db, reads: s.database.hot, clock: s.clock, quotas: s.quotas, registry: s.registry, runner: s.runner, events: s.events, queue: () => container.cradle.queue, ending: s.ending, artifacts: s.artifacts, workspace: s.workspace, shared: s.sharedState })).singleton(),
     maintenance: asFunction((s: Services) => new JobMaintenance({
-      db: s.db, clock: s.clock, runner: s.runner, ending: s.ending, queue: () => container.cradle.queue, logger: s.logger, quotas: s.quotas,
+      db: s.db, clock: s.clock, runner: s.runner, ending: s.ending, queue: () => container.cradle.queue, logger: s.logger,
       artifacts: s.artifacts, workspace: s.workspace, heartbeatMs: s.config.jobHeartbeatMs, intervalMs: s.config.jobSweepIntervalMs,
     })).singleton(),
     blog: asFunction(({ db, clock, quotas, logger, config }: Services) => new BlogService(db, clock, quotas, logger, config)).singleton(),

@@ -46,8 +46,10 @@ export class JobEnding {
    * Ends a running job: outcome, expiry (retention counts from the end),
    * refund, the final event (WebSocket, MCP and sync waits) and the webhook.
    * False when the job had already ended: then nothing else happens.
+   * `uncountedRecords`: stored rows the account's records_today has not been
+   * given (a dead worker's unflushed ones, counted by the reaper).
    */
-  async endJob (job: EndingJob, end: JobEnd, residue: RunResidue = {}): Promise<boolean> {
+  async endJob (job: EndingJob, end: JobEnd, residue: RunResidue = {}, uncountedRecords = 0): Promise<boolean> {
     const { db, clock, quotas, secrets, events, webhooks } = this.deps
     const now = clock()
     const failed = end.status === 'error'
@@ -56,7 +58,7 @@ export class JobEnding {
     // client that sees the end finds them gone), and even for an ending that
     // loses the race: this process may hold the files of a run another ended.
     await this.deps.workspace.remove(job.id).catch(err => this.deps.logger.warn({ err, jobId: job.id }, 'removing the job\'s working files failed'))
-    const { count } = await db.job.updateMany({
+    const writeOutcome = (client: Pick<Db, 'job'>) => client.job.updateMany({
       where: { id: job.id, status: 'running' },
       data: {
         ...residue,
@@ -71,11 +73,25 @@ export class JobEnding {
         heartbeatAt: null,
       },
     })
+    // The outcome, the refund and the reaper's count are one transaction: a
+    // process stopped between them would leave an ended job never refunded or
+    // its rows never counted. If any of them fails, none is written, endJob
+    // throws, and the job stays running: the reaper ends it later.
+    const refund = failed && end.refund
+    const count = refund || uncountedRecords > 0
+      ? await db.$transaction(async (tx) => {
+        const { count } = await writeOutcome(tx)
+        if (count === 0) return 0
+        const statements = [
+          ...(refund ? quotas.refundStatements(quotas.chargeAt(job.accountId, job.createdAt), tx) : []),
+          ...quotas.addRecordsStatements(job.accountId, uncountedRecords, tx),
+        ]
+        for (const statement of statements) await statement
+        return count
+      })
+      : (await writeOutcome(db)).count
     if (count === 0) return false
     // The outcome is written: a failure below must not keep waiters waiting, so each step stands alone.
-    if (failed && end.refund) {
-      await quotas.refund(quotas.chargeAt(job.accountId, job.createdAt)).catch(err => this.deps.logger.error({ err, jobId: job.id }, 'refund failed'))
-    }
     const final = await db.job.findUnique({ where: { id: job.id } }).catch(err => { this.deps.logger.error({ err, jobId: job.id }, 'reading the ended job failed'); return null })
     if (!final) return true
     const record = jobStatusRecord(final)

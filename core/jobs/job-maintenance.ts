@@ -8,7 +8,6 @@ import type { Db } from '../db/database.ts'
 import { effectiveTier, tierLimits } from '../quotas/tiers.ts'
 import { INTERRUPTED, type JobEnding } from './job-ending.ts'
 import type { JobQueue } from './job-queue.ts'
-import type { QuotaService } from '../quotas/quota-service.ts'
 import type { JobRunner } from './job-runner.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { JobWorkspace } from '../artifacts/job-workspace.ts'
@@ -21,7 +20,7 @@ export class JobMaintenance {
   private running: Promise<void> | null = null
 
   constructor (private readonly deps: {
-    db: Db, clock: Clock, runner: JobRunner, ending: JobEnding, queue: () => JobQueue, logger: Logger, quotas: QuotaService,
+    db: Db, clock: Clock, runner: JobRunner, ending: JobEnding, queue: () => JobQueue, logger: Logger,
     artifacts: ArtifactService, workspace: JobWorkspace, heartbeatMs: number, intervalMs: number
   }) {}
 
@@ -100,11 +99,14 @@ export class JobMaintenance {
     for (const job of stale) {
       if (runner.live.has(job.id)) continue
       // The dead worker's last heartbeat may predate its last rows: count what was
-      // stored, and give the account's records_today the rows it never flushed.
-      const records = await db.resultRow.count({ where: { jobId: job.id } })
-      if (await ending.endJob(job, INTERRUPTED, { records })) {
-        reaped++
-        if (records > job.records) await this.deps.quotas.addRecords(job.accountId, records - job.records).catch(err => this.deps.logger.warn({ err, jobId: job.id }, 'counting the interrupted job\'s rows failed'))
+      // stored, and give the account's records_today the rows it never flushed
+      // (in the ending's own transaction: JobEnding.endJob).
+      // One job's failure (the database busy) does not hold back the others: it is tried again at the next pass.
+      try {
+        const records = await db.resultRow.count({ where: { jobId: job.id } })
+        if (await ending.endJob(job, INTERRUPTED, { records }, Math.max(0, records - job.records))) reaped++
+      } catch (err) {
+        this.deps.logger.warn({ err, jobId: job.id }, 'ending an interrupted job failed; the next pass tries again')
       }
     }
     if (reaped) this.deps.logger.warn({ count: reaped }, 'ended interrupted jobs')

@@ -35,29 +35,31 @@ const periodsOf = (d: Date) => {
   return { day: `d:${iso.slice(0, 10)}`, month: `m:${iso.slice(0, 7)}` }
 }
 
+/** The database client a statement runs on: the service's own, or an interactive transaction's. */
+export type RawClient = Pick<Db, '$executeRaw'>
+
 export class QuotaService {
   constructor (private readonly db: Db, private readonly clock: Clock, private readonly reads: HotReads) {}
 
-  private async ensureRows (accountId: string, periods: string[]): Promise<void> {
-    for (const period of periods) {
-      // INSERT … ON CONFLICT DO NOTHING is the same SQL on SQLite and PostgreSQL.
-      await this.db.$executeRaw`INSERT INTO usage_counters (account_id, period, calls, records) VALUES (${accountId}, ${period}, 0, 0) ON CONFLICT (account_id, period) DO NOTHING`
-    }
+  /** Creates the account's counter row for a period if it is missing (the same SQL on SQLite and PostgreSQL). */
+  private ensureRow (accountId: string, period: string, client: RawClient = this.db) {
+    return client.$executeRaw`INSERT INTO usage_counters (account_id, period, calls, records) VALUES (${accountId}, ${period}, 0, 0) ON CONFLICT (account_id, period) DO NOTHING`
   }
 
   private bump (accountId: string, period: string, limit: number): Promise<number> {
     return this.db.$executeRaw`UPDATE usage_counters SET calls = calls + 1 WHERE account_id = ${accountId} AND period = ${period} AND calls < ${limit}`
   }
 
-  private unbump (accountId: string, period: string): Promise<number> {
-    return this.db.$executeRaw`UPDATE usage_counters SET calls = calls - 1 WHERE account_id = ${accountId} AND period = ${period} AND calls > 0`
+  private unbump (accountId: string, period: string, client: RawClient = this.db) {
+    return client.$executeRaw`UPDATE usage_counters SET calls = calls - 1 WHERE account_id = ${accountId} AND period = ${period} AND calls > 0`
   }
 
   /** Charges one call or throws 429 with Retry-After naming the quota that is spent. */
   async charge (accountId: string, tier: TierName, now: Date = this.clock()): Promise<Charge> {
     const limits = tierLimits(tier)
     const { day, month } = periodsOf(now)
-    await this.ensureRows(accountId, [day, month])
+    await this.ensureRow(accountId, day)
+    await this.ensureRow(accountId, month)
     if (await this.bump(accountId, day, limits.calls_per_day) === 0) {
       throw tooManyRequests(`Daily quota of ${limits.calls_per_day} calls for the ${tier} tier is used up; it resets at 00:00 UTC.`, secondsUntilNextUtcDay(now))
     }
@@ -69,8 +71,12 @@ export class QuotaService {
   }
 
   async refund (charge: Charge): Promise<void> {
-    await this.unbump(charge.accountId, charge.day)
-    await this.unbump(charge.accountId, charge.month)
+    for (const statement of this.refundStatements(charge)) await statement
+  }
+
+  /** refund as statements on a caller's transaction (JobEnding: the job's outcome and its refund are one write). */
+  refundStatements (charge: Charge, client: RawClient = this.db) {
+    return [this.unbump(charge.accountId, charge.day, client), this.unbump(charge.accountId, charge.month, client)]
   }
 
   /** Records a charge made at `at` (a job's start) as a Charge, for refunds after a restart. */
@@ -83,14 +89,18 @@ export class QuotaService {
     await this.db.$transaction(this.addRecordsStatements(accountId, count))
   }
 
-  /** addRecords as statements, for a caller's batch transaction (the job's own count beside it: JobRunner's flush). */
-  addRecordsStatements (accountId: string, count: number) {
+  /**
+   * addRecords as statements for a caller's transaction, so the job's own count
+   * is written with them or not at all: JobRunner's flush puts them in a batch
+   * beside it; JobEnding runs them on its interactive transaction's client
+   * (`client`), one after the other.
+   */
+  addRecordsStatements (accountId: string, count: number, client: RawClient = this.db) {
     if (count <= 0) return []
     const { day } = periodsOf(this.clock())
     return [
-      // INSERT … ON CONFLICT DO NOTHING is the same SQL on SQLite and PostgreSQL.
-      this.db.$executeRaw`INSERT INTO usage_counters (account_id, period, calls, records) VALUES (${accountId}, ${day}, 0, 0) ON CONFLICT (account_id, period) DO NOTHING`,
-      this.db.$executeRaw`UPDATE usage_counters SET records = records + ${count} WHERE account_id = ${accountId} AND period = ${day}`,
+      this.ensureRow(accountId, day, client),
+      client.$executeRaw`UPDATE usage_counters SET records = records + ${count} WHERE account_id = ${accountId} AND period = ${day}`,
     ]
   }
 

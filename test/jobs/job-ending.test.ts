@@ -104,6 +104,7 @@ t.test('a job whose worker died is reaped: final WebSocket message, webhook, ref
   await until('the webhook arrived', () => hook.bodies.length > 0)
   t.match(hook.bodies, [{ event: 'job.error', job: { job_id: orphan, status: 'error', refunded: true, records: 1 } }])
   t.equal((await usageOf(app, user.apiKey)).calls_today, 1, 'the reaped job is refunded')
+  t.equal((await usageOf(app, user.apiKey)).records_today, 1, 'its row the dead worker never counted is counted')
   t.equal(await app.services.maintenance.reapStale(), 0, 'a second pass finds nothing')
   t.equal((await usageOf(app, user.apiKey)).calls_today, 1, 'and refunds nothing more')
   t.equal((await cancel(app, user.apiKey, running)).statusCode, 200)
@@ -217,4 +218,47 @@ t.test('a heartbeat writes the job\'s count and the account\'s records_today tog
   const ended = await waitForEnd(app, user.apiKey, id, 60_000)
   t.match(ended, { status: 'done', records: 60 })
   t.equal((await usageOf(app, user.apiKey)).records_today, 60, 'the rows of the failed heartbeats were counted at a later one')
+})
+
+t.test('the reaper ends a job, refunds it and counts its unflushed rows in one transaction: when the count or the refund fails nothing is written, and the next pass does all three', async t => {
+  // Before, the ending, the refund and the account's count were three writes: a reaper
+  // stopped between them (or a failed count) left an ended job never refunded or whose
+  // rows were never counted.
+  const app = await buildWithCounter(t, { env: { JOB_CONCURRENCY: '1' } })
+  const user = await signup(app)
+  const { quotas, db, maintenance } = app.services
+  const running = await start(app, user.apiKey, SLOW)
+  await until('the first job holds the slot', () => isClaimed(app, running))
+  const orphan = await start(app, user.apiKey, SLOW)
+  const longAgo = new Date(Date.now() - 60_000)
+  // A dead worker's job: two rows stored, one of them counted by its last heartbeat.
+  await db.job.update({ where: { id: orphan }, data: { startedAt: longAgo, heartbeatAt: longAgo, stage: 'running', records: 1 } })
+  for (const seq of [0, 1]) await db.resultRow.create({ data: { jobId: orphan, seq, data: JSON.stringify({ n: seq, label: 'row', text: `row ${seq}` }) } })
+  await quotas.addRecords(user.id, 1)
+
+  const statementsOf = quotas.addRecordsStatements.bind(quotas)
+  let failing = true
+  quotas.addRecordsStatements = (accountId, count, client) => failing && count > 0
+    ? [(client ?? db).$executeRaw`UPDATE no_such_table SET records = 1`]
+    : statementsOf(accountId, count, client)
+  t.teardown(() => { quotas.addRecordsStatements = statementsOf })
+
+  t.equal(await maintenance.reapStale(), 0, 'the pass ends nothing: the count failed')
+  t.match(await db.job.findUniqueOrThrow({ where: { id: orphan } }), { status: 'running', records: 1, refunded: false }, 'the job was not ended without its rows counted')
+  t.equal((await usageOf(app, user.apiKey)).records_today, 1)
+  t.equal((await usageOf(app, user.apiKey)).calls_today, 2, 'nothing refunded yet')
+
+  // The refund is in the same transaction.
+  failing = false
+  const refundOf = quotas.refundStatements.bind(quotas)
+  quotas.refundStatements = (_charge, client) => [(client ?? db).$executeRaw`UPDATE no_such_table SET calls = 1`]
+  t.equal(await maintenance.reapStale(), 0, 'a failed refund ends nothing either')
+  t.match(await db.job.findUniqueOrThrow({ where: { id: orphan } }), { status: 'running', refunded: false })
+  t.match(await usageOf(app, user.apiKey), { records_today: 1, calls_today: 2 }, 'and counts nothing')
+  quotas.refundStatements = refundOf
+
+  t.equal(await maintenance.reapStale(), 1, 'the next pass reaps it')
+  t.match(await db.job.findUniqueOrThrow({ where: { id: orphan } }), { status: 'error', records: 2, refunded: true })
+  t.match(await usageOf(app, user.apiKey), { records_today: 2, calls_today: 1 }, 'both rows counted once, the call refunded')
+  t.equal((await cancel(app, user.apiKey, running)).statusCode, 200)
 })

@@ -262,3 +262,31 @@ t.test('the reaper ends a job, refunds it and counts its unflushed rows in one t
   t.match(await usageOf(app, user.apiKey), { records_today: 2, calls_today: 1 }, 'both rows counted once, the call refunded')
   t.equal((await cancel(app, user.apiKey, running)).statusCode, 200)
 })
+
+t.test('the final flush waits for a heartbeat\'s flush still running: the rows of a heartbeat that fails late are counted at the end', async t => {
+  // Two flushes at once had let the final one count its share while an earlier
+  // heartbeat's share was still in flight; when that one then failed, its rows went
+  // back to a count nobody flushed again (CI, the distributed suite).
+  const app = await buildWithCounter(t, { env: { JOB_HEARTBEAT_MS: '50' }, distributed: false })
+  const user = await signup(app)
+  const { quotas, db } = app.services
+  const statementsOf = quotas.addRecordsStatements.bind(quotas)
+  const transactionOf = db.$transaction.bind(db)
+  let lastCount = 0
+  let lateFailure: Promise<void> | null = null
+  quotas.addRecordsStatements = (accountId, count, client) => { lastCount = count; return statementsOf(accountId, count, client) }
+  // The first flush that carries rows is held past the job's end, then fails.
+  db.$transaction = ((arg: unknown, options?: unknown) => {
+    if (Array.isArray(arg) && lastCount > 0 && !lateFailure) {
+      lateFailure = new Promise(resolve => setTimeout(resolve, 600))
+      return lateFailure.then(() => { throw new Error('the heartbeat\'s flush failed late') })
+    }
+    return (transactionOf as (a: unknown, o?: unknown) => Promise<unknown>)(arg, options)
+  }) as typeof db.$transaction
+  t.teardown(() => { quotas.addRecordsStatements = statementsOf; db.$transaction = transactionOf })
+  const id = await start(app, user.apiKey, { max_results: 6, delay_ms: 30 })
+  const ended = await waitForEnd(app, user.apiKey, id, 30_000)
+  t.ok(lateFailure, 'a heartbeat\'s flush was held and failed')
+  t.match(ended, { status: 'done', records: 6 })
+  t.equal((await usageOf(app, user.apiKey)).records_today, 6, 'every row counted once')
+})

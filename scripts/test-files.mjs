@@ -1,11 +1,13 @@
 // Which files `npm test` runs when it is given none (scripts/test.mjs): every group of
 // test/groups/groups.json, one test process each, and every test file that is in no
-// group, alone as before. A test file's fixed cost (Node, tap, the app's modules, the
+// group, alone as before. On PostgreSQL (TEST_DATABASE_URL), the files that never open
+// a database are left out: they ran on SQLite, and nothing in them reads the database
+// (databaseFreeFiles below). A test file's fixed cost (Node, tap, the app's modules, the
 // first build: ≈ 4 s of CPU) is paid once per group instead of once per member
 // (scripts/bench/README.md, "The test suite", fifth pass). Also read by
 // test/groups/grouping.test.ts, which checks that this list covers every test file once.
 import { readdirSync, readFileSync } from 'node:fs'
-import { join, sep } from 'node:path'
+import { join, resolve, sep } from 'node:path'
 
 /** The one list of groups: group name → member test files (repository-relative paths), in run order. */
 export const GROUPS_LIST = 'test/groups/groups.json'
@@ -26,11 +28,73 @@ export function allTestFiles (root) {
     .sort()
 }
 
-/** The groups' files, then every test file in no group. */
-export function defaultTestFiles (root) {
+/**
+ * The groups' files, then every test file in no group. `skip` (repository-relative
+ * test files) leaves out those files and every group whose members are all in it;
+ * a group with one member outside it runs whole.
+ */
+export function defaultTestFiles (root, skip = new Set()) {
   const groups = readGroups(root)
   const grouped = new Set(Object.values(groups).flat())
-  return [...Object.keys(groups).map(groupFile), ...allTestFiles(root).filter(path => !grouped.has(path))]
+  const groupFiles = Object.entries(groups).filter(([, members]) => !members.every(m => skip.has(m))).map(([name]) => groupFile(name))
+  return [...groupFiles, ...allTestFiles(root).filter(path => !grouped.has(path) && !skip.has(path))]
+}
+
+/**
+ * What in a test's module graph makes it a database test: the service's database
+ * modules and generated clients, or (in the test's own files) a database address or a
+ * program of the service started as a child, which opens one of its own.
+ */
+const DATABASE_MODULE = /^(core\/db\/|prisma\/generated\/)/
+const DATABASE_TEXT = /DATABASE_URL|core\/(server|worker)\.ts|dist\/core\/|npm (start|run)|scripts\/cluster/
+
+/**
+ * The test files (repository-relative) whose whole module graph, followed by esbuild
+ * from the file through every static and literal dynamic import of the repository's
+ * code, reaches no database module and names no database or service program: their
+ * result cannot depend on which database the suite was given. If the graph cannot be
+ * built, every file counts as a database test. Computed import() paths are not
+ * followed: the one in test/helpers/tool-context.ts loads a tool's extraction modules,
+ * which run in worker threads and never open a database.
+ */
+export async function databaseFreeFiles (root, files = allTestFiles(root)) {
+  const { build } = await import('esbuild')
+  const result = await build({
+    absWorkingDir: resolve(root),
+    entryPoints: files,
+    outdir: 'database-free-check', // nothing is written
+    write: false,
+    bundle: true,
+    splitting: true, // each module compiled once, not once per file that imports it
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'silent',
+  }).catch(() => null)
+  if (!result) return new Set()
+  // The import graph of every module (metafile.inputs), walked from each file.
+  const { inputs } = result.metafile
+  const direct = new Map()
+  const usesDatabase = (path) => {
+    if (!direct.has(path)) direct.set(path, DATABASE_MODULE.test(path) || (path.startsWith('test/') && DATABASE_TEXT.test(readFileSync(join(root, path), 'utf8'))))
+    return direct.get(path)
+  }
+  const free = new Set()
+  for (const file of files) {
+    const seen = new Set([file])
+    const next = [file]
+    let database = !inputs[file]
+    while (next.length && !database) {
+      const path = next.pop()
+      if (usesDatabase(path)) database = true
+      for (const { path: imported, external } of inputs[path]?.imports ?? []) {
+        if (!external && !seen.has(imported)) { seen.add(imported); next.push(imported) }
+      }
+    }
+    if (!database) free.add(file)
+  }
+  return free
 }
 
 /**

@@ -15,14 +15,17 @@
 // - with no test files named, the small files of test/groups/groups.json run in
 //   groups, one process a group (scripts/test-files.mjs), and every other file alone;
 //   TEST_GROUPS=off runs every file alone. Named files (`npm test -- test/x.test.ts`,
-//   .ci/run's distributed suite) run exactly as named.
+//   .ci/run's distributed suite) run exactly as named;
+// - on PostgreSQL (TEST_DATABASE_URL), the test files that never open a database
+//   (test-files.mjs, databaseFreeFiles) are left out: they ran on SQLite, and their
+//   result cannot depend on the database. TEST_DATABASE_FREE=run keeps them.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { allTestFiles, defaultTestFiles, fileArguments } from './test-files.mjs'
+import { allTestFiles, databaseFreeFiles, defaultTestFiles, fileArguments } from './test-files.mjs'
 
 const preload = pathToFileURL(fileURLToPath(new URL('../test/helpers/tsx-preload.mjs', import.meta.url))).href
 const MEMORY_DIR = '/dev/shm'
@@ -69,7 +72,15 @@ const env = {
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const given = process.argv.slice(2)
-const files = fileArguments(given).length > 0 ? [] : process.env.TEST_GROUPS === 'off' ? allTestFiles(ROOT) : defaultTestFiles(ROOT)
+// On PostgreSQL, the files that never open a database are left out (they ran on
+// SQLite; test-files.mjs, databaseFreeFiles); TEST_DATABASE_FREE=run keeps them.
+const skipped = fileArguments(given).length === 0 && process.env.TEST_DATABASE_URL && process.env.TEST_DATABASE_FREE !== 'run'
+  ? await databaseFreeFiles(ROOT)
+  : new Set()
+if (skipped.size) console.log(`# ${skipped.size} test files that open no database are left out on PostgreSQL (TEST_DATABASE_FREE=run runs them)`)
+const files = fileArguments(given).length > 0
+  ? []
+  : process.env.TEST_GROUPS === 'off' ? allTestFiles(ROOT).filter(path => !skipped.has(path)) : defaultTestFiles(ROOT, skipped)
 const args = ['tap', 'run', '--reporter=tap', ...given, ...files]
 const child = spawn('npx', args, { stdio: ['inherit', 'pipe', 'inherit'], env })
 let tail = ''

@@ -4,7 +4,7 @@
 // test file is never silently skipped and no member runs twice.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import t from 'tap'
-import { allTestFiles, defaultTestFiles, fileArguments, groupFile, GROUPS_LIST, readGroups } from '../../scripts/test-files.mjs'
+import { allTestFiles, databaseFreeFiles, defaultTestFiles, fileArguments, groupFile, GROUPS_LIST, readGroups } from '../../scripts/test-files.mjs'
 
 const ROOT = '.'
 const groups = readGroups(ROOT)
@@ -72,4 +72,25 @@ t.test('npm test tells file arguments from tap options', async t => {
   t.same(fileArguments(['--jobs=2', 'test/jobs/a.test.ts', 'test/agent/b.test.ts']), ['test/jobs/a.test.ts', 'test/agent/b.test.ts'])
   t.same(fileArguments(['test/kernel']), ['test/kernel'], 'a folder')
   t.same(fileArguments(['x.test.ts']), ['x.test.ts'])
+})
+
+t.test('on PostgreSQL, only files that cannot open a database are left out, and every other file still runs once', async t => {
+  const free = await databaseFreeFiles(ROOT)
+  t.ok(free.size > 10 && free.size < testFiles.length / 2, `${free.size} of ${testFiles.length} files open no database`)
+  t.ok(free.has('test/extract/emails.test.ts'), 'a parser test')
+  t.ok(free.has('test/plugins/websearch/parsers.test.ts'))
+  for (const file of ['test/kernel/me.test.ts', 'test/jobs/lifecycle.test.ts', 'test/cluster/worker-processes.test.ts', 'test/kernel/compiled-start.test.ts', 'test/exec/media-programs.test.ts']) {
+    t.notOk(free.has(file), `${file} opens one (directly or through a helper)`)
+  }
+  // Whatever names a database, a test app or a service program in its own text runs on PostgreSQL.
+  const named = testFiles.filter(file => /helpers\/(build|jobs)\.ts|DATABASE_URL|core\/(server|worker)\.ts|npm (start|run)/.test(readFileSync(file, 'utf8')))
+  t.same(named.filter(file => free.has(file)), [], 'no file that names a database or builds an app is left out')
+
+  const runs = new Map<string, number>()
+  for (const file of defaultTestFiles(ROOT, free)) {
+    const name = /^test\/groups\/(.+)\.group\.ts$/.exec(file)?.[1]
+    for (const member of name ? groups[name]! : [file]) runs.set(member, (runs.get(member) ?? 0) + 1)
+  }
+  t.same(testFiles.filter(file => !free.has(file) && runs.get(file) !== 1), [], 'every database test runs once')
+  t.same(Object.entries(groups).filter(([, members]) => members.every(m => free.has(m)) && members.some(m => runs.has(m))).map(([name]) => name), [], 'a group of database-free files only is left out whole')
 })

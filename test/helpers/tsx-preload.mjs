@@ -13,6 +13,19 @@ if (process.env.TAP_CHILD_ID !== undefined) {
   const skipUnusedTapHooks = process.env.TEST_TAP_HOOKS !== 'all'
   register(new URL('./test-process-hooks.mjs', import.meta.url), { data: { typeboxDir: process.env.TEST_TYPEBOX_BUNDLE || null, skipUnusedTapHooks } })
   await import('tsx')
+  // TEST_CPU_LOG=<file>: each test process appends its file and CPU time (ms) at exit,
+  // the per-file measure behind scripts/bench/README.md's suite tables.
+  if (process.env.TEST_CPU_LOG) {
+    const { appendFileSync, readFileSync } = await import('node:fs')
+    const log = process.env.TEST_CPU_LOG
+    process.on('exit', () => {
+      const { user, system } = process.cpuUsage()
+      // Children the process waited for (servers, yt-dlp, ffmpeg): cutime and cstime, in clock ticks (100 a second).
+      const stat = readFileSync('/proc/self/stat', 'utf8').slice(readFileSync('/proc/self/stat', 'utf8').lastIndexOf(')') + 2).split(' ')
+      const childrenMs = (Number(stat[13]) + Number(stat[14])) * 10
+      appendFileSync(log, `${Math.round((user + system) / 1000)}\t${childrenMs}\t${Math.round(process.uptime() * 1000)}\t${process.argv[1]}\n`)
+    })
+  }
   // Programs a test starts (a server under `node --import tsx`, Node 22 for the MCP
   // conformance suite) bring their own loader: they do not inherit this one, nor
   // tap's processinfo hook (the runner puts it in NODE_OPTIONS for coverage).

@@ -106,9 +106,10 @@ async function ownBuild (): Promise<ServiceBuild> {
  * The run's build in `runDir`: the process that creates the lock folder first
  * builds, writes the result to a file (renamed into place, so it is whole), and
  * every other process waits for that file. A builder that died before writing
- * it (its pid gone) leaves the lock to the next.
+ * it (its pid gone) leaves the lock to the next. `build` is scripts/build.mjs
+ * and the test plugins (test/kit/service-build.test.ts gives a stand-in).
  */
-async function sharedBuild (runDir: string): Promise<ServiceBuild> {
+export async function sharedBuild (runDir: string, build: (dir: string) => Promise<ServiceBuild> = buildInto): Promise<ServiceBuild> {
   const lock = join(runDir, 'service.lock')
   const done = join(runDir, 'service.json')
   const dir = join(runDir, 'service')
@@ -119,7 +120,7 @@ async function sharedBuild (runDir: string): Promise<ServiceBuild> {
     try { mkdirSync(lock); mine = true } catch (err) { if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err }
     if (mine) {
       writeFileSync(join(lock, 'pid'), String(process.pid))
-      const built = await buildInto(dir)
+      const built = await build(dir)
       writeFileSync(`${done}.part`, JSON.stringify({ status: built.status, output: built.output }))
       renameSync(`${done}.part`, done)
       return built

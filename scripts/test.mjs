@@ -18,9 +18,13 @@
 //   .ci/run's distributed suite) run exactly as named;
 // - on PostgreSQL (TEST_DATABASE_URL), the test files that never open a database
 //   (test-files.mjs, databaseFreeFiles) are left out: they ran on SQLite, and their
-//   result cannot depend on the database. TEST_DATABASE_FREE=run keeps them.
+//   result cannot depend on the database. TEST_DATABASE_FREE=run keeps them;
+// - the tests that start the service as a child process (workers, servers) start it
+//   compiled, as `npm start` and `npm run worker` do, from one build of the source per
+//   run, made by the first test process that needs it in a per-run folder inside the
+//   repository (TEST_BUILD_DIR, removed at the end; test/helpers/service-build.ts).
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -62,15 +66,20 @@ async function bundleTypebox (outdir) {
 
 // One folder per run, removed at the end, so a crashed test's leftovers do not stay in memory.
 const scratch = mkdtempSync(join(scratchParent(), 'ejs-run-'))
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+// The compiled service must sit inside the repository (it finds package.json, prisma/ and
+// node_modules above itself), so its folder is not the scratch one; it stays empty unless a test needs it.
+mkdirSync(join(ROOT, '.cache'), { recursive: true })
+const buildDir = mkdtempSync(join(ROOT, '.cache', 'test-run-'))
 const typeboxBundle = process.env.TEST_TYPEBOX === 'package' ? '' : await bundleTypebox(join(scratch, 'typebox'))
 const env = {
   ...process.env,
   TMPDIR: scratch,
   TEST_TYPEBOX_BUNDLE: typeboxBundle,
+  TEST_BUILD_DIR: buildDir,
   NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${preload}`].filter(Boolean).join(' '),
 }
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const given = process.argv.slice(2)
 // On PostgreSQL, the files that never open a database are left out (they ran on
 // SQLite; test-files.mjs, databaseFreeFiles); TEST_DATABASE_FREE=run keeps them.
@@ -91,6 +100,7 @@ child.stdout.on('data', (chunk) => {
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal))
 child.on('close', (code) => {
   rmSync(scratch, { recursive: true, force: true })
+  rmSync(buildDir, { recursive: true, force: true })
   // tap ends with a line like `# { total: 120, pass: 118, fail: 1, skip: 1 }`.
   const summary = [...tail.matchAll(/^# \{ (total: \d+[^}]*)\}$/gm)].pop()?.[1] ?? ''
   const count = (name) => Number(new RegExp(`${name}: (\\d+)`).exec(summary)?.[1] ?? 0)

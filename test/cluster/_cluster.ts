@@ -2,17 +2,18 @@
 // under TEST_DATABASE_URL, else one SQLite file in WAL mode that every process
 // opens), one throwaway redis-server, an API app that only offers jobs
 // (REDIS_URL set, RUN_JOBS unset), and workers: in this process
-// (buildServices with RUN_JOBS=1) or real child processes (`core/worker.ts`).
+// (buildServices with RUN_JOBS=1) or real child processes (`npm run worker`'s
+// command, on this run's build of the source: test/helpers/service-build.ts).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { once } from 'node:events'
-import { resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { build, freshDatabaseUrl, tempDir } from '../helpers/build.ts'
 import { TEST_TOOLS_CONFIG } from '../helpers/jobs.ts'
 import { startRedis, type RedisServer } from '../helpers/redis-server.ts'
+import { serviceBuild, serviceCommand, serviceEnvironment } from '../helpers/service-build.ts'
 import { buildServices, type ServiceHost } from '../../core/services.ts'
 
 interface Teardown { teardown (fn: () => unknown): void }
@@ -72,10 +73,16 @@ export interface ChildWorker {
   exited: Promise<number | null>
 }
 
-/** A real `npm run worker` process (node --import tsx core/worker.ts); killed in teardown if still alive. */
-export function childWorker (t: Teardown, cluster: Cluster, env: Record<string, string> = {}): ChildWorker {
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve('core/worker.ts')], {
-    env: { ...process.env, ...cluster.env, ...env },
+/**
+ * A real `npm run worker` process: package.json's command and Node flags on this
+ * run's compiled build of the source (built on first use), the cluster's tools
+ * config as the build holds it; killed in teardown if still alive.
+ */
+export async function childWorker (t: Teardown, cluster: Cluster, env: Record<string, string> = {}): Promise<ChildWorker> {
+  const build = await serviceBuild()
+  const worker = serviceCommand(build, 'worker')
+  const child = spawn(worker.command[0]!, worker.command.slice(1), {
+    env: serviceEnvironment(build, worker, { ...cluster.env, ...env }),
     stdio: ['ignore', 'ignore', 'pipe'],
   })
   let stderr = ''

@@ -1,21 +1,24 @@
-// Workers as real processes (`node --import tsx core/worker.ts`, what
-// `npm run worker` runs) beside an API app that runs no job (issue 15, part A):
+// Workers as real processes (`npm run worker`'s command on a build of the
+// source, test/helpers/service-build.ts) beside an API app that runs no job (issue 15, part A):
 // they run what the API started; one SIGKILLed mid-job leaves a job that ends
 // `interrupted` exactly once (one refund, one webhook, rows kept once, counters
 // exact) while the others go on. SIGTERM: worker-drain.test.ts.
 import t from 'tap'
 import { signup } from '../helpers/build.ts'
 import { startJob, usageOf, waitForEnd } from '../helpers/jobs.ts'
+import { prepareServiceBuild } from '../helpers/service-build.ts'
 import { childWorker, hookCounter, jobIdOf, startCluster, storedSeqs, until } from './_cluster.ts'
 
-// Each test boots worker processes under tsx: tens of seconds each on a loaded machine.
+// Each test boots worker processes: tens of seconds each on a loaded machine (and the first one may build the service).
 t.setTimeout(600_000)
+// The workers start from a build of the source: made (or awaited) while the first cluster boots.
+prepareServiceBuild()
 
 t.test('two worker processes run the jobs an API process started', async t => {
   const cluster = await startCluster(t)
   const { api } = cluster
-  childWorker(t, cluster)
-  childWorker(t, cluster)
+  await childWorker(t, cluster)
+  await childWorker(t, cluster)
   const user = await signup(api)
   const ids: string[] = []
   for (let i = 1; i <= 4; i++) ids.push(jobIdOf(await startJob(api, user.apiKey, { max_results: i, delay_ms: 20 })))
@@ -29,12 +32,12 @@ t.test('a worker killed with SIGKILL mid-job: the job ends interrupted once, ref
   const cluster = await startCluster(t)
   const { api } = cluster
   const hooks = await hookCounter(t)
-  const doomed = childWorker(t, cluster, { WORKER_CONCURRENCY: '1' })
+  const doomed = await childWorker(t, cluster, { WORKER_CONCURRENCY: '1' })
   const user = await signup(api)
   const slow = jobIdOf(await api.inject({ method: 'POST', url: '/api/tool-run', headers: { 'x-api-key': user.apiKey }, payload: { tool: 'counter', params: { max_results: 200, delay_ms: 100 }, webhook: { url: hooks.url } } }))
   await until('the job has rows', async () => (await storedSeqs(api, slow)).length >= 3, 120_000)
   // The survivor starts now, so the job was surely the doomed worker's.
-  const survivor = childWorker(t, cluster, { WORKER_CONCURRENCY: '1' })
+  const survivor = await childWorker(t, cluster, { WORKER_CONCURRENCY: '1' })
   doomed.child.kill('SIGKILL')
   t.equal(await doomed.exited, null, 'killed by the signal')
 
@@ -58,11 +61,13 @@ t.test('a worker killed with SIGKILL mid-job: the job ends interrupted once, ref
 
 t.test('npm run worker without REDIS_URL stops at boot with exit code 78, naming the variable', async t => {
   const { spawnSync } = await import('node:child_process')
-  const { resolve } = await import('node:path')
   const { tempDir } = await import('../helpers/build.ts')
+  const { serviceBuild, serviceCommand, serviceEnvironment } = await import('../helpers/service-build.ts')
   const dir = tempDir(t)
-  const run = spawnSync(process.execPath, ['--import', 'tsx', resolve('core/worker.ts')], {
-    env: { ...process.env, DATA_DIR: dir, SECRET_KEY: 'worker-test-secret-0123456789', REDIS_URL: '', LOG_LEVEL: 'silent' },
+  const build = await serviceBuild()
+  const worker = serviceCommand(build, 'worker')
+  const run = spawnSync(worker.command[0]!, worker.command.slice(1), {
+    env: serviceEnvironment(build, worker, { DATA_DIR: dir, SECRET_KEY: 'worker-test-secret-0123456789', REDIS_URL: '', LOG_LEVEL: 'silent' }),
     encoding: 'utf8',
     timeout: 120_000,
   })

@@ -54,7 +54,7 @@ const PROCESS_LEVEL: Array<[RegExp, string]> = [
   [/^await (t|tap)\.test\b/m, 'top-level await of a root test (in a group it would wait on the group\'s import)'],
   // The process's CPU or memory counts what the other members left behind or run beside it.
   [/\b(watchBufferPeak|cpuUsage|memoryUsage)\b/, 'a measure of the process\'s CPU or memory'],
-  [/\bchild_process\b|\bopenBrowser\b/, 'a child process or a browser'],
+  [/\bchild_process\b|\bopenBrowser\b|\b(childWorker|serviceBuild|prepareServiceBuild|serviceCommand)\b/, 'a child process (the service started from its build) or a browser'],
 ]
 
 t.test('no member touches what its group shares at process level', async t => {

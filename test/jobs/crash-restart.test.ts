@@ -1,12 +1,16 @@
 // A server process killed mid-job (SIGKILL: no shutdown hook runs) and started
 // again on the same data: the running job ends as error, refunded, with its rows
-// so far readable; the queued job is resumed; counters survive.
+// so far readable; the queued job is resumed; counters survive. The server is
+// `npm start`'s command on this run's build of the source (test/helpers/service-build.ts).
 import t from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
-import { resolve } from 'node:path'
 import { freshDatabaseUrl, tempDir } from '../helpers/build.ts'
 import { TEST_TOOLS_CONFIG } from '../helpers/jobs.ts'
+import { prepareServiceBuild, serviceBuild, serviceCommand, serviceEnvironment } from '../helpers/service-build.ts'
+
+// The server starts from a build of the source: made (or awaited) while the database is prepared.
+prepareServiceBuild()
 
 const freePort = () => new Promise<number>((ok) => {
   const s = createServer()
@@ -15,11 +19,13 @@ const freePort = () => new Promise<number>((ok) => {
 
 async function startServer (env: Record<string, string>): Promise<{ child: ChildProcess, base: string }> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve('core/server.ts')], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'pipe'] })
+  const build = await serviceBuild()
+  const server = serviceCommand(build, 'start')
+  const child = spawn(server.command[0]!, server.command.slice(1), { env: serviceEnvironment(build, server, { ...env, PORT: String(port), HOST: '127.0.0.1' }), stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr!.on('data', d => { stderr += d })
   const base = `http://127.0.0.1:${port}`
-  // Up to a minute: on a loaded machine a cold start under tsx alone can take 20 s.
+  // Up to a minute: a loaded machine (a cold start under tsx took 20 s there; the first call may also build the service).
   for (let i = 0; i < 600; i++) {
     try { if ((await fetch(`${base}/api/health`)).ok) return { child, base } } catch {}
     if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`)

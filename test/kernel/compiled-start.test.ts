@@ -1,31 +1,30 @@
 // `npm start` runs the compiled JavaScript (scripts/build.mjs, README
-// "Production build"). Every other test runs the TypeScript under tsx, so this
-// one builds a fresh copy (into a temp folder inside the repository, as dist/
-// sits) and checks what only the compiled copy can get wrong: package.json's
+// "Production build"). The tests run the TypeScript under tsx, and start the
+// service as a child from a fresh build of the source, made once per run into a
+// folder inside the repository, as dist/ sits (test/helpers/service-build.ts).
+// This file checks that build, what only the compiled copy can get wrong: package.json's
 // start command, every relative module path the build rewrote, the non-code
 // files found from the compiled code (migrations, package.json), the extraction
 // workers loading compiled parser modules, stack traces mapped back to the .ts
 // sources, and what the booted process has loaded (no heavy library before use).
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { REPO_ROOT, scriptEnvironment, startCommand, startEnvironment, startServerProcess } from '../../scripts/bench/server-process.ts'
 import { tempDir } from '../helpers/build.ts'
+import { serviceBuild } from '../helpers/service-build.ts'
 
 const MODULE_LOG_HOOKS = fileURLToPath(new URL('../helpers/module-log/register.mjs', import.meta.url))
 
-// Inside the repository (git-ignored .cache/), so the compiled code finds package.json above it.
-const cacheDir = join(REPO_ROOT, '.cache')
-mkdirSync(cacheDir, { recursive: true })
-const out = mkdtempSync(join(cacheDir, 'compiled-start-'))
-t.teardown(() => rmSync(out, { recursive: true, force: true }))
-
-const built = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/build.mjs'), '--outdir', out], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 })
+// Inside the repository (git-ignored .cache/), so the compiled code finds package.json above it;
+// made by this process, or by the first test process of the run that needed it.
+const built = await serviceBuild()
+const out = built.dir
 
 t.test('the build compiles every module of core/ and plugins/', async t => {
-  t.equal(built.status, 0, `build output: ${built.stdout}${built.stderr}`)
+  t.equal(built.status, 0, `build output: ${built.output}`)
   t.ok(existsSync(join(out, 'core/server.js')), 'core/server.js')
   t.ok(existsSync(join(out, 'core/server.js.map')), 'with its source map')
   t.ok(existsSync(join(out, 'core/workers/extraction-worker.mjs')), 'the worker entry is copied')

@@ -1,8 +1,9 @@
 // Preloaded into every tap test process by `npm test` (scripts/test.mjs puts it in
 // NODE_OPTIONS, whose --import runs before tap's own). tap 21 compiles each test
 // process's TypeScript with ts-node, uncached: about 4 s of CPU per test file,
-// a third of the suite. tsx (esbuild, with its on-disk cache) does the same work
-// in a fraction of that. @tapjs/typescript skips ts-node when TAP_TYPE_STRIP_ONLY
+// a third of the suite. esbuild with an on-disk cache does the same work in a
+// fraction of that: ts-load-hooks.mjs, a load hook (TEST_LOADER=tsx uses tsx, which
+// did it before at ≈ 0.6 s more CPU a process). @tapjs/typescript skips ts-node when TAP_TYPE_STRIP_ONLY
 // is 1 at the moment its import runs; on Node 20 tap's runner resets that
 // variable to 0 for its children, so it is set here, in the test process itself.
 import { register } from 'node:module'
@@ -12,7 +13,16 @@ if (process.env.TAP_CHILD_ID !== undefined) {
   // TypeBox from the run's bundle, and tap's unused mock and processinfo hooks left out (test-process-hooks.mjs).
   const skipUnusedTapHooks = process.env.TEST_TAP_HOOKS !== 'all'
   register(new URL('./test-process-hooks.mjs', import.meta.url), { data: { typeboxDir: process.env.TEST_TYPEBOX_BUNDLE || null, skipUnusedTapHooks } })
-  await import('tsx')
+  if (process.env.TEST_LOADER === 'tsx') {
+    await import('tsx')
+  } else {
+    // tsx's work with less of its cost: ts-load-hooks.mjs (why, and what it leaves out).
+    const { readFileSync } = await import('node:fs')
+    const root = new URL('../../', import.meta.url)
+    const { compilerOptions } = JSON.parse(readFileSync(new URL('tsconfig.json', root), 'utf8'))
+    process.setSourceMapsEnabled(true)
+    register(new URL('./ts-load-hooks.mjs', import.meta.url), { data: { cacheDir: new URL('.cache/ts', root).pathname, tsconfig: compilerOptions } })
+  }
   // TEST_CPU_LOG=<file>: each test process appends its file and CPU time (ms) at exit,
   // the per-file measure behind scripts/bench/README.md's suite tables.
   if (process.env.TEST_CPU_LOG) {

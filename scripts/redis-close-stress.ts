@@ -68,7 +68,7 @@ function openApp (url: string, prefix: string): FakeApp {
     close: async () => {
       await queue.drain()
       await queue.close()
-      await Promise.all([redis.close(), shared.close?.(), events.close()])
+      await Promise.all([redis.close(), events.close()])
     },
   }
 }

@@ -3,6 +3,7 @@
 import { buildApp } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { flushLogs } from './logger.ts'
+import { exitOnFatalErrors } from './fatal-errors.ts'
 
 async function main (): Promise<void> {
   let config
@@ -19,6 +20,8 @@ async function main (): Promise<void> {
     }
     throw err
   }
+  // A bug's crash is logged (fatal, with its stack) before the exit: core/fatal-errors.ts.
+  exitOnFatalErrors(app.services.logger)
   let closing = false
   const close = async (signal: string) => {
     if (closing) return

@@ -6,6 +6,7 @@
 // to finish, then are handed back to the queue for another worker.
 import { ConfigError, loadConfig } from './config.ts'
 import { flushLogs } from './logger.ts'
+import { exitOnFatalErrors } from './fatal-errors.ts'
 import { buildServices, type ServiceHost } from './services.ts'
 
 /** Past the drain's grace, this long for the hand-back and the database to close before the process gives up. */
@@ -27,6 +28,8 @@ async function main (): Promise<void> {
     throw err
   }
   const { logger, config } = host.services
+  // A bug's crash is logged (fatal, with its stack) before the exit: core/fatal-errors.ts.
+  exitOnFatalErrors(logger)
   let closing = false
   const close = async (signal: string) => {
     if (closing) return

@@ -5,6 +5,7 @@
 // runs it, so a redelivered, duplicated or lost BullMQ job never runs a job
 // twice and never loses one (the maintenance re-offers queued rows). The rules
 // are in core/jobs/README.md (Distributed queue).
+import type { EventEmitter } from 'node:events'
 import { DelayedError, Queue, Worker, type Job } from 'bullmq'
 import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
@@ -63,16 +64,30 @@ export class BullJobQueue implements JobQueue {
     this.connection.on('error', quietErrors(logger, 'redis connection'))
     this.queue = new Queue<QueuedJob>(QUEUE_NAME, { connection: this.connection, prefix: keyPrefix })
     this.queue.on('error', quietErrors(logger, 'job queue'))
+    const afterClose = lateErrors(logger)
+    keepErrorListener(bullConnection(this.queue, 'connection'), afterClose)
     if (options.runJobs) {
       // The worker's own connection (it blocks waiting for jobs); BullMQ duplicates it once more for that.
       this.workerConnection = new Redis(redisUrl, { maxRetriesPerRequest: null })
       this.workerConnection.on('error', quietErrors(logger, 'redis connection'))
-      this.worker = new Worker<QueuedJob>(QUEUE_NAME, (job, token) => this.process(job, token), {
+      const worker = new Worker<QueuedJob>(QUEUE_NAME, (job, token) => this.process(job, token), {
         connection: this.workerConnection,
         prefix: keyPrefix,
         concurrency: options.concurrency,
+        autorun: false,
       })
-      this.worker.on('error', quietErrors(logger, 'job worker'))
+      this.worker = worker
+      worker.on('error', quietErrors(logger, 'job worker'))
+      keepErrorListener(bullConnection(worker, 'connection'), afterClose)
+      keepErrorListener(bullConnection(worker, 'blockingConnection'), afterClose)
+      // Run once its connections are ready, not at once (BullMQ's autorun): the
+      // run starts the stalled-job check, whose first pass waits for Redis; a
+      // worker closed before it was ever ready had that pass fail after the
+      // close, which then armed its 30 s timer, keeping the closed process alive.
+      // A run asked for after the close does nothing.
+      worker.waitUntilReady().then(() => worker.run()).catch((err: Error) => {
+        if (!this.closed) logger.error({ err }, 'the job worker stopped: this process takes no more jobs off the Redis queue')
+      })
     }
   }
 
@@ -185,6 +200,53 @@ async function settleWithin<T> (work: Promise<T>, ms: number): Promise<T | false
     return await Promise.race([work, late])
   } finally {
     clearTimeout(timer)
+  }
+}
+
+/**
+ * BullMQ wraps each Redis connection of a Queue and a Worker (ours, and the
+ * worker's blocking duplicate) in a RedisConnection whose start (wait for the
+ * first 'ready', then INFO) re-emits a failure as an 'error' event, and whose
+ * close() removes every listener of it. A connection closed before it was ever
+ * ready whose socket then ends (Redis killed during its handshake, the app
+ * closing while it connects again) rejects that start late, after the close:
+ * the 'error' event finds no listener, EventEmitter throws it inside BullMQ's
+ * promise chain, and the process gets an unhandled rejection (`read
+ * ECONNRESET`, `Connection is closed.`), which ends it (bullmq#3546, open in
+ * 5.81). So each of these connections keeps one listener of ours, put back
+ * whenever BullMQ removes them all (test/jobs/bull-queue-close.test.ts).
+ */
+function keepErrorListener (connection: EventEmitter, listener: (err: Error) => void): void {
+  const removeAll = connection.removeAllListeners
+  connection.removeAllListeners = function (this: EventEmitter, ...event: Parameters<EventEmitter['removeAllListeners']>) {
+    removeAll.apply(this, event)
+    if (!this.listeners('error').includes(listener)) this.on('error', listener)
+    return this
+  }
+  connection.on('error', listener)
+}
+
+/**
+ * One of BullMQ's RedisConnection objects, by its field name (not public API:
+ * `blockingConnection` is private). A BullMQ that renamed it fails here, at the
+ * queue's construction, instead of bringing the unhandled rejection back.
+ */
+function bullConnection (owner: Queue | Worker, field: 'connection' | 'blockingConnection'): EventEmitter {
+  const connection = (owner as unknown as Record<string, EventEmitter | undefined>)[field]
+  if (typeof connection?.removeAllListeners !== 'function') throw new Error(`bullmq has no ${owner.constructor.name}.${field} any more: see keepErrorListener in core/jobs/bull-queue.ts`)
+  return connection
+}
+
+/**
+ * The listener a BullMQ connection keeps: while its Queue or Worker is open
+ * BullMQ forwards the error to that object's own listener (logged there); once
+ * it is closed this one is the only listener left and logs what arrives, at
+ * debug: a connection that failed while the queue was closing.
+ */
+function lateErrors (logger: Logger): (this: EventEmitter, err: Error) => void {
+  return function (this: EventEmitter, err: Error) {
+    if (this.listenerCount('error') > 1) return
+    logger.debug({ err: { message: err.message, code: (err as NodeJS.ErrnoException).code } }, 'a job queue Redis connection failed after the queue closed (ignored)')
   }
 }
 

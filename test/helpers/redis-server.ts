@@ -1,7 +1,9 @@
 // startRedis(t): a throwaway redis-server (Debian's package) on a free loopback
 // port, its data in a temp dir, stopped in teardown. Tests of the distributed
 // mode (REDIS_URL) use it; `restart()` stops and starts the same server on the
-// same port (the "Redis restarts mid-run" test). scripts/bench/cluster.ts
+// same port (the "Redis restarts mid-run" test); `pause()` freezes it (SIGSTOP:
+// the kernel still accepts connections and keeps what clients send, unread)
+// until `resume()`. scripts/bench/cluster.ts
 // starts its Redis with it too (a teardown list of its own for `t`).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -19,6 +21,10 @@ export interface RedisServer {
   stop (): Promise<void>
   start (): Promise<void>
   restart (): Promise<void>
+  /** SIGSTOP: connections are still accepted (the kernel's backlog); nothing is read or answered. stop() kills it as it is. */
+  pause (): void
+  /** SIGCONT after pause(). */
+  resume (): void
 }
 
 export const redisServerPath = () => process.env.REDIS_SERVER_BIN ?? 'redis-server'
@@ -63,5 +69,11 @@ export async function startRedis (t: Teardown): Promise<RedisServer> {
   }
   await start()
   t.teardown(stop)
-  return { url: `redis://127.0.0.1:${port}`, port, start, stop, restart: async () => { await stop(); await start() } }
+  const signal = (name: NodeJS.Signals) => { if (child && child.exitCode === null) child.kill(name) }
+  return {
+    url: `redis://127.0.0.1:${port}`, port, start, stop,
+    restart: async () => { await stop(); await start() },
+    pause: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
+  }
 }

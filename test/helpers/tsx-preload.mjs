@@ -31,7 +31,8 @@ if (process.env.TAP_CHILD_ID !== undefined) {
     process.on('exit', () => {
       const { user, system } = process.cpuUsage()
       // Children the process waited for (servers, yt-dlp, ffmpeg): cutime and cstime, in clock ticks (100 a second).
-      const stat = readFileSync('/proc/self/stat', 'utf8').slice(readFileSync('/proc/self/stat', 'utf8').lastIndexOf(')') + 2).split(' ')
+      const line = readFileSync('/proc/self/stat', 'utf8')
+      const stat = line.slice(line.lastIndexOf(')') + 2).split(' ')
       const childrenMs = (Number(stat[13]) + Number(stat[14])) * 10
       appendFileSync(log, `${Math.round((user + system) / 1000)}\t${childrenMs}\t${Math.round(process.uptime() * 1000)}\t${process.argv[1]}\n`)
     })

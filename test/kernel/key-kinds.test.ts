@@ -50,33 +50,34 @@ const ROWS: Row[] = [
 
 // One app for every row: each (row, kind) pair acts on an account of its own, so no row sees another's
 // changes. The claim-pro row must stay within the first 100 signups (42 come before it: six a row, six more in the signup row).
-let app: FastifyInstance
-t.before(async () => { app = await build(t) })
-
-for (const [rowIndex, row] of ROWS.entries()) {
-  t.test(row.name, async t => {
-    for (const kind of KINDS) {
-      // A fresh account per kind: a success (rotation, claim, revoke) must not change what the next kind sees.
-      const owner = await signup(app, { email: `owner-${rowIndex}-${kind}@example.com`, password: 'owner password' })
-      const scoped = await mintToken(app, owner.apiKey, { tools: ['maps'] })
-      const victim = await mintToken(app, owner.apiKey, { name: 'to revoke' })
-      const c: Ctx = {
-        app,
-        email: owner.email,
-        tokenId: victim.id,
-        keys: { personal: owner.apiKey, scoped: scoped.token, guest: PUBLIC_TOKEN, admin: ADMIN_KEY, bad: 'sk-not-a-real-key', none: undefined },
+// The app is the parent test's, not a root hook's, so the file can share a test process (test/groups/).
+t.test('each endpoint class against each kind of key, on one app', async t => {
+  const app = await build(t)
+  for (const [rowIndex, row] of ROWS.entries()) {
+    t.test(row.name, async t => {
+      for (const kind of KINDS) {
+        // A fresh account per kind: a success (rotation, claim, revoke) must not change what the next kind sees.
+        const owner = await signup(app, { email: `owner-${rowIndex}-${kind}@example.com`, password: 'owner password' })
+        const scoped = await mintToken(app, owner.apiKey, { tools: ['maps'] })
+        const victim = await mintToken(app, owner.apiKey, { name: 'to revoke' })
+        const c: Ctx = {
+          app,
+          email: owner.email,
+          tokenId: victim.id,
+          keys: { personal: owner.apiKey, scoped: scoped.token, guest: PUBLIC_TOKEN, admin: ADMIN_KEY, bad: 'sk-not-a-real-key', none: undefined },
+        }
+        const key = c.keys[kind]
+        const body = row.body?.(c)
+        const res = await app.inject({
+          method: row.method,
+          url: row.url(c),
+          headers: key === undefined ? {} : { 'x-api-key': key },
+          ...(body === undefined ? {} : { payload: body as object }),
+        })
+        t.equal(res.statusCode, row.expect[kind], `${kind} → ${row.expect[kind]}`)
+        if (res.statusCode >= 400) t.ok(isDetail(res.body), `${kind}: {detail}`)
+        else if (row.check) row.check(t, kind, res.json(), c)
       }
-      const key = c.keys[kind]
-      const body = row.body?.(c)
-      const res = await app.inject({
-        method: row.method,
-        url: row.url(c),
-        headers: key === undefined ? {} : { 'x-api-key': key },
-        ...(body === undefined ? {} : { payload: body as object }),
-      })
-      t.equal(res.statusCode, row.expect[kind], `${kind} → ${row.expect[kind]}`)
-      if (res.statusCode >= 400) t.ok(isDetail(res.body), `${kind}: {detail}`)
-      else if (row.check) row.check(t, kind, res.json(), c)
-    }
-  })
-}
+    })
+  }
+})

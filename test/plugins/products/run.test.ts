@@ -7,169 +7,173 @@ import { jobHarness, PLUGINS, send, sendJson, startServer, withFreshAccount, typ
 
 const productsTool = (settings: Record<string, unknown> = {}): ToolEntry => ({ key: 'products', plugin: `${PLUGINS}/products`, enabled: true, settings })
 
-// One app serves every test, each under an account of its own (withFreshAccount): its settings
-// are small pages for Shopify and WooCommerce and two pages at once for the crawl, each the
-// one a test exercises (no test reaches a platform whose setting another test needs different).
-const products = await jobHarness(t, [productsTool({ shopify_page_size: 2, woo_page_size: 2, crawl_concurrency: 2 })])
-
-function shopifyProduct (n: number) {
-  return {
-    id: 1000 + n, title: `Chair ${n}`, handle: `chair-${n}`, body_html: `<p>Chair number ${n}</p>`, vendor: 'Acme', product_type: 'Seating', tags: ['chairs'],
-    created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-02T00:00:00Z',
-    options: [{ name: 'Color', position: 1, values: ['Red', 'Blue'] }],
-    variants: [
-      { id: 5000 + n * 10, title: 'Red', option1: 'Red', option2: null, option3: null, sku: `CH-${n}-R`, price: `${10 + n}.00`, compare_at_price: null, available: true },
-      { id: 5001 + n * 10, title: 'Blue', option1: 'Blue', option2: null, option3: null, sku: `CH-${n}-B`, price: `${12 + n}.50`, compare_at_price: `${20 + n}.00`, available: false },
-    ],
-    images: [{ id: 1, src: `https://cdn.test/chair-${n}.jpg` }],
-  }
-}
-
-t.test('Shopify: detection, /products.json paging, currency from /meta.json', async t => {
-  const all = Array.from({ length: 5 }, (_, i) => shopifyProduct(i + 1))
-  const shop = await startServer(t, (req, res) => {
-    if (req.url.pathname === '/products.json') {
-      const limit = Number(req.url.searchParams.get('limit'))
-      const page = Number(req.url.searchParams.get('page'))
-      return sendJson(res, 200, { products: all.slice((page - 1) * limit, page * limit) })
-    }
-    if (req.url.pathname === '/meta.json') return sendJson(res, 200, { name: 'Acme', currency: 'EUR' })
-    send(res, 404, 'not found')
-  })
-  const h = await withFreshAccount(products)
-  const { status, rows } = await h.run('products', { url: shop.base })
-  t.match(status, { status: 'done', records: 5, summary: { platform: 'shopify', products: 5 } })
-  t.same(rows.map(r => r.title), ['Chair 1', 'Chair 2', 'Chair 3', 'Chair 4', 'Chair 5'])
-  t.match(rows[0], { platform: 'shopify', currency: 'EUR', price: 11, price_max: 13.5, available: true, url: `${shop.base}/products/chair-1`, description: 'Chair number 1' })
-  t.same(rows[0].options, [{ name: 'Color', values: ['Red', 'Blue'] }])
-  t.match(rows[0].variants[1], { sku: 'CH-1-B', price: 13.5, compare_at_price: 21, available: false, options: { Color: 'Blue' } })
-  const pages = shop.requests.filter(r => r.url.pathname === '/products.json').map(r => r.url.searchParams.get('page'))
-  t.same(pages, ['1', '2', '3'], 'paged until a short page')
-  t.notOk(shop.requests.some(r => r.url.pathname.startsWith('/wp-json')), 'WooCommerce not probed once Shopify answered')
-})
-
-t.test('Shopify: max_results stops the paging early', async t => {
-  const all = Array.from({ length: 9 }, (_, i) => shopifyProduct(i + 1))
-  const shop = await startServer(t, (req, res) => {
-    if (req.url.pathname === '/products.json') {
-      const limit = Number(req.url.searchParams.get('limit')); const page = Number(req.url.searchParams.get('page'))
-      return sendJson(res, 200, { products: all.slice((page - 1) * limit, page * limit) })
-    }
-    send(res, 404, 'not found')
-  })
-  const h = await withFreshAccount(products)
-  const { status, rows } = await h.run('products', { url: shop.base, max_results: 3 })
-  t.match(status, { status: 'done', records: 3 })
-  t.equal(rows.length, 3)
-  t.equal(rows[0].currency, null, 'no /meta.json: currency unknown')
-  t.match(status.warning, /currency/)
-  t.same(shop.requests.filter(r => r.url.pathname === '/products.json').map(r => r.url.searchParams.get('page')), ['1', '2'])
-})
-
-t.test('Shopify answering 429 mid-catalogue ends the job blocked and refunded', async t => {
-  const shop = await startServer(t, (req, res) => {
-    if (req.url.pathname === '/products.json') {
-      if (req.url.searchParams.get('page') === '1') return sendJson(res, 200, { products: [shopifyProduct(1), shopifyProduct(2)] })
-      return send(res, 429, 'Too Many Requests', 'text/plain', { 'retry-after': '60' })
-    }
-    send(res, 404, 'not found')
-  })
-  const h = await withFreshAccount(products)
-  const { status } = await h.run('products', { url: shop.base })
-  t.match(status, { status: 'error', blocked: true, refunded: true })
-  t.match(status.error, /429/)
-  t.equal((await h.usage()).calls_today, 0, 'the call was refunded')
-})
-
-function wooProduct (n: number) {
-  return {
-    id: n, name: `Mug ${n}`, slug: `mug-${n}`, type: 'simple', permalink: `https://woo.test/product/mug-${n}/`, sku: `MUG-${n}`,
-    short_description: `<p>Mug ${n}</p>`, description: '',
-    prices: { price: String(1000 + n), regular_price: String(1500 + n), sale_price: String(1000 + n), price_range: null, currency_code: 'USD', currency_minor_unit: 2 },
-    average_rating: '0', review_count: 0, images: [{ id: n, src: `https://woo.test/mug-${n}.jpg` }], categories: [{ id: 1, name: 'Mugs' }], tags: [],
-    attributes: [], variations: [], is_in_stock: n % 2 === 1, is_on_backorder: false, low_stock_remaining: null,
-    stock_availability: { text: n % 2 === 1 ? 'In stock' : 'Out of stock', class: n % 2 === 1 ? 'in-stock' : 'out-of-stock' }, extensions: {},
-  }
-}
-
-t.test('WooCommerce Store API: detection after Shopify 404, pages by X-WP-TotalPages, minor units', async t => {
-  const all = Array.from({ length: 5 }, (_, i) => wooProduct(i + 1))
-  const woo = await startServer(t, (req, res) => {
-    if (req.url.pathname === '/wp-json/wc/store/v1/products') {
-      const per = Number(req.url.searchParams.get('per_page')); const page = Number(req.url.searchParams.get('page'))
-      return sendJson(res, 200, all.slice((page - 1) * per, page * per), { 'x-wp-total': String(all.length), 'x-wp-totalpages': String(Math.ceil(all.length / per)) })
-    }
-    send(res, 404, '<html>Not found</html>')
-  })
-  const h = await withFreshAccount(products)
-  const { status, rows } = await h.run('products', { url: woo.base })
-  t.match(status, { status: 'done', records: 5, summary: { platform: 'woocommerce' } })
-  t.match(rows[0], { platform: 'woocommerce', title: 'Mug 1', price: 10.01, compare_at_price: 15.01, currency: 'USD', available: true, stock_status: 'in-stock', sku: 'MUG-1' })
-  t.match(rows[1], { available: false, stock_status: 'out-of-stock' })
-  t.same(woo.requests.filter(r => r.url.pathname.startsWith('/wp-json')).map(r => r.url.searchParams.get('page')), ['1', '2', '3'])
-  t.ok(woo.requests.some(r => r.url.pathname === '/products.json'), 'Shopify was probed first')
-})
-
 const productPage = (name: string, sku: string, price: string, availability = 'https://schema.org/InStock') => `<!doctype html><html><head><title>${name}</title>
 <script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'Product', name, sku, brand: { '@type': 'Brand', name: 'Plain' }, image: `/img/${sku}.jpg`, offers: { '@type': 'Offer', price, priceCurrency: 'GBP', availability } })}</script>
 </head><body><h1>${name}</h1><a href="/about">About</a></body></html>`
 
-t.test('schema.org crawl: robots.txt -> sitemap index -> product sitemap -> JSON-LD pages', async t => {
-  const site = await startServer(t, (req, res) => {
-    const base = `http://${req.headers.host}`
-    switch (req.url.pathname) {
-      case '/robots.txt': return send(res, 200, `User-agent: *\nSitemap: ${base}/sitemap_index.xml\n`, 'text/plain')
-      case '/sitemap_index.xml': return send(res, 200, `<?xml version="1.0"?><sitemapindex><sitemap><loc>${base}/page-sitemap.xml</loc></sitemap><sitemap><loc>${base}/product-sitemap.xml</loc></sitemap></sitemapindex>`, 'application/xml')
-      case '/product-sitemap.xml': return send(res, 200, `<?xml version="1.0"?><urlset><url><loc>${base}/product/kettle</loc></url><url><loc>${base}/product/toaster</loc></url><url><loc>${base}/product/kettle</loc></url></urlset>`, 'application/xml')
-      case '/page-sitemap.xml': return send(res, 200, `<?xml version="1.0"?><urlset><url><loc>${base}/about</loc></url></urlset>`, 'application/xml')
-      case '/product/kettle': return send(res, 200, productPage('Kettle', 'KET-1', '29.99'))
-      case '/product/toaster': return send(res, 200, productPage('Toaster', 'TOA-1', '£45.00', 'https://schema.org/OutOfStock'))
-      case '/about': return send(res, 200, '<html><body>About us</body></html>')
-      case '/': return send(res, 200, '<html><body><a href="/product/kettle">Kettle</a></body></html>')
-      default: return send(res, 404, 'not found')
+// One app serves every test, each under an account of its own (withFreshAccount): its settings
+// are small pages for Shopify and WooCommerce and two pages at once for the crawl, each the
+// one a test exercises (no test reaches a platform whose setting another test needs different).
+// The app is the parent test's, not the file's root (a top-level app would be shared with the other
+// files of a test group, test/groups/).
+t.test('products jobs through the kernel, on one app', async t => {
+  const products = await jobHarness(t, [productsTool({ shopify_page_size: 2, woo_page_size: 2, crawl_concurrency: 2 })])
+
+  function shopifyProduct (n: number) {
+    return {
+      id: 1000 + n, title: `Chair ${n}`, handle: `chair-${n}`, body_html: `<p>Chair number ${n}</p>`, vendor: 'Acme', product_type: 'Seating', tags: ['chairs'],
+      created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-02T00:00:00Z',
+      options: [{ name: 'Color', position: 1, values: ['Red', 'Blue'] }],
+      variants: [
+        { id: 5000 + n * 10, title: 'Red', option1: 'Red', option2: null, option3: null, sku: `CH-${n}-R`, price: `${10 + n}.00`, compare_at_price: null, available: true },
+        { id: 5001 + n * 10, title: 'Blue', option1: 'Blue', option2: null, option3: null, sku: `CH-${n}-B`, price: `${12 + n}.50`, compare_at_price: `${20 + n}.00`, available: false },
+      ],
+      images: [{ id: 1, src: `https://cdn.test/chair-${n}.jpg` }],
     }
+  }
+
+  t.test('Shopify: detection, /products.json paging, currency from /meta.json', async t => {
+    const all = Array.from({ length: 5 }, (_, i) => shopifyProduct(i + 1))
+    const shop = await startServer(t, (req, res) => {
+      if (req.url.pathname === '/products.json') {
+        const limit = Number(req.url.searchParams.get('limit'))
+        const page = Number(req.url.searchParams.get('page'))
+        return sendJson(res, 200, { products: all.slice((page - 1) * limit, page * limit) })
+      }
+      if (req.url.pathname === '/meta.json') return sendJson(res, 200, { name: 'Acme', currency: 'EUR' })
+      send(res, 404, 'not found')
+    })
+    const h = await withFreshAccount(products)
+    const { status, rows } = await h.run('products', { url: shop.base })
+    t.match(status, { status: 'done', records: 5, summary: { platform: 'shopify', products: 5 } })
+    t.same(rows.map(r => r.title), ['Chair 1', 'Chair 2', 'Chair 3', 'Chair 4', 'Chair 5'])
+    t.match(rows[0], { platform: 'shopify', currency: 'EUR', price: 11, price_max: 13.5, available: true, url: `${shop.base}/products/chair-1`, description: 'Chair number 1' })
+    t.same(rows[0].options, [{ name: 'Color', values: ['Red', 'Blue'] }])
+    t.match(rows[0].variants[1], { sku: 'CH-1-B', price: 13.5, compare_at_price: 21, available: false, options: { Color: 'Blue' } })
+    const pages = shop.requests.filter(r => r.url.pathname === '/products.json').map(r => r.url.searchParams.get('page'))
+    t.same(pages, ['1', '2', '3'], 'paged until a short page')
+    t.notOk(shop.requests.some(r => r.url.pathname.startsWith('/wp-json')), 'WooCommerce not probed once Shopify answered')
   })
-  const h = await withFreshAccount(products)
-  const { status, rows } = await h.run('products', { url: site.base })
-  t.match(status, { status: 'done', records: 2, summary: { platform: 'schemaorg', products: 2 } })
-  const byTitle = Object.fromEntries(rows.map(r => [r.title, r]))
-  t.match(byTitle.Kettle, { platform: 'schemaorg', sku: 'KET-1', price: 29.99, currency: 'GBP', available: true, brand: 'Plain', url: `${site.base}/product/kettle`, images: [`${site.base}/img/KET-1.jpg`] })
-  t.match(byTitle.Toaster, { price: 45, available: false, stock_status: 'OutOfStock' })
-  t.equal(site.requests.filter(r => r.url.pathname === '/product/kettle').length, 1, 'each page fetched once')
-})
 
-t.test('schema.org crawl: a site refusing every page with 403 ends blocked', async t => {
-  const site = await startServer(t, (req, res) => send(res, req.url.pathname === '/products.json' || req.url.pathname.startsWith('/wp-json') ? 404 : 403, 'Forbidden'))
-  const h = await withFreshAccount(products)
-  const { status } = await h.run('products', { url: site.base, platform: 'schemaorg' })
-  t.match(status, { status: 'error', blocked: true, refunded: true })
-  t.match(status.error, /403/)
-  t.notOk(site.requests.some(r => r.url.pathname === '/products.json'), 'platform schemaorg skips the probes')
-})
-
-t.test('a bad store address is the caller\'s error, not refunded', async t => {
-  const h = await withFreshAccount(products)
-  const { status } = await h.run('products', { url: 'not a url at all' })
-  t.match(status, { status: 'error', refunded: false })
-  t.match(status.error, /not a store address/)
-})
-
-t.test('a list of stores: each read in turn, rows name their store, one charge; a failing store does not sink the others', async t => {
-  const shopA = await startServer(t, (req, res) => {
-    if (req.url.pathname === '/products.json') return sendJson(res, 200, { products: Number(req.url.searchParams.get('page')) === 1 ? [shopifyProduct(1), shopifyProduct(2)] : [] })
-    send(res, 404, 'not found')
+  t.test('Shopify: max_results stops the paging early', async t => {
+    const all = Array.from({ length: 9 }, (_, i) => shopifyProduct(i + 1))
+    const shop = await startServer(t, (req, res) => {
+      if (req.url.pathname === '/products.json') {
+        const limit = Number(req.url.searchParams.get('limit')); const page = Number(req.url.searchParams.get('page'))
+        return sendJson(res, 200, { products: all.slice((page - 1) * limit, page * limit) })
+      }
+      send(res, 404, 'not found')
+    })
+    const h = await withFreshAccount(products)
+    const { status, rows } = await h.run('products', { url: shop.base, max_results: 3 })
+    t.match(status, { status: 'done', records: 3 })
+    t.equal(rows.length, 3)
+    t.equal(rows[0].currency, null, 'no /meta.json: currency unknown')
+    t.match(status.warning, /currency/)
+    t.same(shop.requests.filter(r => r.url.pathname === '/products.json').map(r => r.url.searchParams.get('page')), ['1', '2'])
   })
-  const shopB = await startServer(t, (req, res) => {
-    if (req.url.pathname === '/products.json') return sendJson(res, 200, { products: Number(req.url.searchParams.get('page')) === 1 ? [shopifyProduct(7)] : [] })
-    send(res, 404, 'not found')
-  })
-  const h = await withFreshAccount(products)
-  const { status, rows } = await h.run('products', { url: [shopA.base, 'http://127.0.0.1:1', shopB.base], platform: 'shopify' })
-  t.match(status, { status: 'done', records: 3, warning: /http:\/\/127\.0\.0\.1:1 failed/ })
-  t.same(rows.map(r => [r.store_url, r.title]), [[shopA.base, 'Chair 1'], [shopA.base, 'Chair 2'], [shopB.base, 'Chair 7']])
-  t.same(status.summary.stores.map((s: any) => [s.store_url, s.platform ?? null, typeof s.error]), [[shopA.base, 'shopify', 'undefined'], ['http://127.0.0.1:1', null, 'string'], [shopB.base, 'shopify', 'undefined']])
-  t.equal((await h.usage()).calls_today, 1)
 
-  const allFail = await h.run('products', { url: ['http://127.0.0.1:1', 'http://127.0.0.1:2'], platform: 'shopify' })
-  t.match(allFail.status, { status: 'error', refunded: true }, 'every store failed: the last failure is the job\'s')
+  t.test('Shopify answering 429 mid-catalogue ends the job blocked and refunded', async t => {
+    const shop = await startServer(t, (req, res) => {
+      if (req.url.pathname === '/products.json') {
+        if (req.url.searchParams.get('page') === '1') return sendJson(res, 200, { products: [shopifyProduct(1), shopifyProduct(2)] })
+        return send(res, 429, 'Too Many Requests', 'text/plain', { 'retry-after': '60' })
+      }
+      send(res, 404, 'not found')
+    })
+    const h = await withFreshAccount(products)
+    const { status } = await h.run('products', { url: shop.base })
+    t.match(status, { status: 'error', blocked: true, refunded: true })
+    t.match(status.error, /429/)
+    t.equal((await h.usage()).calls_today, 0, 'the call was refunded')
+  })
+
+  function wooProduct (n: number) {
+    return {
+      id: n, name: `Mug ${n}`, slug: `mug-${n}`, type: 'simple', permalink: `https://woo.test/product/mug-${n}/`, sku: `MUG-${n}`,
+      short_description: `<p>Mug ${n}</p>`, description: '',
+      prices: { price: String(1000 + n), regular_price: String(1500 + n), sale_price: String(1000 + n), price_range: null, currency_code: 'USD', currency_minor_unit: 2 },
+      average_rating: '0', review_count: 0, images: [{ id: n, src: `https://woo.test/mug-${n}.jpg` }], categories: [{ id: 1, name: 'Mugs' }], tags: [],
+      attributes: [], variations: [], is_in_stock: n % 2 === 1, is_on_backorder: false, low_stock_remaining: null,
+      stock_availability: { text: n % 2 === 1 ? 'In stock' : 'Out of stock', class: n % 2 === 1 ? 'in-stock' : 'out-of-stock' }, extensions: {},
+    }
+  }
+
+  t.test('WooCommerce Store API: detection after Shopify 404, pages by X-WP-TotalPages, minor units', async t => {
+    const all = Array.from({ length: 5 }, (_, i) => wooProduct(i + 1))
+    const woo = await startServer(t, (req, res) => {
+      if (req.url.pathname === '/wp-json/wc/store/v1/products') {
+        const per = Number(req.url.searchParams.get('per_page')); const page = Number(req.url.searchParams.get('page'))
+        return sendJson(res, 200, all.slice((page - 1) * per, page * per), { 'x-wp-total': String(all.length), 'x-wp-totalpages': String(Math.ceil(all.length / per)) })
+      }
+      send(res, 404, '<html>Not found</html>')
+    })
+    const h = await withFreshAccount(products)
+    const { status, rows } = await h.run('products', { url: woo.base })
+    t.match(status, { status: 'done', records: 5, summary: { platform: 'woocommerce' } })
+    t.match(rows[0], { platform: 'woocommerce', title: 'Mug 1', price: 10.01, compare_at_price: 15.01, currency: 'USD', available: true, stock_status: 'in-stock', sku: 'MUG-1' })
+    t.match(rows[1], { available: false, stock_status: 'out-of-stock' })
+    t.same(woo.requests.filter(r => r.url.pathname.startsWith('/wp-json')).map(r => r.url.searchParams.get('page')), ['1', '2', '3'])
+    t.ok(woo.requests.some(r => r.url.pathname === '/products.json'), 'Shopify was probed first')
+  })
+
+  t.test('schema.org crawl: robots.txt -> sitemap index -> product sitemap -> JSON-LD pages', async t => {
+    const site = await startServer(t, (req, res) => {
+      const base = `http://${req.headers.host}`
+      switch (req.url.pathname) {
+        case '/robots.txt': return send(res, 200, `User-agent: *\nSitemap: ${base}/sitemap_index.xml\n`, 'text/plain')
+        case '/sitemap_index.xml': return send(res, 200, `<?xml version="1.0"?><sitemapindex><sitemap><loc>${base}/page-sitemap.xml</loc></sitemap><sitemap><loc>${base}/product-sitemap.xml</loc></sitemap></sitemapindex>`, 'application/xml')
+        case '/product-sitemap.xml': return send(res, 200, `<?xml version="1.0"?><urlset><url><loc>${base}/product/kettle</loc></url><url><loc>${base}/product/toaster</loc></url><url><loc>${base}/product/kettle</loc></url></urlset>`, 'application/xml')
+        case '/page-sitemap.xml': return send(res, 200, `<?xml version="1.0"?><urlset><url><loc>${base}/about</loc></url></urlset>`, 'application/xml')
+        case '/product/kettle': return send(res, 200, productPage('Kettle', 'KET-1', '29.99'))
+        case '/product/toaster': return send(res, 200, productPage('Toaster', 'TOA-1', '£45.00', 'https://schema.org/OutOfStock'))
+        case '/about': return send(res, 200, '<html><body>About us</body></html>')
+        case '/': return send(res, 200, '<html><body><a href="/product/kettle">Kettle</a></body></html>')
+        default: return send(res, 404, 'not found')
+      }
+    })
+    const h = await withFreshAccount(products)
+    const { status, rows } = await h.run('products', { url: site.base })
+    t.match(status, { status: 'done', records: 2, summary: { platform: 'schemaorg', products: 2 } })
+    const byTitle = Object.fromEntries(rows.map(r => [r.title, r]))
+    t.match(byTitle.Kettle, { platform: 'schemaorg', sku: 'KET-1', price: 29.99, currency: 'GBP', available: true, brand: 'Plain', url: `${site.base}/product/kettle`, images: [`${site.base}/img/KET-1.jpg`] })
+    t.match(byTitle.Toaster, { price: 45, available: false, stock_status: 'OutOfStock' })
+    t.equal(site.requests.filter(r => r.url.pathname === '/product/kettle').length, 1, 'each page fetched once')
+  })
+
+  t.test('schema.org crawl: a site refusing every page with 403 ends blocked', async t => {
+    const site = await startServer(t, (req, res) => send(res, req.url.pathname === '/products.json' || req.url.pathname.startsWith('/wp-json') ? 404 : 403, 'Forbidden'))
+    const h = await withFreshAccount(products)
+    const { status } = await h.run('products', { url: site.base, platform: 'schemaorg' })
+    t.match(status, { status: 'error', blocked: true, refunded: true })
+    t.match(status.error, /403/)
+    t.notOk(site.requests.some(r => r.url.pathname === '/products.json'), 'platform schemaorg skips the probes')
+  })
+
+  t.test('a bad store address is the caller\'s error, not refunded', async t => {
+    const h = await withFreshAccount(products)
+    const { status } = await h.run('products', { url: 'not a url at all' })
+    t.match(status, { status: 'error', refunded: false })
+    t.match(status.error, /not a store address/)
+  })
+
+  t.test('a list of stores: each read in turn, rows name their store, one charge; a failing store does not sink the others', async t => {
+    const shopA = await startServer(t, (req, res) => {
+      if (req.url.pathname === '/products.json') return sendJson(res, 200, { products: Number(req.url.searchParams.get('page')) === 1 ? [shopifyProduct(1), shopifyProduct(2)] : [] })
+      send(res, 404, 'not found')
+    })
+    const shopB = await startServer(t, (req, res) => {
+      if (req.url.pathname === '/products.json') return sendJson(res, 200, { products: Number(req.url.searchParams.get('page')) === 1 ? [shopifyProduct(7)] : [] })
+      send(res, 404, 'not found')
+    })
+    const h = await withFreshAccount(products)
+    const { status, rows } = await h.run('products', { url: [shopA.base, 'http://127.0.0.1:1', shopB.base], platform: 'shopify' })
+    t.match(status, { status: 'done', records: 3, warning: /http:\/\/127\.0\.0\.1:1 failed/ })
+    t.same(rows.map(r => [r.store_url, r.title]), [[shopA.base, 'Chair 1'], [shopA.base, 'Chair 2'], [shopB.base, 'Chair 7']])
+    t.same(status.summary.stores.map((s: any) => [s.store_url, s.platform ?? null, typeof s.error]), [[shopA.base, 'shopify', 'undefined'], ['http://127.0.0.1:1', null, 'string'], [shopB.base, 'shopify', 'undefined']])
+    t.equal((await h.usage()).calls_today, 1)
+
+    const allFail = await h.run('products', { url: ['http://127.0.0.1:1', 'http://127.0.0.1:2'], platform: 'shopify' })
+    t.match(allFail.status, { status: 'error', refunded: true }, 'every store failed: the last failure is the job\'s')
+  })
 })

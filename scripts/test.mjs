@@ -81,13 +81,14 @@ const env = {
 }
 
 const given = process.argv.slice(2)
+const named = fileArguments(given).length > 0
 // On PostgreSQL, the files that never open a database are left out (they ran on
 // SQLite; test-files.mjs, databaseFreeFiles); TEST_DATABASE_FREE=run keeps them.
-const skipped = fileArguments(given).length === 0 && process.env.TEST_DATABASE_URL && process.env.TEST_DATABASE_FREE !== 'run'
+const skipped = !named && process.env.TEST_DATABASE_URL && process.env.TEST_DATABASE_FREE !== 'run'
   ? await databaseFreeFiles(ROOT)
   : new Set()
 if (skipped.size) console.log(`# ${skipped.size} test files that open no database are left out on PostgreSQL (TEST_DATABASE_FREE=run runs them)`)
-const files = fileArguments(given).length > 0
+const files = named
   ? []
   : process.env.TEST_GROUPS === 'off' ? allTestFiles(ROOT).filter(path => !skipped.has(path)) : defaultTestFiles(ROOT, skipped)
 const args = ['tap', 'run', '--reporter=tap', ...given, ...files]

@@ -58,6 +58,7 @@ export class JobEnding {
     // client that sees the end finds them gone), and even for an ending that
     // loses the race: this process may hold the files of a run another ended.
     await this.deps.workspace.remove(job.id).catch(err => this.deps.logger.warn({ err, jobId: job.id }, 'removing the job\'s working files failed'))
+    const refund = failed && end.refund
     const writeOutcome = (client: Pick<Db, 'job'>) => client.job.updateMany({
       where: { id: job.id, status: 'running' },
       data: {
@@ -67,7 +68,7 @@ export class JobEnding {
         // The error text is what the status record, the WebSocket, the agent and the webhook show.
         error: failed ? secrets.scrub(end.error) : null,
         blocked,
-        refunded: failed && end.refund,
+        refunded: refund,
         finishedAt: now,
         expiresAt: new Date(now.getTime() + job.retentionHours * HOUR_MS),
         heartbeatAt: null,
@@ -77,7 +78,6 @@ export class JobEnding {
     // process stopped between them would leave an ended job never refunded or
     // its rows never counted. If any of them fails, none is written, endJob
     // throws, and the job stays running: the reaper ends it later.
-    const refund = failed && end.refund
     const count = refund || uncountedRecords > 0
       ? await db.$transaction(async (tx) => {
         const { count } = await writeOutcome(tx)

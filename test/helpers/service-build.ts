@@ -1,6 +1,7 @@
 // The service compiled as `npm start` and `npm run worker` run it, for the tests
-// that start it as a child process (test/cluster, test/jobs/crash-restart) and for
-// test/kernel/compiled-start, which checks the build itself. A child under
+// that start it as a child process (test/cluster, test/jobs/crash-restart, the
+// boot-failure checks of kernel/config, kernel/at-rest and plugins/settings-at-boot)
+// and for test/kernel/compiled-start, which checks the build itself. A child under
 // `node --import tsx core/worker.ts` spent ≈ 3 s of CPU compiling before it read
 // its config; from the build it starts in a fraction of that, and it is the
 // program production runs (scripts/bench/README.md, "The test suite", seventh pass).
@@ -21,7 +22,7 @@
 // test/fixtures/tools.*.json is copied to the same place relative to them, so a
 // child given TOOLS_CONFIG = toolsConfig(<the source config>) loads the same
 // tools, compiled (Node 20 runs no TypeScript without a loader).
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve, sep } from 'node:path'
 import { npmScriptCommand, REPO_ROOT, scriptEnvironment } from '../../scripts/bench/server-process.ts'
@@ -67,6 +68,19 @@ export function serviceEnvironment (build: ServiceBuild, script: ServiceCommand,
   delete merged.NODE_OPTIONS
   if (merged.TOOLS_CONFIG) merged.TOOLS_CONFIG = toolsConfig(build, merged.TOOLS_CONFIG)
   return Object.fromEntries(Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined))
+}
+
+/**
+ * `npm start` ('start') or `npm run worker` ('worker') of this run's build, run to
+ * its exit, for the tests of a boot that must fail (a bad setting: exit 78 and a
+ * message naming it, no stack). `env` is added to the test process's environment
+ * as serviceEnvironment() does; stdout and stderr come back as text. The deadline
+ * only turns a boot that does not fail into a readable failure.
+ */
+export async function runServiceToExit (script: 'start' | 'worker', env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<SpawnSyncReturns<string>> {
+  const build = await serviceBuild()
+  const program = serviceCommand(build, script)
+  return spawnSync(program.command[0]!, program.command.slice(1), { cwd: REPO_ROOT, env: serviceEnvironment(build, program, env), encoding: 'utf8', timeout: timeoutMs })
 }
 
 /** The build's copy of a tools config of test/fixtures/ (other paths are returned as given). */

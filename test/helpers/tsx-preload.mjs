@@ -16,12 +16,8 @@ if (process.env.TAP_CHILD_ID !== undefined) {
   if (process.env.TEST_LOADER === 'tsx') {
     await import('tsx')
   } else {
-    // tsx's work with less of its cost: ts-load-hooks.mjs (why, and what it leaves out).
-    const { readFileSync } = await import('node:fs')
-    const root = new URL('../../', import.meta.url)
-    const { compilerOptions } = JSON.parse(readFileSync(new URL('tsconfig.json', root), 'utf8'))
-    process.setSourceMapsEnabled(true)
-    register(new URL('./ts-load-hooks.mjs', import.meta.url), { data: { cacheDir: new URL('.cache/ts', root).pathname, tsconfig: compilerOptions } })
+    // tsx's work with less of its cost: ts-load-hooks.mjs (why, and what it leaves out), registered by ts-load.mjs.
+    await import('./ts-load.mjs')
   }
   // TEST_CPU_LOG=<file>: each test process appends its file and CPU time (ms) at exit,
   // the per-file measure behind scripts/bench/README.md's suite tables.
@@ -37,8 +33,8 @@ if (process.env.TAP_CHILD_ID !== undefined) {
       appendFileSync(log, `${Math.round((user + system) / 1000)}\t${childrenMs}\t${Math.round(process.uptime() * 1000)}\t${process.argv[1]}\n`)
     })
   }
-  // Programs a test starts (a server under `node --import tsx`, Node 22 for the MCP
-  // conformance suite) bring their own loader: they do not inherit this one, nor
+  // Programs a test starts (a `-e` script on the source with sourceLoaderFlags(), the
+  // compiled service, Node 22 for the MCP conformance suite) bring their own loader: they do not inherit this one, nor
   // tap's processinfo hook (the runner puts it in NODE_OPTIONS for coverage).
   const dropped = skipUnusedTapHooks ? ['tsx-preload.mjs', '@tapjs/processinfo'] : ['tsx-preload.mjs']
   process.env.NODE_OPTIONS = (process.env.NODE_OPTIONS ?? '').split(' ').filter(o => !dropped.some(name => o.includes(name))).join(' ')

@@ -1,11 +1,14 @@
 // At rest and at the door: DATA_DIR 0700, SQLite files 0600 (new and existing),
 // a short secret.key refuses the boot, HTTP timeouts are set.
 import t from 'tap'
-import { spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { loadConfig } from '../../core/config.ts'
 import { build, tempDir, testDatabaseKind } from '../helpers/build.ts'
+import { prepareServiceBuild, runServiceToExit } from '../helpers/service-build.ts'
+
+// The refused boot is package.json's start command on this run's build: it goes on meanwhile.
+prepareServiceBuild()
 
 const mode = (path: string) => statSync(path).mode & 0o777
 const base = (dir: string) => ({ DATA_DIR: dir, TOOLS_CONFIG: resolve('tools.config.json') })
@@ -58,12 +61,7 @@ t.test('a secret.key shorter than 16 characters (or empty) refuses the boot, nam
 
   const empty = tempDir(t)
   writeFileSync(join(empty, 'secret.key'), '')
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'core/server.ts'], {
-    env: { ...process.env, ...base(empty), SECRET_KEY: '', PORT: '0', DATABASE_URL: '' },
-    encoding: 'utf8',
-    // Generous: tsx start-up on a loaded machine takes a while.
-    timeout: 90_000,
-  })
+  const res = await runServiceToExit('start', { ...base(empty), SECRET_KEY: '', PORT: '0', DATABASE_URL: '' })
   t.equal(res.status, 78, 'exit 78')
   t.match(res.stderr, /secret\.key/)
 })

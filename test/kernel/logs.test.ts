@@ -1,5 +1,6 @@
 import t from 'tap'
 import { build, signup, ADMIN_KEY, PUBLIC_TOKEN } from '../helpers/build.ts'
+import { sourceLoaderFlags } from '../helpers/source-loader.ts'
 import { call, mintToken } from './_kernel.ts'
 
 t.test('secrets never appear in captured log output', async t => {
@@ -49,7 +50,7 @@ t.test('stdout logging is asynchronous, yet every line reaches stdout by the tim
   const { spawnSync } = await import('node:child_process')
   const { fileURLToPath } = await import('node:url')
   const logger = fileURLToPath(new URL('../../core/logger.ts', import.meta.url))
-  const run = (tail: string) => spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+  const run = (tail: string) => spawnSync(process.execPath, [...sourceLoaderFlags(), '--input-type=module', '-e', `
     import { createLogger } from ${JSON.stringify(logger)}
     const log = createLogger('info')
     for (let i = 0; i < 2000; i++) log.info({ i }, 'burst')
@@ -75,7 +76,7 @@ async function stalledLogger (t: { teardown (fn: () => unknown): void }, flushWi
   const { spawn } = await import('node:child_process')
   const { fileURLToPath } = await import('node:url')
   const logger = fileURLToPath(new URL('../../core/logger.ts', import.meta.url))
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+  const child = spawn(process.execPath, [...sourceLoaderFlags(), '--input-type=module', '-e', `
     import { createLogger, flushLogs } from ${JSON.stringify(logger)}
     const log = createLogger('info')
     for (let i = 0; i < 10000; i++) log.info({ i, pad: 'x'.repeat(40) }, 'burst')

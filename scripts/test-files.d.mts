@@ -6,3 +6,4 @@ export declare function allTestFiles (root: string): string[]
 export declare function defaultTestFiles (root: string, skip?: Set<string>): string[]
 export declare function databaseFreeFiles (root: string, files?: string[]): Promise<Set<string>>
 export declare function fileArguments (args: string[]): string[]
+export declare function namesDatabase (path: string, text: string): boolean

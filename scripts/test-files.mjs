@@ -49,14 +49,32 @@ const DATABASE_MODULE = /^(core\/db\/|prisma\/generated\/)/
 const DATABASE_TEXT = /DATABASE_URL|core\/(server|worker)\.ts|dist\/core\/|npm (start|run)|scripts\/cluster/
 
 /**
+ * An import() whose path is computed (esbuild cannot follow it), in a test-side module
+ * with its comments taken out: the module counts as a database test, since what it
+ * loads is unknown, unless it is one of COMPUTED_IMPORTS_KNOWN.
+ */
+const COMPUTED_IMPORT = /\bimport\(\s*(?!['"`][^'"`$]*['"`]\s*\))/
+const COMMENTS = /\/\*[\s\S]*?\*\/|(^|[^:])\/\/.*$/gm
+/** Test-side modules whose computed import() paths are known to open no database, and why. */
+const COMPUTED_IMPORTS_KNOWN = new Map([
+  ['test/helpers/tool-context.ts', "a tool's extraction modules, which run in worker threads"],
+  ['test/plugins/lazy-load.test.ts', "the plugins' declarations, in a child that only logs which modules they load"],
+])
+
+/**
  * The test files (repository-relative) whose whole module graph, followed by esbuild
  * from the file through every static and literal dynamic import of the repository's
  * code, reaches no database module and names no database or service program: their
  * result cannot depend on which database the suite was given. If the graph cannot be
- * built, every file counts as a database test. Computed import() paths are not
- * followed: the one in test/helpers/tool-context.ts loads a tool's extraction modules,
- * which run in worker threads and never open a database.
+ * built, every file counts as a database test, and so does a file whose graph holds a
+ * test-side module with a computed import() path (COMPUTED_IMPORT), unless that
+ * module is known to load no database (COMPUTED_IMPORTS_KNOWN).
  */
+/** A test-side module's text names a database or a service program, or loads something unknown (a computed import()). */
+export function namesDatabase (path, text) {
+  return DATABASE_TEXT.test(text) || (!COMPUTED_IMPORTS_KNOWN.has(path) && COMPUTED_IMPORT.test(text.replace(COMMENTS, '$1')))
+}
+
 export async function databaseFreeFiles (root, files = allTestFiles(root)) {
   const { build } = await import('esbuild')
   const result = await build({
@@ -77,7 +95,7 @@ export async function databaseFreeFiles (root, files = allTestFiles(root)) {
   const { inputs } = result.metafile
   const direct = new Map()
   const usesDatabase = (path) => {
-    if (!direct.has(path)) direct.set(path, DATABASE_MODULE.test(path) || (path.startsWith('test/') && DATABASE_TEXT.test(readFileSync(join(root, path), 'utf8'))))
+    if (!direct.has(path)) direct.set(path, DATABASE_MODULE.test(path) || (path.startsWith('test/') && namesDatabase(path, readFileSync(join(root, path), 'utf8'))))
     return direct.get(path)
   }
   const free = new Set()

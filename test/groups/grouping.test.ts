@@ -4,7 +4,7 @@
 // test file is never silently skipped and no member runs twice.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import t from 'tap'
-import { allTestFiles, databaseFreeFiles, defaultTestFiles, fileArguments, groupFile, GROUPS_LIST, readGroups } from '../../scripts/test-files.mjs'
+import { allTestFiles, databaseFreeFiles, defaultTestFiles, fileArguments, groupFile, GROUPS_LIST, namesDatabase, readGroups } from '../../scripts/test-files.mjs'
 
 const ROOT = '.'
 const groups = readGroups(ROOT)
@@ -85,6 +85,13 @@ t.test('on PostgreSQL, only files that cannot open a database are left out, and 
   // Whatever names a database, a test app or a service program in its own text runs on PostgreSQL.
   const named = testFiles.filter(file => /helpers\/(build|jobs)\.ts|DATABASE_URL|core\/(server|worker)\.ts|npm (start|run)/.test(readFileSync(file, 'utf8')))
   t.same(named.filter(file => free.has(file)), [], 'no file that names a database or builds an app is left out')
+
+  // A computed import() path, which esbuild cannot follow, makes a test-side module a database test.
+  t.ok(namesDatabase('test/x.test.ts', 'const m = await import(url.href)'), 'a computed import() path')
+  t.ok(namesDatabase('test/x.test.ts', 'await import(`../${name}.ts`)'), 'a template with a value in it')
+  t.notOk(namesDatabase('test/x.test.ts', "const m = await import('../../core/logger.ts')"), 'a literal path (esbuild follows it)')
+  t.notOk(namesDatabase('test/x.test.ts', '// loads each with import(href)\n/** or import(module.href) */\nconst a = 1'), 'in comments')
+  t.notOk(namesDatabase('test/helpers/tool-context.ts', 'await import(module.href)'), 'a module known to load no database')
 
   const runs = new Map<string, number>()
   for (const file of defaultTestFiles(ROOT, free)) {

@@ -339,16 +339,18 @@ function publicOrigin (env: Env): string | null {
 /**
  * DATA_DIR holds the database, its secrets and every tenant's rows: owner-only
  * (0700), created that way and tightened at start if it was created wider.
- * A shared directory (others may write in it, or it is sticky, as /tmp is) is
- * refused rather than tightened: making it 0700 would lock every other user of
- * it out (a benchmark script of ours once did that to /tmp).
+ * A sticky directory (/tmp, /var/tmp, /dev/shm: one every user of the machine
+ * shares) is refused rather than tightened: making it 0700 would lock every
+ * other user out (a benchmark script of ours once did that to /tmp). A
+ * world-writable one without the sticky bit is tightened as before: a volume
+ * given to the service alone can be made that way (Kubernetes' emptyDir is 0777).
  */
 function secureDataDir (dataDir: string, name = 'DATA_DIR'): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const mode = statSync(dataDir).mode
   if ((mode & 0o077) === 0) return
-  if ((mode & 0o1002) !== 0) {
-    throw new ConfigError(`${name} (${dataDir}) is a shared directory (${(mode & 0o1000) !== 0 ? 'sticky, like /tmp' : 'writable by others'}): point ${name} at a directory of the service's own`)
+  if ((mode & 0o1000) !== 0) {
+    throw new ConfigError(`${name} (${dataDir}) is a shared directory (sticky, like /tmp): point ${name} at a directory of the service's own`)
   }
   try {
     chmodSync(dataDir, 0o700)

@@ -25,13 +25,19 @@ t.test('DATA_DIR is made owner-only, created or existing', async t => {
   t.equal(mode(wide), 0o700, 'tightened at start')
 })
 
-t.test('a shared DATA_DIR (sticky like /tmp, or writable by others) is refused, and left as it was', async t => {
+t.test('a shared DATA_DIR (sticky, like /tmp) is refused and left as it was; a world-writable one of its own is tightened', async t => {
   const parent = tempDir(t)
-  for (const [name, wanted, reason] of [['sticky', 0o1777, /sticky, like \/tmp/], ['open', 0o777, /writable by others/], ['sticky-only', 0o1755, /sticky/]] as const) {
+  // A volume given to the service alone may come world-writable (Kubernetes' emptyDir): made owner-only as any wider directory.
+  const open = join(parent, 'open')
+  mkdirSync(open)
+  chmodSync(open, 0o777)
+  loadConfig({ ...base(open), SECRET_KEY: 'a-secret-of-sixteen+' })
+  t.equal(mode(open), 0o700, 'world-writable, not sticky: tightened')
+  for (const [name, wanted] of [['sticky', 0o1777], ['sticky-group', 0o1770]] as const) {
     const shared = join(parent, name)
     mkdirSync(shared)
     chmodSync(shared, wanted)
-    t.throws(() => loadConfig({ ...base(shared), SECRET_KEY: 'a-secret-of-sixteen+' }), { name: 'ConfigError', message: reason }, `${name}: refused`)
+    t.throws(() => loadConfig({ ...base(shared), SECRET_KEY: 'a-secret-of-sixteen+' }), { name: 'ConfigError', message: /sticky, like \/tmp/ }, `${name}: refused`)
     t.equal(statSync(shared).mode & 0o7777, wanted, `${name}: its mode is unchanged`)
     const artifacts = join(parent, 'own-' + name)
     t.throws(() => loadConfig({ ...base(artifacts), ARTIFACTS_DIR: shared, SECRET_KEY: 'a-secret-of-sixteen+' }), { message: /ARTIFACTS_DIR/ }, `${name}: refused as ARTIFACTS_DIR too`)

@@ -61,6 +61,11 @@ const COMPUTED_IMPORTS_KNOWN = new Map([
   ['test/plugins/lazy-load.test.ts', "the plugins' declarations, in a child that only logs which modules they load"],
 ])
 
+/** A test-side module's text names a database or a service program, or loads something unknown (a computed import()). */
+export function namesDatabase (path, text) {
+  return DATABASE_TEXT.test(text) || (!COMPUTED_IMPORTS_KNOWN.has(path) && COMPUTED_IMPORT.test(text.replace(COMMENTS, '$1')))
+}
+
 /**
  * The test files (repository-relative) whose whole module graph, followed by esbuild
  * from the file through every static and literal dynamic import of the repository's
@@ -70,11 +75,6 @@ const COMPUTED_IMPORTS_KNOWN = new Map([
  * test-side module with a computed import() path (COMPUTED_IMPORT), unless that
  * module is known to load no database (COMPUTED_IMPORTS_KNOWN).
  */
-/** A test-side module's text names a database or a service program, or loads something unknown (a computed import()). */
-export function namesDatabase (path, text) {
-  return DATABASE_TEXT.test(text) || (!COMPUTED_IMPORTS_KNOWN.has(path) && COMPUTED_IMPORT.test(text.replace(COMMENTS, '$1')))
-}
-
 export async function databaseFreeFiles (root, files = allTestFiles(root)) {
   const { build } = await import('esbuild')
   const result = await build({

@@ -10,7 +10,7 @@
 // Run: node --import tsx scripts/bench/me-floor.ts   (npm run build first)
 //   BENCH_SECONDS (3) per run, BENCH_ROUNDS (5), BENCH_CONNECTIONS (10); the median of the rounds.
 import { cpuPerRequest, signUp, startBare, startService } from './processes.ts'
-import { runMain } from './harness.ts'
+import { median, runMain } from './harness.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -23,8 +23,6 @@ const VARIANTS: Array<[string, string[]]> = [
   ['+ hooks', ['log', 'hooks']],
   ['+ websocket, schema', ['log', 'hooks', 'ws', 'schema']],
 ]
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!
 
 async function main (): Promise<void> {
   const service = await startService()

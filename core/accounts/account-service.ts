@@ -151,9 +151,15 @@ export class AccountService {
     const data: { name?: string, passwordHash?: string, updatedAt: Date } = { updatedAt: this.clock() }
     if (input.name !== undefined) data.name = cleanName(input.name)
     if (input.new_password !== undefined) {
-      if (input.current_password === undefined || !(await this.passwords.verify(input.current_password, account.passwordHash))) {
+      if (input.current_password === undefined) throw forbidden('Changing the password needs the correct current_password.')
+      // A password check like a login's: the same per-address backoff, so a leaked key is no way to guess the password.
+      const wait = this.logins.retryAfter(account.email)
+      if (wait > 0) throw tooManyRequests(`Too many wrong passwords for this account; retry in ${wait} s.`, wait)
+      if (!(await this.passwords.verify(input.current_password, account.passwordHash))) {
+        this.logins.failed(account.email)
         throw forbidden('Changing the password needs the correct current_password.')
       }
+      this.logins.succeeded(account.email)
       checkPassword(input.new_password, 'new_password')
       data.passwordHash = await this.passwords.hash(input.new_password)
     }

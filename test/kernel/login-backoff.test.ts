@@ -38,6 +38,36 @@ t.test('five failures lock the e-mail for 15 minutes; known and unknown e-mails 
   t.equal((await login(app, user.email, user.password)).statusCode, 200, 'after the lock the right password works')
 })
 
+t.test('a password change checks current_password under the same backoff: a leaked key does not recover the password', async t => {
+  const clock = manualClock('2026-03-01T10:00:00Z')
+  const app = await build(t, { clock })
+  const user = await signup(app)
+  const change = (current: string) => app.inject({ method: 'POST', url: '/api/auth/update', headers: { 'x-api-key': user.apiKey }, payload: { current_password: current, new_password: 'a brand new secret' } })
+  const statuses: number[] = []
+  for (let i = 0; i < 6; i++) statuses.push((await change(`wrong guess ${i}`)).statusCode)
+  t.same(statuses, [403, 403, 403, 403, 403, 429], 'five wrong guesses lock, as for logins')
+  const right = await change(user.password)
+  t.equal(right.statusCode, 429, 'the right password waits too: the ninth guess tells nothing')
+  t.ok(isDetail(right.body))
+  t.equal(right.headers['retry-after'], '900')
+  t.equal((await login(app, user.email, user.password)).statusCode, 429, 'logins share the lock: one count per address')
+  clock.advance(15 * 60_000)
+  t.equal((await change(user.password)).statusCode, 200, 'after the lock the right password changes it')
+  t.equal((await login(app, user.email, 'a brand new secret')).statusCode, 200)
+})
+
+t.test('wrong current_password guesses and failed logins add up to one count per address', async t => {
+  const clock = manualClock('2026-03-01T10:00:00Z')
+  const app = await build(t, { clock })
+  const user = await signup(app)
+  for (let i = 0; i < 3; i++) await login(app, user.email, 'wrong password')
+  for (let i = 0; i < 2; i++) {
+    const res = await app.inject({ method: 'POST', url: '/api/auth/update', headers: { 'x-api-key': user.apiKey }, payload: { current_password: 'wrong password', new_password: 'a brand new secret' } })
+    t.equal(res.statusCode, 403)
+  }
+  t.equal((await login(app, user.email, user.password)).statusCode, 429, 'three failed logins and two wrong guesses lock')
+})
+
 t.test('a success clears the count; failures of another account do not count', async t => {
   const clock = manualClock('2026-03-01T10:00:00Z')
   const app = await build(t, { clock })

@@ -299,3 +299,193 @@ export const HELD_OUT_TASKS: FindToolTask[] = [
     'I need the closed captions of these youtube links in German',
   ]),
 ]
+
+// UNSEEN_TASKS: a second, independent set, written by another hand in words
+// of its own (none of the phrasings above, nor the plugins' examples or
+// keywords), before the declarations' distinguishing cues were written, and
+// never run while tuning them or the ranker. Most of it sits between near
+// neighbours (searching / searching and reading / reading known pages; the
+// Meta ad library / Google's transparency centre / leads by advertising; a
+// Facebook page / a website's contacts / map listings), where find_tool is
+// weakest. Adding a task here after looking at a miss would make it a tuning
+// task: add such tasks to TUNING_TASKS instead.
+export const UNSEEN_TASKS: FindToolTask[] = [
+  ...tasks('web_search', [
+    'what comes up when you look up "vegan protein powder" online',
+    'give me a list of result links for cheap flights to Lisbon',
+    'run a web query for the official site of the Louvre',
+    'which pages rank for "best crm for small business"? just titles and links',
+    'search engine results for electric bike reviews, no need to open them',
+    'look online for who makes the Aeron chair',
+    'top hits on Brave for rust async runtime',
+    'find a few sources that talk about the four day work week, I only need the URLs',
+  ]),
+  ...tasks('web_search_scrape', [
+    'look up the four day work week online and bring back what each article actually says',
+    'search for home espresso machine reviews and open every result to get its text',
+    'do some web research on heat pumps and give me the full page content of what you find',
+    'query the web for "postgres vs mysql" and scrape each of the resulting pages',
+    'find recent blog posts on prompt engineering and read them all for me',
+    'search then crawl: the top results for mediterranean diet, body text of each',
+    'gather the complete text of the first ten search hits about solar subsidies',
+    'I want the articles behind the search results for "climate adaptation", not just links',
+  ]),
+  ...tasks('scrape_web_pages', [
+    'here are some links, open each one and give me its text',
+    'fetch https://news.ycombinator.com and https://lobste.rs and return the page content',
+    'pull the meta description and H1 off example.org/about',
+    'I already have the URLs, I just need the content of each page',
+    'scrape this page: https://www.bbc.co.uk/news/technology',
+    'return the status code and title for each address in my list of URLs',
+    'get the body text of the article at this link, no searching needed',
+    'read these web pages and tell me how many words each has',
+  ]),
+  ...tasks('socialA_ads_scrape', [
+    'show the ads Adidas has in the Meta ad library',
+    'which ads are running on Instagram for the term "protein bar"?',
+    'pull political ads on Facebook about immigration with their spend and impressions',
+    'look up a brand\'s creatives in Facebook\'s ad archive',
+    'ads currently live on facebook for the search phrase dog food',
+    'what is Peloton promoting on Meta platforms these days',
+  ]),
+  ...tasks('ads_transparency', [
+    'show me the Google ads that zapier.com has been running',
+    'look up which search and display ads Canva shows through Google',
+    'is notion.so a Google advertiser? when did their latest ad appear',
+    'pull the ad creatives Google lists for a brand in its transparency center',
+    'does this domain buy ads on Google search or YouTube',
+    'find out whether Monday.com pays for Google ads',
+  ]),
+  ...tasks('ad_library_lead_finder', [
+    'find landscapers in Austin and check if any of them are advertising',
+    'I want leads: pet groomers in Portland who have no ads on Google or Meta',
+    'look for HVAC companies in Tampa and flag the ones already running ads',
+    'which bakeries in Brooklyn advertise online and which don\'t',
+    'prospect list of med spas in Las Vegas with their ad status on Facebook and Google',
+    'businesses in a niche and city that don\'t run any paid ads, for my agency outreach',
+  ]),
+  ...tasks('socialA_page_scrape', [
+    'scrape the Facebook page of Joe\'s Pizza: phone, email, address, hours',
+    'what category and follower count does this facebook.com/redbull page show',
+    'get the details listed on a few brands\' Facebook pages',
+    'read the about info of a Facebook business page by its URL',
+    'which website and phone number does this business put on its FB page',
+    'get the likes and check-ins of a company\'s Facebook page',
+  ]),
+  ...tasks('website_email_find', [
+    'crawl a company\'s website for its contact addresses and phone',
+    'find email addresses on these 20 domains',
+    'what social media profiles does example.com link to from its site',
+    'look through notion.so\'s website for a press or sales email',
+    'grab contact details from the pages of a business website',
+    'scrape emails from a list of company sites',
+  ]),
+  ...tasks('maps_search', [
+    'plumbers near Bristol with ratings and opening hours',
+    'pull business listings from Google Maps for vets in Austin',
+    'local places: coffee shops in Kreuzberg, Berlin with addresses',
+    'gather every dentist in Lyon with a phone number and a website',
+    'find nail salons in Houston from map listings',
+    'locations and reviews of gyms in Madrid',
+  ]),
+  ...tasks('product_scrape', [
+    'get all the products and prices from gymshark.com',
+    'what\'s for sale on this Shopify shop, with variants and stock',
+    'export the product list of a WooCommerce store to a spreadsheet',
+    'monitor the price of items on a competitor\'s online shop',
+  ]),
+  ...tasks('email_verify', [
+    'will my emails to these people bounce? check the addresses',
+    'is jane@example.org a real, working mailbox',
+    'check deliverability of a list of addresses with an SMTP probe',
+    'which of my leads\' emails are invalid',
+  ]),
+  ...tasks('disposable_email_check', [
+    'is mailinator.com a throwaway mail provider',
+    'weed out temporary inboxes from my newsletter signups',
+    'check whether these signup domains are disposable',
+    'is yopmail an email service for fake accounts',
+  ]),
+  ...tasks('microblog_scrape', [
+    'recent posts on X about the World Cup with like counts',
+    'latest tweets from @nasa',
+    'how did people react on twitter to the product launch',
+  ]),
+  ...tasks('socialB_scrape', [
+    'get me the follower usernames of @nike on insta',
+    'who is this instagram account following',
+    'list the people following a brand\'s Instagram profile',
+  ]),
+  ...tasks('videoA_thumbnail_download', [
+    'grab the thumbnail picture of a youtube video in the biggest size',
+    'the thumbnail images for these YouTube links',
+    'save the preview image of a youtube clip as a file',
+  ]),
+  ...tasks('videoA_download', [
+    'download this youtube video as mp4',
+    'give me a link to download a youtube clip in 1080p',
+    'what video qualities are available for this YouTube link',
+  ]),
+  ...tasks('socialB_download', [
+    'download an instagram video from a post link',
+    'save this IG reel to my computer',
+    'mp4 file of an instagram reel',
+  ]),
+  ...tasks('videoB_download', [
+    'download a tiktok video',
+    'tiktok to mp4, without the watermark please',
+    'save every video from a TikTok profile',
+  ]),
+  ...tasks('socialA_download', [
+    'download this facebook video',
+    'save a facebook reel as an mp4 file',
+    'get the HD video file from an fb.watch link',
+  ]),
+  ...tasks('videoC_download', [
+    'download a video from snapchat spotlight',
+    'save this snapchat story video',
+    'get the mp4 of a snap',
+  ]),
+  ...tasks('socialB_cover_download', [
+    'download the cover picture of an instagram post',
+    'get the thumbnail image of an IG reel',
+    'instagram reel cover image plus its caption and likes',
+  ]),
+  ...tasks('socialA_cover_download', [
+    'download the thumbnail image of a facebook video',
+    'the cover pictures of all the videos a Facebook page posted',
+    'preview image of a facebook reel in the largest size',
+  ]),
+  ...tasks('videoB_cover_download', [
+    'get the cover image of a tiktok video',
+    'download the thumbnail of this TikTok',
+    'the animated cover of a tiktok post',
+  ]),
+  ...tasks('socialB_reels_captions', [
+    'get the captions of an instagram reel as text',
+    'download the subtitle file of an IG reel',
+    'which hashtags does this instagram reel use in its caption',
+  ]),
+  ...tasks('video_frame_extractor', [
+    'pull still frames out of a video every two seconds',
+    'grab a frame from this video at 1:30',
+    'make png snapshots of an uploaded video file',
+  ]),
+  ...tasks('videoA_extract', [
+    'view count, like count and upload date for this youtube video',
+    'get the details of every video on a youtube channel',
+    'how many subscribers does this YouTube channel have',
+    'metadata of all videos in a youtube playlist',
+  ]),
+  ...tasks('videoA_competitor', [
+    'compare two youtube channels\' subscribers and average views',
+    'how does my youtube channel stack up against my competitors',
+    'competitor analysis of youtube channels: posting frequency and engagement',
+  ]),
+  ...tasks('videoA_transcript', [
+    'get the captions text of a youtube video',
+    'transcribe this YouTube video for me',
+    'subtitles of a youtube video in French',
+    'what is said in this youtube talk? I need the transcript',
+  ]),
+]

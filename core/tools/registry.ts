@@ -18,6 +18,7 @@ import { readToolSettings } from './tool-settings.ts'
 import { MemorySharedState } from '../shared-state/memory-shared-state.ts'
 import type { SharedStateService } from '../shared-state/shared-state.ts'
 import { CODE_EXTENSION } from '../code-location.ts'
+import { assertNoControlCharacters } from './control-characters.ts'
 
 export const PLUGINS_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url))
 
@@ -255,6 +256,7 @@ export class ToolRegistry {
    */
   prepareInput (tool: LoadedTool, params: unknown, maxRecords: number): Record<string, unknown> {
     if (params === null || typeof params !== 'object' || Array.isArray(params)) throw badRequest('params must be an object.')
+    assertNoControlCharacters(params as Record<string, unknown>)
     const schema = tool.declaration.input as JsonObjectSchema
     const input = Value.Default(schema, structuredClone(params)) as Record<string, unknown>
     for (const field of tool.perRunFields) {

@@ -69,3 +69,47 @@ t.test('per-run fields above a ceiling are clamped to the tier ceiling and to th
   t.equal(registry.prepareInput(websearch, { query: 'x', max_results: 7 }, 200).max_results, 7, 'below both: as given')
   t.throws(() => registry.prepareInput(websearch, { query: 'x', max_results: 0 }, 200), /max_results/, 'below the minimum is still a bad parameter')
 })
+
+t.test('control characters in params: 400 before any charge, for every tool; an address refuses tab and line breaks too', async t => {
+  const app = await build(t)
+  const user = await signup(app)
+  const registry = app.services.registry
+  const ADDRESS = /^(urls?|websites?|domains?|[a-z0-9_]+_urls?)$/
+  let tools = 0
+  for (const tool of registry.enabled().filter(x => x.declaration.examples?.length)) {
+    const params = structuredClone(tool.declaration.examples![0].args) as Record<string, unknown>
+    const keys = Object.keys(params)
+    const field = keys.find(k => ADDRESS.test(k) && (typeof params[k] === 'string' || Array.isArray(params[k]))) ??
+      keys.find(k => typeof params[k] === 'string')
+    if (field === undefined) continue
+    tools++
+    const spoil = (text: string) => {
+      const copy = structuredClone(params)
+      const value = copy[field]
+      copy[field] = Array.isArray(value) ? [`${value[0]}${text}`, ...value.slice(1)] : `${value}${text}`
+      return copy
+    }
+    const nul = await startJob(app, user.apiKey, spoil('\u0000'), tool.declaration.key)
+    t.equal(nul.statusCode, 400, `${tool.declaration.key}: a NUL in ${field}`)
+    t.match(nul.json().detail, new RegExp(`params\\.${field}(\\[0\\])? contains a control character \\(U\\+0000\\)`), `${tool.declaration.key}: the detail names the param`)
+    t.equal((await startJob(app, user.apiKey, spoil('\u009b'), tool.declaration.key)).statusCode, 400, `${tool.declaration.key}: a C1 control (CSI) in ${field}`)
+    if (ADDRESS.test(field)) {
+      const newline = await startJob(app, user.apiKey, spoil('/\nadmin'), tool.declaration.key)
+      t.equal(newline.statusCode, 400, `${tool.declaration.key}: a line feed in the address ${field}`)
+      t.match(newline.json().detail, /no address may hold/)
+    }
+  }
+  t.ok(tools >= 20, `every tool with an example was tried (${tools})`)
+  const usage = await usageOf(app, user.apiKey)
+  t.equal(usage.calls_today, 0, 'nothing was charged')
+  t.equal(await app.services.db.job.count(), 0, 'no job was created')
+})
+
+t.test('text params keep tab and line breaks; nested values inherit the address rule', async t => {
+  const configPath = resolve('tools.config.json')
+  const registry = await ToolRegistry.load(loadToolsFile(configPath), dirname(configPath))
+  const websearch = registry.get('websearch')!
+  t.equal(registry.prepareInput(websearch, { query: 'plumbers\tin\nLeeds' }, 200).query, 'plumbers\tin\nLeeds', 'a search phrase may hold them')
+  t.throws(() => registry.prepareInput(websearch, { urls: ['https://example.com/', 'https://example.org/\r\n'] }, 200), /params\.urls\[1\] contains a control character \(U\+000D\)/)
+  t.throws(() => registry.prepareInput(websearch, { query: 'x\u007f' }, 200), /params\.query contains a control character \(U\+007F\)/, 'DEL is refused in any param')
+})

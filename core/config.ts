@@ -113,6 +113,10 @@ export interface ExecConfig {
   timeoutMs: number
   /** EXEC_NETWORK_MAX_BYTES: the most bytes one run may move through the egress proxy. */
   networkMaxBytes: number
+  /** EXEC_CPU_SECONDS: RLIMIT_CPU of every run (core/exec/sandbox.ts). */
+  cpuSeconds: number
+  /** EXEC_MEMORY_MB: RLIMIT_AS (address space) of every run, in MiB. */
+  memoryMb: number
   /** The server's PATH, LANG and TZ: all a child inherits (no secret travels in them). */
   childPath: string
   childLang: string
@@ -470,6 +474,11 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
       timeoutMs: int(env, 'EXEC_TIMEOUT_MS', 600_000, 1000, 7 * 24 * 3600_000),
       // At least 1 MiB; at most 1 TiB.
       networkMaxBytes: int(env, 'EXEC_NETWORK_MAX_BYTES', 2 * 1024 ** 3, 1024 * 1024, 1024 ** 4),
+      // 15 min of one core: a long HD decode fits; a run (or an orphan) spinning on a hostile input does not go on for ever.
+      cpuSeconds: int(env, 'EXEC_CPU_SECONDS', 900, 1, 7 * 24 * 3600),
+      // Address space, not RSS: thread stacks and malloc arenas count whole. ffmpeg cutting 3840-wide PNGs from
+      // 1080p reserved 0.54 GB with 2 threads, 0.97 GB with 16 and 1.8 GB with 64 filter threads (core/exec/README.md).
+      memoryMb: int(env, 'EXEC_MEMORY_MB', 2048, 256, 1024 * 1024),
       childPath: str(env, 'PATH', '/usr/local/bin:/usr/bin:/bin'),
       childLang: 'C.UTF-8',
       childTz: optional(env, 'TZ'),

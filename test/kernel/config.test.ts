@@ -108,6 +108,10 @@ t.test('each bad value stops loadConfig with a message naming it', async t => {
     [{ EXEC_TIMEOUT_MS: '10' }, /EXEC_TIMEOUT_MS/],
     [{ EXEC_TIMEOUT_MS: '10m' }, /EXEC_TIMEOUT_MS/],
     [{ EXEC_NETWORK_MAX_BYTES: '1000' }, /EXEC_NETWORK_MAX_BYTES/],
+    [{ EXEC_CPU_SECONDS: '0' }, /EXEC_CPU_SECONDS/],
+    [{ EXEC_CPU_SECONDS: '1.5' }, /EXEC_CPU_SECONDS/],
+    [{ EXEC_MEMORY_MB: '64' }, /EXEC_MEMORY_MB/],
+    [{ EXEC_MEMORY_MB: '2G' }, /EXEC_MEMORY_MB/],
     [{ LLM_BASE_URL: '::' }, /LLM_BASE_URL/],
     // The artifact bucket: each variable is checked even without the bucket; with it, region and both keys are required.
     [{ ARTIFACTS_S3_BUCKET: 'Job_Files' }, /ARTIFACTS_S3_BUCKET/],
@@ -152,9 +156,9 @@ t.test('the artifact bucket: off by default; set, every variable reaches the sto
 
 t.test('the media programs default to their names on PATH; absolute paths are taken as they are', async t => {
   const dir = tempDir(t)
-  t.match(loadConfig(base(dir)).exec, { programs: { 'yt-dlp': 'yt-dlp', ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' }, timeoutMs: 600_000, networkMaxBytes: 2 * 1024 ** 3 })
-  const c = loadConfig({ ...base(dir), YTDLP_PATH: '/opt/yt-dlp/yt-dlp', FFMPEG_PATH: 'ffmpeg7', EXEC_TIMEOUT_MS: '5000', EXEC_NETWORK_MAX_BYTES: '1048576' })
-  t.match(c.exec, { programs: { 'yt-dlp': '/opt/yt-dlp/yt-dlp', ffmpeg: 'ffmpeg7' }, timeoutMs: 5000, networkMaxBytes: 1048576 })
+  t.match(loadConfig(base(dir)).exec, { programs: { 'yt-dlp': 'yt-dlp', ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' }, timeoutMs: 600_000, networkMaxBytes: 2 * 1024 ** 3, cpuSeconds: 900, memoryMb: 2048 })
+  const c = loadConfig({ ...base(dir), YTDLP_PATH: '/opt/yt-dlp/yt-dlp', FFMPEG_PATH: 'ffmpeg7', EXEC_TIMEOUT_MS: '5000', EXEC_NETWORK_MAX_BYTES: '1048576', EXEC_CPU_SECONDS: '60', EXEC_MEMORY_MB: '512' })
+  t.match(c.exec, { programs: { 'yt-dlp': '/opt/yt-dlp/yt-dlp', ffmpeg: 'ffmpeg7' }, timeoutMs: 5000, networkMaxBytes: 1048576, cpuSeconds: 60, memoryMb: 512 })
 })
 
 t.test('no kernel or plugin file reads a setting from the environment but config.ts', async t => {

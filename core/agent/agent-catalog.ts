@@ -11,7 +11,7 @@ import {
   FindToolArgs, FindToolResult, JobEnvelope, JobResultsArgs, JobResultsResult, JobStatusArgs, JobStatusSchema,
   WAIT_SECONDS_DEFAULT, WaitSeconds,
 } from './schemas.ts'
-import { ToolFinder } from './tool-finder.ts'
+import { phraseWords, ToolFinder } from './tool-finder.ts'
 
 export type JsonSchema = Record<string, unknown> & { type?: unknown, properties?: Record<string, JsonSchema>, required?: string[] }
 
@@ -110,6 +110,9 @@ export class AgentCatalog {
       // input and row schema) are made when first read: building them all was ≈ 40 ms
       // of a start, and most processes never list the agent tools.
       if ('wait_seconds' in ((tool.inputSchema as { properties?: object }).properties ?? {})) throw new ConfigError(`agent tool "${tool.name}" has a parameter named wait_seconds, which the agent endpoint reserves`)
+      // A cue of nothing but stopwords ("just the one") would meet every task.
+      const hollow = [...tool.cues, ...tool.notFor].find(phrase => phraseWords(phrase).length === 0)
+      if (hollow !== undefined) throw new ConfigError(`agent tool "${tool.name}" declares the find_tool phrase "${hollow}", which has no word find_tool ranks on (only stopwords or numbers)`)
       let inputSchema: JsonSchema | undefined
       let outputSchema: JsonSchema | undefined
       return {

@@ -11,6 +11,14 @@
 // of sources, what users call the job) is each plugin's `keywords`
 // (core/tools/README.md). The set of tasks find_tool is measured on is
 // test/agent/find-tool-tasks.ts.
+//
+// Near neighbours (searching vs searching and reading the results; Meta's ad
+// library vs Google's; a Facebook page vs a website's contacts) share most of
+// their words, so BM25 alone ranks them on whichever happens to say a task's
+// words more often. Each declaration's `cues` (phrases that choose it over its
+// neighbours) and `notFor` (phrases that mean a neighbour fits instead) then
+// scale its score: a phrase meets a task when all of its words are in it, in
+// any order.
 import type { AgentTool } from '../tools/registry.ts'
 
 const STOPWORDS = new Set((
@@ -55,6 +63,21 @@ const ENTITIES: Array<[RegExp, string]> = [
   [/^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|co|uk|de|fr|ai|app|dev|shop|store|biz|info|us|eu|ca|au)$/i, 'domain'],
 ]
 
+// Whose an address is: the names in its host, less the www/m prefix and the
+// top-level domain ("https://m.facebook.com/x" → facebook, "jane@mailinator.com"
+// → mailinator), so a link says which site it is on, not only that it is a link.
+const SECOND_LEVEL = new Set(['co', 'com', 'org', 'net', 'ac', 'gov', 'edu'])
+
+function hostNames (entity: string): string {
+  const host = entity.replace(/^[^@]*@/, '').replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split(/[/?#:]/)[0]!.toLowerCase()
+  const labels = host.split('.').filter(Boolean)
+  if (labels.length > 1) labels.pop()
+  // acme.co.uk: "co" is the country's register, not a name.
+  if (labels.length > 1 && SECOND_LEVEL.has(labels[labels.length - 1]!)) labels.pop()
+  while (labels.length > 1 && (labels[0] === 'www' || labels[0] === 'm')) labels.shift()
+  return labels.join(' ')
+}
+
 const OPENING = '("\'“‘<['
 const CLOSING = ')"\'”’>].,;:!?'
 
@@ -66,14 +89,14 @@ function readEntities (text: string): string {
     while (end > start && CLOSING.includes(piece[end - 1]!)) end--
     const core = piece.slice(start, end)
     const entity = ENTITIES.find(([pattern]) => pattern.test(core))
-    return entity ? ` ${entity[1]} ` : piece
+    return entity ? ` ${entity[1]} ${hostNames(core)} ` : piece
   }).join(' ')
 }
 
 const VOWEL = /[aeiouy]/
 
 /**
- * A light English suffix stripper (Porter-like): plurals, -ing, -ed, -er, -ly,
+ * A light English suffix stripper (Porter-like): plurals, -able, -ing, -ed, -er, -ly,
  * -ation and a final e, so "advertisers", "advertise" and "advertising" meet,
  * as do "running" and "runs". It need not give real words, only the same stem
  * for the forms of one word.
@@ -88,7 +111,7 @@ export function stem (word: string): string {
   else if (w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1)
   if (/ification$/.test(w)) w = w.slice(0, -9) + 'ify'
   else if (w.endsWith('ation') && w.length > 7) w = w.slice(0, -5) + 'ate'
-  for (const suffix of ['ing', 'ed', 'er', 'ly']) {
+  for (const suffix of ['able', 'ing', 'ed', 'er', 'ly']) {
     if (w.endsWith(suffix) && w.length - suffix.length >= 3 && VOWEL.test(w.slice(0, -suffix.length))) {
       w = w.slice(0, -suffix.length)
       // running → runn → run, shopped → shopp → shop; not "address", "call" or "sell".
@@ -129,12 +152,34 @@ function terms (text: string): string[] {
   return [...words, ...pairs]
 }
 
-// How much a term counts in each field. Keywords and example tasks are written
-// as users ask; a description is written for an agent that already chose the
-// tool, and is long, so each of its words counts least.
-const FIELD_WEIGHTS = { keywords: 3, title: 2, examples: 2, name: 1.5, description: 1 }
-const K1 = 1.2
-const B = 0.5
+/**
+ * The ranker's constants. Field weights: how much a term counts in each field.
+ * Keywords, cues and example tasks are written as users ask; a description is
+ * written for an agent that already chose the tool, and is long, so each of
+ * its words counts least. `k1` and `b` are BM25's. `cueBoost` multiplies the
+ * score of a tool one of whose cues the task says; `notForFactor` that of a tool
+ * one of whose not-for phrases it says.
+ */
+export interface RankerConstants {
+  weights: { keywords: number, title: number, examples: number, name: number, description: number }
+  k1: number
+  b: number
+  cueBoost: number
+  notForFactor: number
+}
+
+export const RANKER_CONSTANTS: RankerConstants = {
+  weights: { keywords: 3, title: 2, examples: 2, name: 1.5, description: 1 },
+  k1: 1.2,
+  b: 0.5,
+  cueBoost: 1.3,
+  notForFactor: 0.7,
+}
+
+/** A phrase's words, once each: it meets a task that says all of them. Empty when it folds to nothing. */
+export function phraseWords (phrase: string): string[] {
+  return [...new Set(tokenize(phrase))]
+}
 
 /**
  * A description's sentences that name another tool ("to check a mailbox, use
@@ -151,7 +196,9 @@ function ownSentences (description: string, otherNames: string[]): string {
     .join(' ')
 }
 
-interface IndexedTool { tool: AgentTool, terms: Map<string, number>, length: number }
+interface IndexedTool { tool: AgentTool, terms: Map<string, number>, length: number, cues: string[][], notFor: string[][] }
+
+const says = (words: Set<string>) => (phrase: string[]) => phrase.length > 0 && phrase.every(w => words.has(w))
 
 export interface ToolMatch { tool: AgentTool, score: number }
 
@@ -159,8 +206,11 @@ export class ToolFinder {
   private readonly indexed: IndexedTool[]
   private readonly documentFrequency = new Map<string, number>()
   private readonly averageLength: number
+  private readonly constants: RankerConstants
 
-  constructor (tools: AgentTool[]) {
+  constructor (tools: AgentTool[], constants: RankerConstants = RANKER_CONSTANTS) {
+    this.constants = constants
+    const weights = constants.weights
     const names = tools.map(t => t.name)
     this.indexed = tools.map(tool => {
       const counts = new Map<string, number>()
@@ -168,14 +218,15 @@ export class ToolFinder {
         for (const term of terms(text)) counts.set(term, (counts.get(term) ?? 0) + weight)
       }
       // A name is an identifier (page_reader, mailboxProbe): split it into words.
-      add(tool.name.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2'), FIELD_WEIGHTS.name)
-      add(tool.title, FIELD_WEIGHTS.title)
-      add(ownSentences(tool.description, names.filter(n => n !== tool.name)), FIELD_WEIGHTS.description)
-      for (const example of tool.examples) add(example.task, FIELD_WEIGHTS.examples)
-      for (const keyword of tool.keywords) add(keyword, FIELD_WEIGHTS.keywords)
+      add(tool.name.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2'), weights.name)
+      add(tool.title, weights.title)
+      add(ownSentences(tool.description, names.filter(n => n !== tool.name)), weights.description)
+      for (const example of tool.examples) add(example.task, weights.examples)
+      // A cue is also a phrase users say for this tool; what it is not for is not.
+      for (const keyword of [...tool.keywords, ...tool.cues]) add(keyword, weights.keywords)
       let length = 0
       for (const n of counts.values()) length += n
-      return { tool, terms: counts, length }
+      return { tool, terms: counts, length, cues: tool.cues.map(phraseWords), notFor: tool.notFor.map(phraseWords) }
     })
     for (const doc of this.indexed) for (const term of doc.terms.keys()) this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1)
     this.averageLength = this.indexed.reduce((sum, d) => sum + d.length, 0) / Math.max(1, this.indexed.length)
@@ -185,7 +236,10 @@ export class ToolFinder {
   rank (task: string, limit: number): ToolMatch[] {
     // Quoted text is what to search for or type in ("keto diet plan"), not the job.
     const unquoted = task.replace(/"[^"]*"|“[^”]*”/g, ' ')
-    const query = [...new Set(terms(tokenize(unquoted).length > 0 ? unquoted : task))]
+    const text = tokenize(unquoted).length > 0 ? unquoted : task
+    const query = [...new Set(terms(text))]
+    const said = says(new Set(tokenize(text)))
+    const { k1: K1, b: B, cueBoost, notForFactor } = this.constants
     const n = this.indexed.length
     const scored = this.indexed.map(doc => {
       let score = 0
@@ -196,6 +250,8 @@ export class ToolFinder {
         const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
         score += idf * (tf * (K1 + 1)) / (tf + K1 * (1 - B + B * doc.length / this.averageLength))
       }
+      if (doc.cues.some(said)) score *= cueBoost
+      if (doc.notFor.some(said)) score *= notForFactor
       return { tool: doc.tool, score: Math.round(score * 1000) / 1000 }
     })
     return scored

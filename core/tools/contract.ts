@@ -444,6 +444,19 @@ export interface AgentToolDeclaration<AgentInput extends TSchema = TSchema> {
    * `keywords`, which all of its agent tools share.
    */
   keywords?: string[]
+  /**
+   * find_tool's cues: short phrases that choose this agent tool over its near
+   * neighbours ("read each result", "already have the urls"). A task that says
+   * all the words of one (in any order) raises this tool's score. Added to the
+   * declaration's own `cues`. See core/tools/README.md.
+   */
+  cues?: string[]
+  /**
+   * find_tool's not-for phrases: what a task says when a near neighbour fits
+   * instead ("facebook" for a Google ads tool). A task that says all the words
+   * of one lowers this tool's score. Added to the declaration's own `notFor`.
+   */
+  notFor?: string[]
 }
 
 export interface ToolEndpoint {
@@ -484,6 +497,10 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
    * agent tool adds its own. See core/tools/README.md.
    */
   keywords?: string[]
+  /** find_tool's cues shared by every agent tool of the declaration (see AgentToolDeclaration.cues). */
+  cues?: string[]
+  /** find_tool's not-for phrases shared by every agent tool of the declaration (see AgentToolDeclaration.notFor). */
+  notFor?: string[]
   /** Suggested polling interval in seconds (default 2). */
   pollSeconds?: number
   /** Longest a run may take before the kernel aborts it (default: JOB_TIMEOUT_SECONDS). */

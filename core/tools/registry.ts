@@ -49,6 +49,9 @@ export interface AgentTool {
   examples: ToolExample[]
   /** find_tool's search words: the declaration's own, then the agent tool's. */
   keywords: string[]
+  /** find_tool's phrases that choose this tool over its near neighbours, and those that mean a neighbour fits instead. */
+  cues: string[]
+  notFor: string[]
 }
 
 type RequiredSet = { required?: string[] }
@@ -199,9 +202,13 @@ export class ToolRegistry {
       if (a.input) compile(a.input, `the agent input schema of "${a.name}"`)
       const inputSchema = a.input ?? renameSchema(d.input, renames)
       const keywords = [...(d.keywords ?? []), ...(a.keywords ?? [])]
-      const blank = keywords.find(k => typeof k !== 'string' || k.trim() === '')
-      if (blank !== undefined) throw new ConfigError(`plugin "${tool.config.plugin}" declares an empty or non-text keyword for "${a.name}"`)
-      return { name: a.name, title: a.title, description: a.description, restKey: d.key, inputSchema, outputSchema: d.row, renames, fixed: a.fixed ?? {}, examples: a.examples, keywords }
+      const cues = [...(d.cues ?? []), ...(a.cues ?? [])]
+      const notFor = [...(d.notFor ?? []), ...(a.notFor ?? [])]
+      for (const [field, phrases] of [['keyword', keywords], ['cue', cues], ['notFor phrase', notFor]] as const) {
+        const blank = phrases.find(k => typeof k !== 'string' || k.trim() === '')
+        if (blank !== undefined) throw new ConfigError(`plugin "${tool.config.plugin}" declares an empty or non-text ${field} for "${a.name}"`)
+      }
+      return { name: a.name, title: a.title, description: a.description, restKey: d.key, inputSchema, outputSchema: d.row, renames, fixed: a.fixed ?? {}, examples: a.examples, keywords, cues, notFor }
     })
   }
 

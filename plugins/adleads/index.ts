@@ -56,6 +56,8 @@ export default defineTool({
     { task: 'which roofers in Leeds advertise on Google', args: { query: 'roofers in Leeds', country: 'GB', max_results: 30, check_meta: false, check_google: true, meta_active_only: true } },
   ],
   keywords: ['businesses that advertise', 'not advertising', 'no ads', 'do not advertise', 'without ads', 'local businesses running ads', 'ad prospects', 'marketing agency leads', 'prospecting', 'prospects for an agency', 'shops, restaurants or clinics that advertise', 'buy ads', 'which businesses run ads', 'facebook and google ads', 'businesses in a city', 'niche and city'],
+  cues: ['not advertising', 'no ads', 'without ads', 'whether they advertise', 'whether each advertises', 'ad prospects', 'leads who advertise', 'marketing agency', 'outreach', 'local businesses advertising', 'facebook or google', 'meta or google'],
+  notFor: ['ad creatives', 'ad copy', 'ad spend', 'political', 'transparency center', 'advertiser id'],
   pollSeconds: 5,
   timeoutSeconds: 1800,
   settings: AdleadsSettingsSchema,

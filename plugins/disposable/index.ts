@@ -27,6 +27,8 @@ export default defineTool({
     { task: 'check whether some domains are disposable e-mail providers, without DNS lookups', args: { domains: ['yopmail.com', 'acme.com'], check_mx: false } },
   ],
   keywords: ['disposable email', 'throwaway', 'throw-away', 'burner', 'temporary email', 'temp mail', 'one-time', 'fake signups', 'fake email', 'spam signups', 'mailinator', 'guerrillamail', 'yopmail', 'trash mail', 'sign-up fraud', 'screen registrations', 'block', 'filter signups'],
+  cues: ['disposable', 'throwaway', 'temporary', 'burner', 'one-time', 'fake', 'sign-ups', 'mail service', 'mail provider'],
+  notFor: ['bounce', 'deliverable', 'smtp', 'mailbox exists', 'catch-all', 'website', 'crawl'],
   async run (ctx) {
     const given = [...(ctx.input.items ?? []), ...(ctx.input.emails ?? []), ...(ctx.input.domains ?? [])]
     const distinct = new Set(given.map(i => i.trim()).filter(i => i !== ''))

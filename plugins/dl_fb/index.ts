@@ -14,4 +14,6 @@ export default defineDownloadTool({
     { task: 'download a Facebook reel', args: { url: 'https://www.facebook.com/reel/1195289424487498' } },
   ],
   keywords: ['facebook downloader', 'facebook download', 'fb', 'fb video', 'fb.watch', 'facebook reel', 'facebook watch', 'hd', 'sd', 'mp4', 'direct link', 'video file', 'save video', 'yt-dlp'],
+  cues: ['download', 'mp4', 'video file', 'downloader', 'save', 'hd'],
+  notFor: ['youtube', 'youtu', 'instagram', 'insta', 'ig', 'tiktok', 'tik tok', 'snapchat', 'snap', 'spotlight', 'thumbnail', 'cover', 'poster', 'preview image', 'ads', 'page details', 'frames'],
 })

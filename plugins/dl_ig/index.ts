@@ -14,4 +14,6 @@ export default defineDownloadTool({
     { task: 'download links for the videos of several Instagram posts', args: { url: ['https://www.instagram.com/p/C1a2b3c4d5e/', 'https://www.instagram.com/p/C9z8y7x6w5v/'] } },
   ],
   keywords: ['instagram downloader', 'instagram download', 'insta', 'ig', 'reel', 'reels', 'instagram video', 'save reel', 'igtv', 'carousel', 'mp4', 'direct link', 'video file', 'yt-dlp'],
+  cues: ['download', 'mp4', 'video file', 'downloader', 'save', 'direct link'],
+  notFor: ['youtube', 'youtu', 'tiktok', 'tik tok', 'facebook', 'fb', 'snapchat', 'snap', 'spotlight', 'thumbnail', 'cover', 'poster', 'preview image', 'subtitles', 'srt', 'transcript', 'frames', 'followers', 'following'],
 })

@@ -15,4 +15,6 @@ export default defineDownloadTool({
     { task: 'save a public Snapchat story', args: { url: 'https://story.snapchat.com/p/8a1f3c2e-0c7e-4f7a-9d45-2b1c3e4f5a6b' } },
   ],
   keywords: ['snapchat downloader', 'snapchat download', 'snap', 'snaps', 'spotlight', 'snapchat story', 'public story', 'ephemeral', 'mp4', 'direct link', 'video file', 'save snap', 'yt-dlp'],
+  cues: ['download', 'mp4', 'video file', 'downloader', 'save'],
+  notFor: ['youtube', 'youtu', 'instagram', 'insta', 'ig', 'tiktok', 'tik tok', 'facebook', 'fb', 'thumbnail', 'cover', 'poster', 'preview image', 'frames'],
 })

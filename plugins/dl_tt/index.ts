@@ -15,4 +15,6 @@ export default defineDownloadTool({
     { task: 'get the mp4 links of a TikTok short link', args: { url: 'https://vm.tiktok.com/ZMeAbCdEf/' } },
   ],
   keywords: ['tiktok downloader', 'tiktok download', 'no watermark', 'without watermark', 'watermark free', 'remove watermark', 'tik tok', 'douyin', 'mp4', 'direct link', 'video file', 'save tiktok', 'yt-dlp'],
+  cues: ['download', 'mp4', 'video file', 'downloader', 'watermark', 'save'],
+  notFor: ['youtube', 'youtu', 'instagram', 'insta', 'ig', 'facebook', 'fb', 'snapchat', 'snap', 'spotlight', 'thumbnail', 'cover', 'poster', 'preview image', 'gif', 'frames', 'still images'],
 })

@@ -15,4 +15,6 @@ export default defineDownloadTool({
     { task: 'list the videos of a YouTube playlist with their durations', args: { url: 'https://www.youtube.com/playlist?list=PLBCF2DAC6FFB574DE', playlist: 'flat', max_results: 50 } },
   ],
   keywords: ['youtube downloader', 'youtube download', 'download youtube video', 'mp4', 'video file', 'direct link', 'direct url', 'formats', 'resolution', '1080p', '720p', 'yt-dlp', 'youtube-dl', 'save video', 'youtube shorts', 'youtu.be', 'googlevideo'],
+  cues: ['download', 'mp4', 'video file', 'formats', 'resolution', 'quality', 'direct link', 'save'],
+  notFor: ['instagram', 'insta', 'ig', 'tiktok', 'tik tok', 'facebook', 'fb', 'snapchat', 'snap', 'spotlight', 'thumbnail', 'cover', 'poster', 'preview image', 'subtitles', 'srt', 'transcript', 'captions', 'frames', 'screenshot', 'compare', 'competitors'],
 })

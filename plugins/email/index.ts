@@ -28,6 +28,8 @@ export default defineTool({
     { task: 'validate the syntax and mail servers of addresses without contacting them', args: { emails: ['jane@acme.com'], smtp_check: false } },
   ],
   keywords: ['email verification', 'email validation', 'email verifier', 'email checker', 'deliverable', 'deliverability', 'bounce', 'hard bounce', 'invalid emails', 'does the mailbox exist', 'mailbox exists', 'real mailbox', 'receive mail', 'catch-all', 'smtp check', 'mx record', 'clean an email list', 'list cleaning', 'list hygiene', 'before sending', 'newsletter', 'cold email', 'reachable'],
+  cues: ['bounce', 'deliverable', 'smtp', 'mailbox exists', 'real mailbox', 'invalid', 'verify', 'catch-all'],
+  notFor: ['disposable', 'throwaway', 'temporary', 'burner', 'fake', 'website', 'crawl', 'domains of companies'],
   prompts: [verifyMailingList],
   async run (ctx) {
     const given = [...(ctx.input.emails ?? []), ...(ctx.input.email !== undefined ? [ctx.input.email] : [])]

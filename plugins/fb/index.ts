@@ -53,6 +53,8 @@ export default defineTool({
     { task: 'read the about, category and website of several Facebook business pages', args: { page: ['cocacola', 'https://m.facebook.com/pages/Meedan/105510962816034'] } },
   ],
   keywords: ['facebook page', 'fb page', 'facebook business page', 'page info', 'page details', 'about section', 'page category', 'page likes', 'followers', 'follower count', 'fan count', 'verified page', 'blue badge', 'profile picture', 'cover photo', 'vanity url', 'page id', 'graph api', 'fb.com', 'meta page', 'facebook contact details', 'facebook business address', 'fb contact'],
+  cues: ['facebook page', 'fb page', 'facebook about'],
+  notFor: ['ads', 'video', 'reel', 'download', 'thumbnail', 'tweets'],
   pollSeconds: 2,
   settings: FbSettingsSchema,
   // The run module loads with the first job, not at boot.

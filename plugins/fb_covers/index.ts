@@ -19,4 +19,6 @@ export default defineCoversTool({
     { task: 'thumbnails of all the videos on a Facebook page', args: { url: 'https://www.facebook.com/NASA/videos', page_videos: true, max_results: 20 } },
   ],
   keywords: ['facebook cover', 'facebook thumbnail', 'video thumbnail', 'reel cover', 'cover image', 'cover photo', 'poster', 'preview image', 'fb', 'facebook page videos', 'video list', 'full size'],
+  cues: ['thumbnail', 'cover', 'poster', 'preview image', 'picture', 'image'],
+  notFor: ['youtube', 'youtu', 'instagram', 'insta', 'ig', 'tiktok', 'tik tok', 'snapchat', 'snap', 'spotlight', 'mp4', 'video file', 'frames', 'screenshot', 'ads'],
 })

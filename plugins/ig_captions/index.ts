@@ -48,6 +48,8 @@ export default defineTool({
     { task: 'download the Spanish subtitles of several reels as srt files', args: { url: ['https://www.instagram.com/reel/C1a2b3c4d5e/', 'https://www.instagram.com/reel/C9z8y7x6w5v/'], language: 'es' } },
   ],
   keywords: ['instagram captions', 'reel captions', 'reel subtitles', 'subtitles', 'srt', 'vtt', 'transcript', 'closed captions', 'hashtags', 'mentions', 'caption text', 'insta', 'ig', 'reels', 'what the reel says'],
+  cues: ['captions', 'subtitles', 'srt', 'vtt', 'transcript', 'hashtags', 'what is said'],
+  notFor: ['youtube', 'youtu', 'tiktok', 'tik tok', 'facebook', 'fb', 'snapchat', 'snap', 'spotlight', 'thumbnail', 'cover', 'poster', 'preview image', 'mp4', 'video file'],
   pollSeconds: 2,
   settings: YtdlpToolSettingsSchema,
   run: async (ctx) => (await import('./run.ts')).runIgCaptions(ctx),

@@ -16,4 +16,6 @@ export default defineCoversTool({
     { task: 'thumbnails, captions and like counts of several Instagram posts', args: { url: ['https://www.instagram.com/p/C1a2b3c4d5e/', 'https://www.instagram.com/reel/C9z8y7x6w5v/'] } },
   ],
   keywords: ['instagram cover', 'reel cover', 'reel thumbnail', 'instagram thumbnail', 'cover photo', 'cover image', 'poster', 'preview image', 'full size', 'full resolution', 'insta', 'ig', 'reels'],
+  cues: ['thumbnail', 'cover', 'poster', 'preview image', 'picture', 'image'],
+  notFor: ['youtube', 'youtu', 'tiktok', 'tik tok', 'facebook', 'fb', 'snapchat', 'snap', 'spotlight', 'mp4', 'video file', 'subtitles', 'srt', 'transcript', 'frames', 'screenshot', 'followers'],
 })

@@ -29,6 +29,8 @@ export default defineTool({
     { task: 'search a business category in a place given separately', args: { query: 'vegan restaurants', location: 'Shoreditch, London', country: 'gb', max_results: 20 } },
   ],
   keywords: ['local businesses', 'business listings', 'google maps', 'map search', 'places', 'near me', 'nearby', 'in a city', 'town', 'neighbourhood', 'postcode', 'zip code', 'street address', 'ratings', 'reviews', 'latitude and longitude', 'coordinates', 'lead list', 'leads', 'prospects', 'yellow pages', 'business directory', 'openstreetmap', 'shops', 'restaurants', 'cafes', 'salons', 'clinics', 'contractors', 'dentists', 'plumbers', 'lawyers', 'gyms', 'hotels', 'agencies'],
+  cues: ['near', 'nearby', 'google maps', 'map listings', 'local', 'in the area', 'around', 'city centre', 'downtown', 'opening hours'],
+  notFor: ['ads', 'facebook page', 'fb page', 'tweets'],
   prompts: [findLeadsInCity],
   aliases: [scrapeAlias],
   pollSeconds: 3,

@@ -69,6 +69,8 @@ export default defineTool({
     { task: 'likes, reposts and views of given tweets by status URL', args: { url: ['https://x.com/XDevelopers/status/1293593516040269825'], sort_order: 'recency', exclude_replies: false, exclude_reposts: false, max_results: 10 } },
   ],
   keywords: ['twitter', 'tweets', 'tweet', 'x.com', 'x api', 'retweets', 'reposts', 'likes', 'hashtag', 'mentions', 'timeline', 'handle', 'microblog', 'engagement', 'impressions', 'views'],
+  cues: ['twitter', 'tweets', 'retweets'],
+  notFor: ['instagram', 'insta', 'ig', 'facebook', 'fb', 'youtube', 'youtu', 'tiktok', 'tik tok', 'followers of an instagram'],
   settings: MicroblogSettingsSchema,
   // The run module loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runMicroblog(ctx),

@@ -40,6 +40,8 @@ export default defineTool({
     { task: 'who does this Instagram profile follow', args: { username: 'https://www.instagram.com/natgeo/', relation: 'following', max_results: 200 } },
   ],
   keywords: ['instagram', 'insta', 'ig', 'followers', 'follower list', 'following', 'follows', 'audience', 'fans', 'profile', 'account', 'sessionid'],
+  cues: ['followers', 'following', 'follows'],
+  notFor: ['reel', 'video', 'download', 'cover', 'thumbnail', 'caption', 'subtitles', 'facebook', 'twitter', 'tweets', 'youtube', 'tiktok', 'ads'],
   pollSeconds: 5,
   settings: SocialBSettingsSchema,
   // The run module loads with the first job, not at boot.

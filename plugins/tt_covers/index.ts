@@ -15,4 +15,6 @@ export default defineCoversTool({
     { task: 'static and animated thumbnails of several TikToks', args: { url: ['https://www.tiktok.com/@scout2015/video/6718335390845095173', 'https://vm.tiktok.com/ZMeAbCdEf/'] } },
   ],
   keywords: ['tiktok cover', 'tiktok thumbnail', 'animated cover', 'dynamic cover', 'animated thumbnail', 'gif', 'webp', 'cover image', 'poster', 'preview image', 'tik tok', 'full size'],
+  cues: ['thumbnail', 'cover', 'poster', 'preview image', 'picture', 'image', 'animated', 'gif', 'dynamic cover'],
+  notFor: ['youtube', 'youtu', 'instagram', 'insta', 'ig', 'facebook', 'fb', 'snapchat', 'snap', 'spotlight', 'mp4', 'video file', 'watermark', 'frames', 'screenshot'],
 })

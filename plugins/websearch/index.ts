@@ -55,6 +55,8 @@ const declaration = defineTool({
         { task: 'search the web in German for results from Germany', args: { query: 'Steuerberater Berlin', country: 'de', language: 'de', limit: 20 } },
       ],
       keywords: ['google', 'google it', 'look up', 'look up facts', 'founder', 'who owns', 'search results', 'top results', 'links', 'find websites', 'find pages', 'reviews', 'news', 'rankings', 'web results', 'mentions'],
+      cues: ['google', 'search results', 'search online', 'look up online', 'web query', 'snippets', 'rank for', 'titles and links', 'result links', 'find sources'],
+      notFor: ['read', 'text', 'content', 'open the pages', 'open the results', 'what they say', 'summarise', 'scrape'],
     },
     {
       name: 'web_search_scrape',
@@ -72,6 +74,8 @@ const declaration = defineTool({
         { task: 'compare what several sources say about a question', args: { query: 'is a four-day work week more productive', limit: 8 } },
       ],
       keywords: ['research', 'deep research', 'research a topic', 'in-depth research', 'information from multiple sources', 'read the results', 'full text of search results', 'content of the top pages', 'page text of each result', 'summarise sources', 'articles about', 'what the web says', 'search and read', 'search and scrape'],
+      cues: ['search and read', 'read the results', 'text of each result', 'search and scrape', 'open every result', 'content of the results', 'research', 'what the articles say', 'articles', 'several sources', 'look up the text'],
+      notFor: ['already have', 'given urls', 'no search', 'without searching'],
     },
     {
       name: 'scrape_web_pages',
@@ -88,6 +92,8 @@ const declaration = defineTool({
         { task: 'get title, meta description and headings of a website', args: { urls: ['example.com'] } },
       ],
       keywords: ['read a page', 'page text', 'article text', 'fetch a url', 'open this link', 'known urls', 'given urls', 'title tag', 'meta description', 'headings', 'h1', 'word count', 'http status', 'redirects', 'final url', 'main content', 'readability', 'extract text from a page', 'text of a link', 'blog post', 'scrape a url', 'page content', 'seo audit'],
+      cues: ['already have', 'given urls', 'fetch a url', 'open a link', 'read a link', 'scrape a url', 'text of a link', 'content of a url', 'no search', 'without searching', 'meta description', 'title tag', 'headings', 'status code', 'word count', 'redirect'],
+      notFor: ['search', 'research', 'top results', 'search results', 'ranking', 'youtube', 'video', 'instagram', 'tiktok', 'facebook', 'tweets'],
     },
   ],
   examples: [
@@ -97,6 +103,7 @@ const declaration = defineTool({
     { task: 'scrape known pages', args: { urls: ['https://example.com/', 'https://example.org/contact'] } },
   ],
   keywords: ['search engine', 'serp', 'duckduckgo', 'bing', 'brave search', 'google search', 'yahoo', 'mojeek', 'web'],
+  notFor: ['google maps', 'map listings', 'nearby', 'near'],
   prompts: [researchTopic],
   settings: WebsearchSettingsSchema,
   createState: (settings, { shared }) => createEngineHealth({ cooldownSeconds: settings.cooldown_s, googleCooldownSeconds: settings.google_cooldown_s, shared }),

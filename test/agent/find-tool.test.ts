@@ -4,7 +4,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { loadConfig } from '../../core/config.ts'
 import { ToolRegistry, type AgentTool } from '../../core/tools/registry.ts'
-import { stem, tokenize, ToolFinder } from '../../core/agent/tool-finder.ts'
+import { RANKER_CONSTANTS, stem, tokenize, ToolFinder } from '../../core/agent/tool-finder.ts'
+import { AgentCatalog } from '../../core/agent/agent-catalog.ts'
 import { connect, listeningApp } from './_agent.ts'
 import { tempDir } from '../helpers/build.ts'
 
@@ -35,10 +36,12 @@ t.test('words fold to one form: plurals, spellings, forms and generic synonyms',
 })
 
 t.test('addresses, links and hosts are read as what they are', async t => {
-  t.same(tokenize('jane.doe+x@acme.co.uk'), tokenize('email'))
-  t.same(tokenize('https://example.com/a?b=1'), tokenize('url'))
-  t.same(tokenize('example.com/pricing'), tokenize('url'))
-  t.same(tokenize('stripe.com'), ['domain'])
+  t.same(tokenize('jane.doe+x@acme.co.uk'), tokenize('email acme'), 'an address, and whose')
+  t.same(tokenize('https://example.com/a?b=1'), tokenize('url example'))
+  t.same(tokenize('example.com/pricing'), tokenize('url example'))
+  t.same(tokenize('stripe.com'), tokenize('domain stripe'))
+  t.same(tokenize('https://m.facebook.com/nasa/videos'), tokenize('url facebook'), 'a link says which site it is on')
+  t.same(tokenize('jane@mailinator.com'), tokenize('email mailinator'))
 })
 
 t.test('the kernel names no tool: tool words come from the plugins\' keywords', async t => {
@@ -55,7 +58,7 @@ t.test('the kernel names no tool: tool words come from the plugins\' keywords', 
 
 t.test('on a made-up catalogue: keywords count, other tools\' sentences and quoted text do not', async t => {
   const tool = (name: string, description: string, keywords: string[] = []): AgentTool => ({
-    name, title: name.replace(/_/g, ' '), description, restKey: name, inputSchema: {} as never, outputSchema: {} as never, renames: {}, fixed: {}, examples: [], keywords,
+    name, title: name.replace(/_/g, ' '), description, restKey: name, inputSchema: {} as never, outputSchema: {} as never, renames: {}, fixed: {}, examples: [], keywords, cues: [], notFor: [],
   })
   const made = new ToolFinder([
     tool('mailbox_probe', 'Asks the mail server whether an address would be accepted.', ['bounce']),
@@ -68,6 +71,44 @@ t.test('on a made-up catalogue: keywords count, other tools\' sentences and quot
   t.equal(first('a throwaway address?'), 'burner_check', 'keywords are indexed')
   t.equal(first('read the article text of "throwaway domains explained"'), 'page_reader', 'quoted text is not the job')
   t.equal(first('"throwaway"'), 'burner_check', 'a task of nothing but quotes is ranked on them')
+})
+
+t.test('cues choose between near neighbours; not-for phrases send a task to the neighbour', async t => {
+  const tool = (name: string, extra: Partial<AgentTool>): AgentTool => ({
+    name, title: 'web search', description: 'Searches the web for pages about a topic.', restKey: name, inputSchema: {} as never, outputSchema: {} as never, renames: {}, fixed: {}, examples: [], keywords: [], cues: [], notFor: [], ...extra,
+  })
+  const twins = [tool('alpha_tool', {}), tool('beta_tool', {})]
+  const tie = new ToolFinder(twins).rank('search the web about solar panels and read each page', 2)
+  t.equal(tie[0]!.score, tie[1]!.score, 'without cues, two tools of the same words tie')
+  const withCues = new ToolFinder([tool('alpha_tool', { notFor: ['read'] }), tool('beta_tool', { cues: ['read the pages'] })])
+  const first = (task: string) => withCues.rank(task, 1)[0]?.tool.name
+  t.equal(first('search the web about solar panels and read each page'), 'beta_tool', 'a cue meets a task that says all its words, in any order')
+  t.equal(first('search the web about solar panels'), 'alpha_tool', 'a cue needs all of its words')
+  const [read, links] = withCues.rank('pages on the web that read well about solar panels', 2)
+  t.equal(read!.tool.name, 'beta_tool')
+  t.ok(read!.score > links!.score, 'a not-for phrase lowers its tool')
+  const flat = new ToolFinder([tool('alpha_tool', { notFor: ['read'] }), tool('beta_tool', { cues: ['read the pages'] })], { ...RANKER_CONSTANTS, cueBoost: 1, notForFactor: 1 })
+  const asKeyword = new ToolFinder([tool('alpha_tool', {}), tool('beta_tool', { keywords: ['read the pages'] })], { ...RANKER_CONSTANTS, cueBoost: 1, notForFactor: 1 })
+  const task = 'search the web about solar panels and read each page'
+  const scores = (f: ToolFinder) => f.rank(task, 2).map(m => [m.tool.name, m.score])
+  t.same(scores(flat), scores(asKeyword), 'with both factors at 1, a cue counts as a keyword and a not-for phrase not at all')
+})
+
+t.test('a find_tool phrase that folds to nothing stops the boot, naming the tool', async t => {
+  const dir = tempDir(t)
+  mkdirSync(join(dir, 'hollow'))
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}')
+  const contract = new URL('../../core/tools/contract.ts', import.meta.url).href
+  writeFileSync(join(dir, 'hollow', 'index.ts'), `import { defineTool, Type } from '${contract}'
+export default defineTool({ key: 'hollow', agentName: 'hollow_tool', title: 'Hollow', description: 'A fixture.', input: Type.Object({}), row: Type.Object({}), examples: [], cues: ['fine'], notFor: ['just the one'], run: async () => {} })
+`)
+  const registry = await ToolRegistry.load({ tools: [{ key: 'hollow', plugin: './hollow', enabled: true }], retired: [] }, dir)
+  t.throws(() => new AgentCatalog(registry), /agent tool "hollow_tool" declares the find_tool phrase "just the one", which has no word/)
+  mkdirSync(join(dir, 'blank'))
+  writeFileSync(join(dir, 'blank', 'index.ts'), `import { defineTool, Type } from '${contract}'
+export default defineTool({ key: 'blank', agentName: 'blank_tool', title: 'Blank', description: 'A fixture.', input: Type.Object({}), row: Type.Object({}), examples: [], cues: [' '], run: async () => {} })
+`)
+  await t.rejects(ToolRegistry.load({ tools: [{ key: 'blank', plugin: './blank', enabled: true }], retired: [] }, dir), /declares an empty or non-text cue for "blank_tool"/)
 })
 
 t.test('a blank keyword stops the boot, naming the plugin', async t => {

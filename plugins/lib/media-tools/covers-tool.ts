@@ -28,6 +28,9 @@ export interface CoversToolSpec {
   pageList?: PageVideoLister
   examples: Array<ToolExample<Record<string, unknown>>>
   keywords: string[]
+  /** find_tool's phrases that choose this tool over its neighbours, and those that mean a neighbour fits (contract.ts). */
+  cues?: string[]
+  notFor?: string[]
 }
 
 export function coversInput (spec: Pick<CoversToolSpec, 'platform' | 'what' | 'pageVideos'>) {
@@ -70,6 +73,8 @@ export function defineCoversTool (spec: CoversToolSpec) {
     renames: { limit: 'max_results' },
     examples: spec.examples as Array<ToolExample<Input>>,
     keywords: spec.keywords,
+    cues: spec.cues,
+    notFor: spec.notFor,
     pollSeconds: 2,
     settings: YtdlpToolSettingsSchema,
     run: async (ctx) => runCoversTool(ctx as unknown as ToolContext<CoversInput, CoverRow, YtdlpToolSettings>, spec),

@@ -23,6 +23,9 @@ export interface DownloadToolSpec {
   notes: string
   examples: Array<ToolExample<Record<string, unknown>>>
   keywords: string[]
+  /** find_tool's phrases that choose this tool over its neighbours, and those that mean a neighbour fits (contract.ts). */
+  cues?: string[]
+  notFor?: string[]
 }
 
 const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options)
@@ -67,6 +70,8 @@ export function defineDownloadTool (spec: DownloadToolSpec) {
     renames: { limit: 'max_results' },
     examples: spec.examples as Array<ToolExample<Input>>,
     keywords: spec.keywords,
+    cues: spec.cues,
+    notFor: spec.notFor,
     pollSeconds: 2,
     settings: YtdlpToolSettingsSchema,
     run: async (ctx) => runDownloadTool(ctx as unknown as ToolContext<Input, DownloadRow, YtdlpToolSettings>, spec),

@@ -17,7 +17,7 @@ export const videoFramesInput = Type.Object({
   scene_threshold: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, default: 0.4, description: 'How different a frame must be from the last to count as a new scene (scene mode): lower gives more frames.' })),
   max_frames: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_FRAMES, default: 50, description: 'Frames at most; clamped to the plan\'s per-run cap.' })),
   format: Type.Optional(Type.Union([Type.Literal('jpeg'), Type.Literal('png')], { default: 'jpeg', description: 'Image format of the frames.' })),
-  width: Type.Optional(Type.Integer({ minimum: 16, maximum: 7680, description: 'Scale the frames to this width (the aspect ratio is kept); unset keeps the video\'s size.' })),
+  width: Type.Optional(Type.Integer({ minimum: 16, maximum: 3840, description: 'Scale the frames to this width (the aspect ratio is kept); unset keeps the video\'s size. Either way a frame is at most 3840 wide, 3840 high and 3840×2160 pixels: a larger one is scaled down into that, keeping its aspect ratio.' })),
 }, { additionalProperties: false })
 
 export const videoFramesRow = Type.Object({

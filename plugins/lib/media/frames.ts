@@ -13,9 +13,13 @@ export interface FramesOptions {
   /** At most this many frames in all (every mode). */
   maxFrames: number
   format: FrameImageFormat
-  /** Scale to this width (height keeps the aspect ratio, rounded to even); unset keeps the video's size. */
+  /** Scale to this width, at most MAX_FRAME_SIDE (height keeps the aspect ratio, rounded to even); unset keeps the video's size. Either way the frame is bounded (boundedScale). */
   width?: number
 }
+
+/** The widest and tallest frame, and the most pixels one frame may have (3840×2160): a frame's memory and file are bounded whatever the video's size or shape. */
+export const MAX_FRAME_SIDE = 3840
+export const MAX_FRAME_PIXELS = 3840 * 2160
 
 export type FramesMode =
   | { mode: 'interval', everySeconds: number }
@@ -56,7 +60,7 @@ const LOG = ['-loglevel', 'info', '-nostats']
 
 function check (options: FramesOptions, mode: FramesMode): void {
   if (!Number.isInteger(options.maxFrames) || options.maxFrames < 1) throw new RangeError('maxFrames must be a positive integer')
-  if (options.width !== undefined && (!Number.isInteger(options.width) || options.width < 16 || options.width > 7680)) throw new RangeError('width must be an integer from 16 to 7680')
+  if (options.width !== undefined && (!Number.isInteger(options.width) || options.width < 16 || options.width > MAX_FRAME_SIDE)) throw new RangeError(`width must be an integer from 16 to ${MAX_FRAME_SIDE}`)
   if (mode.mode === 'interval' && !(mode.everySeconds > 0 && Number.isFinite(mode.everySeconds))) throw new RangeError('everySeconds must be a positive number')
   if (mode.mode === 'scene' && mode.threshold !== undefined && !(mode.threshold > 0 && mode.threshold < 1)) throw new RangeError('the scene threshold lies between 0 and 1')
   if (mode.mode === 'timestamps' && mode.timestamps.some(t => !(t >= 0 && Number.isFinite(t)))) throw new RangeError('timestamps are seconds from 0')
@@ -69,7 +73,28 @@ function fpsFilter (everySeconds: number): string {
 }
 
 const imageArgs = (format: FrameImageFormat): string[] => (format === 'jpeg' ? ['-c:v', 'mjpeg', '-q:v', '2'] : ['-c:v', 'png'])
-const scale = (width?: number): string[] => (width === undefined ? [] : [`scale=${width}:-2`])
+
+/**
+ * The scale filter every frame goes through: `width` wide (the height keeping
+ * the aspect ratio, even), or the video's own size; then, if that passes
+ * MAX_FRAME_SIDE on either side or MAX_FRAME_PIXELS, scaled down into them
+ * keeping the aspect ratio, both sides even (at least 2). A 64×384 video at
+ * width 3840 gives 640×3840, not 3840×23040; a 7680×4320 one with no width
+ * gives 3840×2160. The factor is computed by ffmpeg from the input's size
+ * (iw, ih), which only it knows; +1e-6 keeps an exact size from rounding down.
+ */
+export function boundedScale (width?: number): string {
+  const fit = `min(${MAX_FRAME_SIDE}/iw,min(${MAX_FRAME_SIDE}/ih,sqrt(${MAX_FRAME_PIXELS}/(iw*ih))))`
+  const even = (side: string, factor: string) => `max(2,2*trunc(${side}*${factor}/2+1e-6))`
+  if (width === undefined) {
+    // Within the box: the video's size, untouched (odd sides too).
+    return `scale=w='if(lt(${fit},1),${even('iw', fit)},iw)':h='if(lt(${fit},1),${even('ih', fit)},ih)'`
+  }
+  const asked = `${width}/iw`
+  const factor = `min(${asked},${fit})`
+  return `scale=w='if(lt(${factor},${asked}),${even('iw', factor)},${width})':h='${even('ih', factor)}'`
+}
+const scale = (width?: number): string[] => [boundedScale(width)]
 const join = (dir: string, name: string) => `${dir.replace(/\/+$/, '')}/${name}`
 
 /**

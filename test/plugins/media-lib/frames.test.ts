@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { tempDir } from '../../helpers/build.ts'
-import { ffmpegInput, frameTimesFromShowinfo, imageSize, videoFramesCommands } from '../../../plugins/lib/media/index.ts'
+import { boundedScale, ffmpegInput, frameTimesFromShowinfo, imageSize, MAX_FRAME_PIXELS, videoFramesCommands } from '../../../plugins/lib/media/index.ts'
 
 const run = promisify(execFile)
 const ffmpegPresent = await run('ffmpeg', ['-version']).then(() => true, () => false)
@@ -19,7 +19,7 @@ t.test('every N seconds: one run, fps=1/N, capped, JPEG', async t => {
   t.equal(cmd!.output, 'frame-%05d.jpg')
   const a = cmd!.args
   t.same(a.slice(a.indexOf('-i') - 2, a.indexOf('-i') + 2), ['-protocol_whitelist', 'file', '-i', 'file:/scratch/in.mp4'])
-  t.equal(a[a.indexOf('-vf') + 1], 'fps=1000/2500,scale=640:-2,showinfo')
+  t.equal(a[a.indexOf('-vf') + 1], `fps=1000/2500,${boundedScale(640)},showinfo`)
   t.equal(a[a.indexOf('-frames:v') + 1], '50')
   t.same(a.slice(a.indexOf('-c:v'), a.indexOf('-c:v') + 4), ['-c:v', 'mjpeg', '-q:v', '2'])
   t.equal(a.at(-1), '/scratch/out/frame-%05d.jpg')
@@ -29,12 +29,12 @@ t.test('every N seconds: one run, fps=1/N, capped, JPEG', async t => {
 t.test('scene change: select gt(scene,T), variable frame rate, PNG', async t => {
   const [cmd] = videoFramesCommands({ input: 'https://cdn.test/v.mp4', outputDir: '/o', maxFrames: 20, format: 'png' }, { mode: 'scene' })
   const a = cmd!.args
-  t.equal(a[a.indexOf('-vf') + 1], 'select=\'gt(scene,0.4)\',showinfo')
+  t.equal(a[a.indexOf('-vf') + 1], `select='gt(scene,0.4)',${boundedScale()},showinfo`, 'no width: still bounded')
   t.same(a.slice(a.indexOf('-fps_mode'), a.indexOf('-fps_mode') + 2), ['-fps_mode', 'vfr'])
   t.same(a.slice(a.indexOf('-i') - 2, a.indexOf('-i') + 2), ['-protocol_whitelist', 'http,https,tcp,tls,crypto,httpproxy', '-i', 'https://cdn.test/v.mp4'])
   t.equal(a.at(-1), '/o/frame-%05d.png')
   const [custom] = videoFramesCommands({ input: '/v.mp4', outputDir: '/o', maxFrames: 5, format: 'png' }, { mode: 'scene', threshold: 0.25 })
-  t.ok(custom!.args.includes('select=\'gt(scene,0.25)\',showinfo'))
+  t.ok(custom!.args.includes(`select='gt(scene,0.25)',${boundedScale()},showinfo`))
 })
 
 t.test('given timestamps: one seek per frame, sorted, repeats dropped, cut to the cap', async t => {
@@ -45,6 +45,7 @@ t.test('given timestamps: one seek per frame, sorted, repeats dropped, cut to th
   t.ok(a.indexOf('-ss') < a.indexOf('-i'), 'seek before the input')
   t.equal(a[a.indexOf('-ss') + 1], '1.5')
   t.equal(a[a.indexOf('-frames:v') + 1], '1')
+  t.equal(a[a.indexOf('-vf') + 1], boundedScale(), 'a timestamp frame is bounded too')
 })
 
 t.test('inputs and options ffmpeg must not be given', async t => {
@@ -57,6 +58,8 @@ t.test('inputs and options ffmpeg must not be given', async t => {
   t.throws(() => videoFramesCommands({ ...base, maxFrames: 5 }, { mode: 'scene', threshold: 1.5 }), RangeError)
   t.throws(() => videoFramesCommands({ ...base, maxFrames: 5 }, { mode: 'timestamps', timestamps: [-1] }), RangeError)
   t.throws(() => videoFramesCommands({ ...base, maxFrames: 5, width: 3 }, { mode: 'interval', everySeconds: 1 }), RangeError)
+  t.throws(() => videoFramesCommands({ ...base, maxFrames: 5, width: 3841 }, { mode: 'interval', everySeconds: 1 }), /16 to 3840/)
+  t.doesNotThrow(() => videoFramesCommands({ ...base, maxFrames: 5, width: 3840 }, { mode: 'interval', everySeconds: 1 }))
 })
 
 t.test('frame times from showinfo lines', async t => {
@@ -101,4 +104,27 @@ t.test('a real ffmpeg run: 3 s at 1 frame/s gives 3 frames of the video\'s size'
   await run('mkdir', [stamps])
   for (const c of videoFramesCommands({ input: cut, outputDir: stamps, maxFrames: 10, format: 'jpeg' }, { mode: 'timestamps', timestamps: [3.2, 0.5] })) await run('ffmpeg', c.args)
   t.same(readdirSync(stamps).sort(), ['frame-00000.jpg', 'frame-00001.jpg'], 'a frame per timestamp')
+})
+
+t.test('every frame fits 3840×3840 and 3840×2160 pixels, whatever the shape of the video and the width asked', { skip: ffmpegPresent ? false : 'ffmpeg is not installed' }, async t => {
+  // [video, width asked, frame]: the width asked, or the video's size, unless that passes the box; then scaled down into it, aspect kept, sides even.
+  const cases: Array<[string, number | undefined, string]> = [
+    ['64x384', 3840, '640x3840'], // the tall upload of the issue: 3840×23040 asked
+    ['64x384', undefined, '64x384'],
+    ['1920x1080', 3840, '3840x2160'],
+    ['1920x1080', 1280, '1280x720'],
+    ['1920x1080', 641, '641x360'], // an odd width asked stays as asked
+    ['7680x4320', undefined, '3840x2160'], // a huge source, no width
+    ['7680x4320', 3840, '3840x2160'],
+    ['4000x4000', undefined, '2880x2880'], // square: the pixel budget binds before the sides
+    ['100x10000', undefined, '38x3840'],
+    ['321x241', undefined, '321x241'], // within the box: untouched, odd sides too
+  ]
+  for (const [size, width, expected] of cases) {
+    const { stderr } = await run('ffmpeg', ['-hide_banner', '-nostdin', '-f', 'lavfi', '-i', `testsrc=size=${size}:duration=0.1:rate=1`, '-vf', `${boundedScale(width)},showinfo`, '-frames:v', '1', '-f', 'null', '-'])
+    const got = / s:(\d+)x(\d+) /.exec(stderr)
+    t.equal(got && `${got[1]}x${got[2]}`, expected, `${size} at width ${width ?? 'unset'}`)
+    const [w, h] = [Number(got?.[1]), Number(got?.[2])]
+    t.ok(w <= 3840 && h <= 3840 && w * h <= MAX_FRAME_PIXELS, `${w}x${h} is within the box`)
+  }
 })

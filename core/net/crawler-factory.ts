@@ -49,7 +49,7 @@ import { createRequire } from 'node:module'
 import { totalmem } from 'node:os'
 import { Transform, pipeline, type Readable } from 'node:stream'
 import type { BaseHttpClient, Configuration, EnqueueLinksOptions, HttpCrawler, HttpCrawlerOptions, HttpCrawlingContext, HttpRequest, LogLevel, RedirectHandler, Request, RequestProvider, StreamingHttpResponse } from 'crawlee'
-import { BlockedTargetError, InputError, UpstreamError, type CrawlerFactory, type Extraction, type Logger } from '../tools/contract.ts'
+import { BlockedTargetError, InputError, ResponseTooLargeError, UpstreamError, type CrawlerFactory, type Extraction, type Logger } from '../tools/contract.ts'
 import { pinnedLookup, systemLookup, urlPort, vetTarget, type HostLookup, type ResolvedAddress, type TargetPolicy } from './network-policy.ts'
 import { unbracketHost } from './ip-ranges.ts'
 import { DEFAULT_MAX_BYTES } from './http-client.ts'
@@ -79,13 +79,10 @@ export interface CrawlerFactoryOptions {
 }
 
 /** A page past the byte limit: that page fails, is not retried, and the crawl goes on. */
-export class ResponseTooLargeError extends UpstreamError {
-  constructor (href: string, maxBytes: number, declared?: number) {
-    super(declared === undefined
-      ? `The page ${redactUrl(href)} is larger than the ${maxBytes}-byte limit`
-      : `The page ${redactUrl(href)} is ${declared} bytes, larger than the ${maxBytes}-byte limit`)
-    this.name = 'ResponseTooLargeError'
-  }
+function pageTooLarge (href: string, maxBytes: number, declared?: number): ResponseTooLargeError {
+  return new ResponseTooLargeError(declared === undefined
+    ? `The page ${redactUrl(href)} is larger than the ${maxBytes}-byte limit`
+    : `The page ${redactUrl(href)} is ${declared} bytes, larger than the ${maxBytes}-byte limit`, maxBytes)
 }
 
 /** Passes at most maxBytes through, then fails with ResponseTooLargeError and destroys the source (which stops its decompression). */
@@ -94,7 +91,7 @@ function capStream (source: Readable, maxBytes: number, href: string): Transform
   const capped = new Transform({
     transform (chunk: Buffer, _encoding, callback) {
       received += chunk.byteLength
-      if (received > maxBytes) return callback(new ResponseTooLargeError(href, maxBytes))
+      if (received > maxBytes) return callback(pageTooLarge(href, maxBytes))
       callback(null, chunk)
     },
   })
@@ -151,7 +148,7 @@ class GuardedCrawlerHttpClient implements BaseHttpClient {
     const declared = Number(response.headers['content-length'])
     if (Number.isFinite(declared) && declared > this.maxBytes) {
       response.stream.destroy()
-      throw new ResponseTooLargeError(response.url, this.maxBytes, declared)
+      throw pageTooLarge(response.url, this.maxBytes, declared)
     }
     const capped = capStream(response.stream, this.maxBytes, response.url)
     // crawlee copies statusCode, headers, url… onto the stream itself; the guard's after-navigation check also reads redirectUrls.

@@ -14,7 +14,7 @@
 // undici (about a hundred modules) loads with a client's first request, not
 // with the app: a server that runs no job and sends no webhook never loads it.
 import type { Dispatcher, RequestInit as UndiciRequestInit, buildConnector as BuildConnector, fetch as UndiciFetch } from 'undici'
-import { BlockedTargetError, InputError, UpstreamError, type GuardedRequestInit, type HttpClient } from '../tools/contract.ts'
+import { BlockedTargetError, InputError, ResponseTooLargeError, UpstreamError, type GuardedRequestInit, type HttpClient } from '../tools/contract.ts'
 import { pinnedLookup, systemLookup, urlPort, vetTarget, type HostLookup, type TargetPolicy } from './network-policy.ts'
 import { decodeBody } from './body-charset.ts'
 import { describeNetworkFailure, redactUrl } from './public-errors.ts'
@@ -93,7 +93,7 @@ function limitBody (source: ReadableStream<Uint8Array>, maxBytes: number, href: 
         if (done) return controller.close()
         received += value.byteLength
         if (received > maxBytes) {
-          const err = new UpstreamError(`The response from ${redactUrl(href)} is larger than the ${maxBytes}-byte limit`)
+          const err = new ResponseTooLargeError(`The response from ${redactUrl(href)} is larger than the ${maxBytes}-byte limit`, maxBytes)
           controller.error(err)
           await reader.cancel(err).catch(() => {})
           return
@@ -213,7 +213,7 @@ export function createHttpClient (options: HttpClientOptions): GuardedHttpClient
     const declared = Number(response.headers.get('content-length'))
     if (Number.isFinite(declared) && declared > maxBytes) {
       response.body?.cancel().catch(() => {})
-      throw new UpstreamError(`The response from ${redactUrl(href)} is ${declared} bytes, larger than the ${maxBytes}-byte limit`, response.status)
+      throw new ResponseTooLargeError(`The response from ${redactUrl(href)} is ${declared} bytes, larger than the ${maxBytes}-byte limit`, maxBytes, response.status)
     }
     const body = response.body && !NULL_BODY_STATUSES.has(response.status)
       ? limitBody(response.body as ReadableStream<Uint8Array>, maxBytes, href, err => mapError(err, href))

@@ -204,6 +204,19 @@ export class ExtractionError extends UpstreamError {
   }
 }
 
+/**
+ * A response body past MAX_RESPONSE_BYTES (or the caller's lower `maxBytes`):
+ * `ctx.http`'s read and a crawler's page fail with it. A tool that can ask for
+ * less (a smaller page of a paged API) catches it and does; one that escapes a
+ * run ends the job like an UpstreamError (refunded).
+ */
+export class ResponseTooLargeError extends UpstreamError {
+  constructor (message: string, readonly limitBytes: number, status?: number) {
+    super(message, status)
+    this.name = 'ResponseTooLargeError'
+  }
+}
+
 // ---------------------------------------------------------------- extraction
 
 /**

@@ -1,7 +1,7 @@
 // Fetches a store's catalogue: Shopify /products.json pages, the WooCommerce
 // Store API pages, or (neither answering) a sitemap-led crawl of product pages
 // read for schema.org JSON-LD. Parsing lives in extract.ts.
-import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, ExtractionError, InputError, ResponseTooLargeError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
 import type { ProductsSettings } from './settings.ts'
 import {
   looksLikeProductUrl, robotsSitemaps,
@@ -48,6 +48,162 @@ const pushUpTo = async (ctx: Ctx, rows: ProductRow[], pushed: { n: number }): Pr
   return pushed.n < ctx.input.max_results && ctx.remaining() > 0
 }
 
+// ---------------------------------------------------------------- paged JSON catalogues
+
+/**
+ * The page sizes a catalogue page is asked for in when it is over the response
+ * cap (MAX_RESPONSE_BYTES), down to one product: each the largest divisor of
+ * the one before that is at most its half (250 → 125 → 25 → 5 → 1, 100 → 50 →
+ * 25 → 5 → 1). Every smaller size divides the larger ones, so a smaller page
+ * starts exactly where a larger one would: no product is read twice or missed.
+ */
+export function pageSizeLadder (size: number): number[] {
+  const sizes = [Math.max(1, Math.floor(size))]
+  for (let last = sizes[0]!; last > 1; last = sizes.at(-1)!) {
+    let divisor = Math.floor(last / 2)
+    while (last % divisor !== 0) divisor--
+    sizes.push(divisor)
+  }
+  return sizes
+}
+
+/** One-product pages over the cap in a row after which the paging stops: a source answering every page that large is not a catalogue to read on. */
+const OVERSIZED_IN_A_ROW = 5
+
+/** One catalogue answer: a page, a page over the response cap, or the platform saying the pages have ended. */
+type Fetched =
+  | { kind: 'page', url: string, body: string, headers: Headers, read?: PageRead }
+  | { kind: 'too-large', url: string, limitBytes: number }
+  | { kind: 'failed', url: string, status: number }
+  | { kind: 'end' }
+
+interface PageRead { rows: ProductRow[], count: number }
+
+/** A paged JSON catalogue (Shopify's /products.json, the WooCommerce Store API). */
+interface Catalogue {
+  /** Its name in stages and warnings. */
+  name: string
+  /** The configured page size, the largest asked for. */
+  size: number
+  /** Page `page` (1-based) at `size` products a page; a refusal throws. */
+  fetch (size: number, page: number): Promise<Fetched>
+  /** The rows of a fetched page; an answer that is not a catalogue page throws. */
+  read (page: Extract<Fetched, { kind: 'page' }>): Promise<PageRead>
+  /** Products in the whole catalogue when the platform says so (WooCommerce's X-WP-Total). */
+  total? (page: Extract<Fetched, { kind: 'page' }>, size: number): number | null
+}
+
+/** The answers a probe already fetched, handed to the paging so no page is asked for twice. */
+type Fetches = Map<string, Fetched>
+const fetchKey = (size: number, page: number) => `${size}:${page}`
+
+/** ctx.http's text read, with a body over the response cap as an answer (the page is asked for smaller), not a failure. */
+async function fetchCatalogueText (ctx: Ctx, url: string): Promise<{ status: number, url: string, body: string, headers: Headers } | { tooLarge: number }> {
+  try {
+    return await ctx.http.text(url, { timeoutMs: 20_000 })
+  } catch (err) {
+    if (err instanceof ResponseTooLargeError) return { tooLarge: err.limitBytes }
+    throw err
+  }
+}
+
+/**
+ * Reads a catalogue page after page and pushes its rows. A page over the
+ * response cap is asked for again in smaller pages (pageSizeLadder); when every
+ * page of a settled size had to be split and its halves read whole, the pages
+ * after it are asked for at the smaller size at once. A single product over the
+ * cap is left out with a warning naming its page, and the paging goes on.
+ */
+async function readCatalogue (ctx: Ctx, catalogue: Catalogue, fetched: Fetches): Promise<number> {
+  const ladder = pageSizeLadder(catalogue.size)
+  const pushed = { n: 0 }
+  /** The size pages are asked for in; it drops when pages of it keep being over the cap. */
+  let settled = ladder[0]!
+  /** The largest size the next request may use: below `settled` while a page over the cap is being read in smaller ones. */
+  let ceiling = settled
+  /** Products before the next page. */
+  let offset = 0
+  let end = Infinity
+  /** A page of the settled size being read in smaller pages: where it ends, the largest size read whole in it, and whether a product of it was left out. */
+  let split: { end: number, largest: number, leftOut: boolean } | null = null
+  const splitPages: string[] = []
+  const leftOut: string[] = []
+  let limitBytes = 0
+  let oversizedInARow = 0
+  const get = (size: number, page: number): Promise<Fetched> => {
+    const known = fetched.get(fetchKey(size, page))
+    fetched.delete(fetchKey(size, page))
+    return known ? Promise.resolve(known) : catalogue.fetch(size, page)
+  }
+  while (offset < end) {
+    if (ctx.signal.aborted) throw ctx.signal.reason
+    // Always found: the ladder ends at 1, which divides every offset.
+    const size = ladder.find(s => s <= ceiling && offset % s === 0)!
+    const page = offset / size + 1
+    if (page > 1 || size < settled) ctx.stage(`${catalogue.name}: page ${page} of ${size} products, ${pushed.n} products so far`)
+    const answer = await get(size, page)
+    if (answer.kind === 'end') break
+    if (answer.kind === 'failed') throw new UpstreamError(`${answer.url} answered HTTP ${answer.status}`, answer.status)
+    if (answer.kind === 'too-large') {
+      limitBytes = answer.limitBytes
+      const smaller = ladder[ladder.indexOf(size) + 1]
+      if (smaller !== undefined) {
+        if (size === settled) splitPages.push(answer.url)
+        split ??= { end: offset + settled, largest: 0, leftOut: false }
+        ceiling = smaller
+        continue
+      }
+      leftOut.push(answer.url)
+      if (split) split.leftOut = true
+      offset += size
+      ceiling = settled
+      if (++oversizedInARow >= OVERSIZED_IN_A_ROW) {
+        ctx.warn(`${catalogue.name}: ${OVERSIZED_IN_A_ROW} products in a row were each larger than the ${limitBytes}-byte response limit; the paging stopped there.`)
+        break
+      }
+    } else {
+      oversizedInARow = 0
+      const read = answer.read ?? await catalogue.read(answer)
+      const total = catalogue.total?.(answer, size) ?? null
+      if (total !== null) end = total
+      if (read.count === 0) break
+      const more = await pushUpTo(ctx, read.rows, pushed)
+      offset += size
+      ceiling = settled
+      if (split) split.largest = Math.max(split.largest, size)
+      if (!more || read.count < size) break
+    }
+    if (split && offset >= split.end) {
+      // Pages this size are over the cap: ask for the size that was read whole, not the larger one first.
+      if (!split.leftOut && split.largest > 0) settled = split.largest
+      ceiling = settled
+      split = null
+    }
+  }
+  if (splitPages.length > 0) {
+    ctx.warn(`${catalogue.name}: ${splitPages.length === 1 ? 'a page was' : `${splitPages.length} pages were`} larger than the ${limitBytes}-byte response limit and asked for again in smaller pages (first ${splitPages[0]}); ${settled < ladder[0]! ? `later pages were asked for ${settled} products at a time` : 'no product was lost to it'}.`)
+  }
+  if (leftOut.length > 0) {
+    ctx.warn(`${catalogue.name}: ${leftOut.length} product${leftOut.length === 1 ? ' was' : 's were'} left out, each larger than the ${limitBytes}-byte response limit on its own: ${leftOut.slice(0, 5).join(', ')}${leftOut.length > 5 ? `, and ${leftOut.length - 5} more` : ''}.`)
+  }
+  return pushed.n
+}
+
+/**
+ * A probe's first page: asked for at the configured size, then smaller while
+ * it is over the response cap. Every answer goes into `fetched` for the paging;
+ * the first that is not over the cap is returned, or null when even one product
+ * is.
+ */
+async function firstPage (catalogue: Catalogue, fetched: Fetches): Promise<Exclude<Fetched, { kind: 'too-large' }> | null> {
+  for (const size of pageSizeLadder(catalogue.size)) {
+    const answer = await catalogue.fetch(size, 1)
+    fetched.set(fetchKey(size, 1), answer)
+    if (answer.kind !== 'too-large') return answer
+  }
+  return null
+}
+
 // ---------------------------------------------------------------- Shopify
 
 async function shopifyCurrency (ctx: Ctx, origin: string): Promise<string | null> {
@@ -59,67 +215,67 @@ async function shopifyCurrency (ctx: Ctx, origin: string): Promise<string | null
   } catch { return null }
 }
 
-async function runShopify (ctx: Ctx, origin: string, firstPage: string): Promise<number> {
-  const settings = ctx.settings
-  const limit = settings.shopify_page_size
-  const currency = await shopifyCurrency(ctx, origin)
-  if (!currency) ctx.warn('The shop did not publish its currency (/meta.json); prices are in the shop\'s own currency.')
-  const pushed = { n: 0 }
-  for (let page = 1; ; page++) {
-    const url = new URL(`/products.json?limit=${limit}&page=${page}`, origin).toString()
-    let text = page === 1 ? firstPage : null
-    if (text === null) {
-      ctx.stage(`Shopify catalogue: page ${page}, ${pushed.n} products so far`)
-      const res = await ctx.http.text(url, { timeoutMs: 20_000 })
+function shopifyCatalogue (ctx: Ctx, origin: string): Catalogue & { currency: string | null } {
+  return {
+    name: 'Shopify catalogue',
+    size: ctx.settings.shopify_page_size,
+    currency: null,
+    async fetch (size, page) {
+      const url = new URL(`/products.json?limit=${size}&page=${page}`, origin).toString()
+      const res = await fetchCatalogueText(ctx, url)
+      if ('tooLarge' in res) return { kind: 'too-large', url, limitBytes: res.tooLarge }
       const refused = refusal(res.status, url)
       if (refused) throw refused
-      if (res.status !== 200) throw new UpstreamError(`${url} answered HTTP ${res.status}`, res.status)
-      text = res.body
-    }
-    // Parsed and mapped in the kernel's worker pool: megabytes of JSON and a description per product.
-    const read = await ctx.extract.call<ReturnType<typeof readShopifyPage>>(EXTRACT_MODULE, 'readShopifyPage', [text, origin, currency, url])
-    if ('why' in read) throw new UpstreamError(read.why === 'not-json' ? `${url} did not answer JSON` : `${url} answered JSON without a products list`)
-    if (read.count === 0) break
-    if (!await pushUpTo(ctx, read.rows, pushed)) break
-    if (read.count < limit) break
-    if (ctx.signal.aborted) throw ctx.signal.reason
+      if (/\/password(\?|$)/.test(new URL(res.url || url).pathname)) throw new ToolBlockedError(`${new URL(origin).host} is password-protected (Shopify storefront password page)`)
+      if (res.status !== 200) return { kind: 'failed', url, status: res.status }
+      return { kind: 'page', url, body: res.body, headers: res.headers }
+    },
+    async read (page) {
+      // Parsed and mapped in the kernel's worker pool: megabytes of JSON and a description per product.
+      const read = await ctx.extract.call<ReturnType<typeof readShopifyPage>>(EXTRACT_MODULE, 'readShopifyPage', [page.body, origin, this.currency, page.url])
+      if ('why' in read) throw new UpstreamError(read.why === 'not-json' ? `${page.url} did not answer JSON` : `${page.url} answered JSON without a products list`)
+      return read
+    },
   }
-  return pushed.n
+}
+
+async function runShopify (ctx: Ctx, origin: string, catalogue: ReturnType<typeof shopifyCatalogue>, fetched: Fetches): Promise<number> {
+  catalogue.currency = await shopifyCurrency(ctx, origin)
+  if (!catalogue.currency) ctx.warn('The shop did not publish its currency (/meta.json); prices are in the shop\'s own currency.')
+  return readCatalogue(ctx, catalogue, fetched)
 }
 
 // ---------------------------------------------------------------- WooCommerce
 
-type WooPage = Exclude<ReturnType<typeof readWooPage>, { why: string }>
-
-async function runWoo (ctx: Ctx, origin: string, firstPage: WooPage, firstTotalPages: number | null): Promise<number> {
-  const settings = ctx.settings
-  const perPage = settings.woo_page_size
-  const pushed = { n: 0 }
-  let totalPages = firstTotalPages
-  for (let page = 1; ; page++) {
-    if (totalPages !== null && page > totalPages) break
-    const url = new URL(`/wp-json/wc/store/v1/products?per_page=${perPage}&page=${page}`, origin).toString()
-    let read = page === 1 ? firstPage : null
-    if (!read) {
-      ctx.stage(`WooCommerce catalogue: page ${page}${totalPages ? ` of ${totalPages}` : ''}, ${pushed.n} products so far`)
-      const res = await ctx.http.text(url, { timeoutMs: 20_000 })
+function wooCatalogue (ctx: Ctx, origin: string): Catalogue {
+  return {
+    name: 'WooCommerce catalogue',
+    size: ctx.settings.woo_page_size,
+    async fetch (size, page) {
+      const url = new URL(`/wp-json/wc/store/v1/products?per_page=${size}&page=${page}`, origin).toString()
+      const res = await fetchCatalogueText(ctx, url)
+      if ('tooLarge' in res) return { kind: 'too-large', url, limitBytes: res.tooLarge }
       const refused = refusal(res.status, url)
       if (refused) throw refused
       // WordPress answers 400 rest_post_invalid_page_number past the last page.
-      if (res.status === 400 && /invalid_page_number/.test(res.body)) break
-      if (res.status !== 200) throw new UpstreamError(`${url} answered HTTP ${res.status}`, res.status)
+      if (res.status === 400 && /invalid_page_number/.test(res.body) && page > 1) return { kind: 'end' }
+      if (res.status !== 200) return { kind: 'failed', url, status: res.status }
+      return { kind: 'page', url, body: res.body, headers: res.headers }
+    },
+    async read (page) {
       // Parsed and mapped in the kernel's worker pool, like Shopify's pages.
-      const answer = await ctx.extract.call<ReturnType<typeof readWooPage>>(EXTRACT_MODULE, 'readWooPage', [res.body, url])
-      if ('why' in answer) throw new UpstreamError(answer.why === 'not-json' ? `${url} did not answer JSON` : `${url} answered JSON that is not a product list`)
-      read = answer
-      totalPages ??= Number(res.headers.get('x-wp-totalpages')) || null
-    }
-    if (read.count === 0) break
-    if (!await pushUpTo(ctx, read.rows, pushed)) break
-    if (read.count < perPage) break
-    if (ctx.signal.aborted) throw ctx.signal.reason
+      const read = await ctx.extract.call<ReturnType<typeof readWooPage>>(EXTRACT_MODULE, 'readWooPage', [page.body, page.url])
+      if ('why' in read) throw new UpstreamError(read.why === 'not-json' ? `${page.url} did not answer JSON` : `${page.url} answered JSON that is not a product list`)
+      return read
+    },
+    total (page, size) {
+      // X-WP-Total counts products; X-WP-TotalPages counts pages of the size asked, so at most that many products.
+      const total = Number(page.headers.get('x-wp-total'))
+      if (page.headers.has('x-wp-total') && Number.isInteger(total) && total >= 0) return total
+      const pages = Number(page.headers.get('x-wp-totalpages'))
+      return pages > 0 ? pages * size : null
+    },
   }
-  return pushed.n
 }
 
 // ---------------------------------------------------------------- schema.org crawl
@@ -239,32 +395,29 @@ async function runSchemaOrg (ctx: Ctx, start: URL): Promise<number> {
 
 // ---------------------------------------------------------------- detection
 
-type ShopifyProbe = { kind: 'yes', firstPage: string } | { kind: 'no', why: string }
-type WooProbe = { kind: 'yes', first: WooPage, totalPages: number | null } | { kind: 'no', why: string }
+type Probe = { kind: 'yes' } | { kind: 'no', why: string }
 
-async function probeShopify (ctx: Ctx, origin: string): Promise<ShopifyProbe> {
-  const limit = ctx.settings.shopify_page_size
-  const url = new URL(`/products.json?limit=${limit}&page=1`, origin).toString()
-  const res = await ctx.http.text(url, { timeoutMs: 20_000 })
-  const refused = refusal(res.status, url)
-  if (refused) throw refused
-  if (/\/password(\?|$)/.test(new URL(res.url || url).pathname)) throw new ToolBlockedError(`${new URL(origin).host} is password-protected (Shopify storefront password page)`)
-  if (res.status !== 200) return { kind: 'no', why: `products.json answered HTTP ${res.status}` }
+/** Whether /products.json answers as a Shopify catalogue; its first page goes into `fetched`. */
+async function probeShopify (ctx: Ctx, catalogue: Catalogue, fetched: Fetches): Promise<Probe> {
+  const first = await firstPage(catalogue, fetched)
+  if (first?.kind === 'failed') return { kind: 'no', why: `products.json answered HTTP ${first.status}` }
+  if (first === null) return { kind: 'no', why: 'products.json is larger than the response limit even one product per page' }
+  if (first.kind === 'end') return { kind: 'no', why: 'products.json answered no page' }
   // Checked in the worker pool; the page is mapped there again once the shop's currency is known.
-  const problem = await ctx.extract.call<ReturnType<typeof shopifyPageProblem>>(EXTRACT_MODULE, 'shopifyPageProblem', [res.body])
-  return problem === null ? { kind: 'yes', firstPage: res.body } : { kind: 'no', why: problem }
+  const problem = await ctx.extract.call<ReturnType<typeof shopifyPageProblem>>(EXTRACT_MODULE, 'shopifyPageProblem', [first.body])
+  return problem === null ? { kind: 'yes' } : { kind: 'no', why: problem }
 }
 
-async function probeWoo (ctx: Ctx, origin: string): Promise<WooProbe> {
-  const perPage = ctx.settings.woo_page_size
-  const url = new URL(`/wp-json/wc/store/v1/products?per_page=${perPage}&page=1`, origin).toString()
-  const res = await ctx.http.text(url, { timeoutMs: 20_000 })
-  const refused = refusal(res.status, url)
-  if (refused) throw refused
-  if (res.status !== 200) return { kind: 'no', why: `the Store API answered HTTP ${res.status}` }
-  const read = await ctx.extract.call<ReturnType<typeof readWooPage>>(EXTRACT_MODULE, 'readWooPage', [res.body, url])
+/** Whether the WooCommerce Store API answers with a product list; its first page, read, goes into `fetched`. */
+async function probeWoo (ctx: Ctx, catalogue: Catalogue, fetched: Fetches): Promise<Probe> {
+  const first = await firstPage(catalogue, fetched)
+  if (first?.kind === 'failed') return { kind: 'no', why: `the Store API answered HTTP ${first.status}` }
+  if (first === null) return { kind: 'no', why: 'the Store API answer is larger than the response limit even one product per page' }
+  if (first.kind === 'end') return { kind: 'no', why: 'the Store API answered no page' }
+  const read = await ctx.extract.call<ReturnType<typeof readWooPage>>(EXTRACT_MODULE, 'readWooPage', [first.body, first.url])
   if ('why' in read) return { kind: 'no', why: read.why === 'not-json' ? 'the Store API answer is not JSON' : 'the Store API answer is not a list' }
-  return { kind: 'yes', first: read, totalPages: Number(res.headers.get('x-wp-totalpages')) || null }
+  first.read = read
+  return { kind: 'yes' }
 }
 
 /**
@@ -317,14 +470,18 @@ async function readStore (ctx: Ctx): Promise<void> {
 
   if (wanted === 'auto' || wanted === 'shopify') {
     ctx.stage('Looking for a Shopify catalogue')
-    const probe = await probeShopify(ctx, origin)
-    if (probe.kind === 'yes') { platform = 'shopify'; count = await runShopify(ctx, origin, probe.firstPage) }
+    const catalogue = shopifyCatalogue(ctx, origin)
+    const fetched: Fetches = new Map()
+    const probe = await probeShopify(ctx, catalogue, fetched)
+    if (probe.kind === 'yes') { platform = 'shopify'; count = await runShopify(ctx, origin, catalogue, fetched) }
     else if (wanted === 'shopify') throw new UpstreamError(`${start.host} is not answering as a Shopify store: ${probe.why}`)
   }
   if (!platform && (wanted === 'auto' || wanted === 'woocommerce')) {
     ctx.stage('Looking for the WooCommerce Store API')
-    const probe = await probeWoo(ctx, origin)
-    if (probe.kind === 'yes') { platform = 'woocommerce'; count = await runWoo(ctx, origin, probe.first, probe.totalPages) }
+    const catalogue = wooCatalogue(ctx, origin)
+    const fetched: Fetches = new Map()
+    const probe = await probeWoo(ctx, catalogue, fetched)
+    if (probe.kind === 'yes') { platform = 'woocommerce'; count = await readCatalogue(ctx, catalogue, fetched) }
     else if (wanted === 'woocommerce') throw new UpstreamError(`${start.host} is not answering as a WooCommerce store: ${probe.why}`)
   }
   if (!platform) {

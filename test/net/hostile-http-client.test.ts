@@ -44,9 +44,9 @@ t.test('a declared Content-Length over the cap is refused before the body is rea
   const site = await startHostileUpstream(t)
   const http = client(t)
   const declared = await failure(http.fetch(`${site.origin}/big-page`))
-  t.match(declared, { name: 'UpstreamError', message: `is ${BIG_PAGE_BYTES} bytes, larger than the ${CAP}-byte limit` })
+  t.match(declared, { name: 'ResponseTooLargeError', limitBytes: CAP, message: `is ${BIG_PAGE_BYTES} bytes, larger than the ${CAP}-byte limit` })
   const chunked = await failure(http.text(`${site.origin}/big-page-chunked`))
-  t.match(chunked, { name: 'UpstreamError', message: `larger than the ${CAP}-byte limit` })
+  t.match(chunked, { name: 'ResponseTooLargeError', limitBytes: CAP, message: `larger than the ${CAP}-byte limit` })
 })
 
 t.test('a caller can lower the cap, never raise it', async t => {

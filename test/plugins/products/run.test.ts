@@ -177,3 +177,121 @@ t.test('products jobs through the kernel, on one app', async t => {
     t.match(allFail.status, { status: 'error', refunded: true }, 'every store failed: the last failure is the job\'s')
   })
 })
+
+// Real-sized catalogues: the shared capture's Shopify products (one of about 24 KB, one of about
+// 4 KB, as a real store's /products.json answers them) repeated with new ids, so a page of 250 is
+// over the default 5 MiB MAX_RESPONSE_BYTES the way a real store's is. Read at test time, never copied.
+const CAPTURE = '/work/shared/fixtures/captures/ecommerce/shopify_products_json_nilkamal_2026.json'
+
+t.test('capture-sized catalogues over the response cap are read in smaller pages', async t => {
+  const { readFileSync } = await import('node:fs')
+  const captured = (JSON.parse(readFileSync(CAPTURE, 'utf8')) as { products: Array<Record<string, any>> }).products
+  t.equal(captured.length, 2, 'the capture holds two real products')
+  const [large, small] = captured as [Record<string, any>, Record<string, any>]
+  t.ok(JSON.stringify(large).length > 24_000, 'one capture product is about 24 KB')
+  // Default settings (250 and 100 a page) and the default cap; Pro's per-run ceiling (1000) so a whole catalogue fits.
+  const products = await jobHarness(t, [productsTool()])
+  const proHarness = async () => {
+    const h = await withFreshAccount(products)
+    const claimed = await h.app.inject({ method: 'POST', url: '/api/auth/claim-pro', headers: { 'x-api-key': h.user.apiKey } })
+    t.equal(claimed.statusCode, 200, 'Pro claimed')
+    return h
+  }
+  const CAP = 5 * 1024 * 1024
+
+  /** The capture's products, nine large to one small, each with an id, handle and variant ids of its own. */
+  const catalogue = (count: number): Array<Record<string, any>> => Array.from({ length: count }, (_, i) => {
+    const base = i % 10 === 9 ? small : large
+    return {
+      ...base,
+      id: 9_000_000 + i,
+      title: `${base.title} #${i}`,
+      handle: `${base.handle}-${i}`,
+      variants: base.variants.map((v: Record<string, any>, j: number) => ({ ...v, id: 8_000_000 + i * 100 + j, product_id: 9_000_000 + i })),
+    }
+  })
+
+  /** Serves /products.json as Shopify does, chunked (no Content-Length), one product at a time. */
+  const shopifyStore = (all: Array<Record<string, any>>) => startServer(t, (req, res) => {
+    if (req.url.pathname === '/meta.json') return sendJson(res, 200, { name: 'Nilkamal', currency: 'INR' })
+    if (req.url.pathname !== '/products.json') return send(res, 404, 'not found')
+    const limit = Number(req.url.searchParams.get('limit')); const page = Number(req.url.searchParams.get('page'))
+    const slice = all.slice((page - 1) * limit, page * limit)
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' })
+    res.on('error', () => {})
+    res.write('{"products":[')
+    slice.forEach((p, i) => res.write(`${i ? ',' : ''}${JSON.stringify(p)}`))
+    res.end(']}')
+  })
+  /** Every row of a job (the harness reads the first 100). */
+  const allRows = async (h: Awaited<ReturnType<typeof proHarness>>, status: Record<string, any>) =>
+    (await h.app.inject({ url: `/api/tool-run/${status.job_id}/results?limit=1000`, headers: { 'x-api-key': h.user.apiKey } })).json().results as Array<Record<string, any>>
+  const asked = (requests: Array<{ url: URL }>, path: string, size: string) =>
+    requests.filter(r => r.url.pathname === path).map(r => `${r.url.searchParams.get(size)}/${r.url.searchParams.get('page')}`)
+
+  t.test('Shopify: a 250-product page of about 5.5 MB is asked for again at 125, and later pages at 125 at once', async t => {
+    const all = catalogue(600)
+    t.ok(JSON.stringify({ products: all.slice(0, 250) }).length > CAP, 'a page of 250 is over the cap')
+    t.ok(JSON.stringify({ products: all.slice(0, 125) }).length < CAP, 'a page of 125 is not')
+    const shop = await shopifyStore(all)
+    const h = await proHarness()
+    const { status } = await h.run('products', { url: shop.base, max_results: 1000 }, 120_000)
+    const rows = await allRows(h, status)
+    t.match(status, { status: 'done', records: 600, summary: { platform: 'shopify', products: 600 } })
+    t.same(rows.map(r => r.id), all.map(p => String(p.id)), 'every product, once, in catalogue order')
+    t.match(rows[0], { title: `${large.title} #0`, currency: 'INR', variants: { length: large.variants.length } })
+    t.same(asked(shop.requests, '/products.json', 'limit'), ['250/1', '125/1', '125/2', '125/3', '125/4', '125/5'])
+    t.match(status.warning, /Shopify catalogue: a page was larger than the 5242880-byte response limit and asked for again in smaller pages \(first http:\/\/127\.0\.0\.1:\d+\/products\.json\?limit=250&page=1\); later pages were asked for 125 products at a time\./)
+    t.notMatch(status.warning, /left out/)
+  })
+
+  t.test('Shopify: one product over the cap on its own is left out with a warning naming its page; the rest are read', async t => {
+    const all = catalogue(30)
+    // A product whose description alone is over the cap (a store pasting a whole catalogue PDF as HTML).
+    all[7] = { ...all[7], body_html: `<p>${'x'.repeat(CAP + 1024)}</p>` }
+    const shop = await shopifyStore(all)
+    const h = await proHarness()
+    const { status, rows } = await h.run('products', { url: shop.base, max_results: 1000 }, 120_000)
+    t.match(status, { status: 'done', records: 29 })
+    t.same(rows.map(r => r.id), all.filter((_, i) => i !== 7).map(p => String(p.id)))
+    // 250, 125, 25 and 5 hold the product and are over; the pages around it are read one product at a time
+    // until the offset is a multiple of 5, then 5 and 25 at a time.
+    t.same(asked(shop.requests, '/products.json', 'limit'), ['250/1', '125/1', '25/1', '5/1', '5/2', '1/6', '1/7', '1/8', '1/9', '1/10', '5/3', '5/4', '5/5', '25/2'])
+    t.match(status.warning, /Shopify catalogue: 1 product was left out, each larger than the 5242880-byte response limit on its own: http:\/\/127\.0\.0\.1:\d+\/products\.json\?limit=1&page=8\./)
+    t.match(status.warning, /asked for again in smaller pages/)
+    t.notMatch(status.warning, /later pages were asked for/, 'a page with a product left out does not shrink the pages after it')
+  })
+
+  t.test('WooCommerce: a 100-product Store API page over the cap (declared Content-Length) is asked for again at 50', async t => {
+    // The Store API's image objects carry WordPress's srcset of every generated width.
+    const wooOf = (p: Record<string, any>, i: number) => ({
+      id: 9_000_000 + i, name: `${p.title} #${i}`, slug: `${p.handle}-${i}`, type: 'variable', permalink: `https://woo.test/product/${p.handle}-${i}/`, sku: `SKU-${i}`,
+      short_description: '', description: p.body_html,
+      prices: { price: '129900', regular_price: '149900', sale_price: '129900', price_range: null, currency_code: 'INR', currency_minor_unit: 2 },
+      average_rating: '0', review_count: 0,
+      images: p.images.map((img: Record<string, any>) => {
+        const src = String(img.src).replace(/\?.*$/, '')
+        const sized = (w: number) => src.replace(/\.jpg$/, `-${w}x${w}.jpg`)
+        return { id: img.id, src, thumbnail: sized(300), srcset: [100, 150, 300, 600, 768, 1024].map(w => `${sized(w)} ${w}w`).concat(`${src} 1500w`).join(', '), sizes: '(max-width: 1500px) 100vw, 1500px', name: src.split('/').pop(), alt: p.title }
+      }),
+      categories: [{ id: 1, name: p.product_type }], tags: [], attributes: [], variations: p.variants.map((v: Record<string, any>) => ({ id: v.id, attributes: [{ name: 'Color', value: v.option1 }] })),
+      is_in_stock: true, is_on_backorder: false, low_stock_remaining: null, stock_availability: { text: 'In stock', class: 'in-stock' }, extensions: {},
+    })
+    const all = catalogue(230).map(wooOf)
+    t.ok(JSON.stringify(all.slice(0, 100)).length > CAP, 'a page of 100 is over the cap')
+    t.ok(JSON.stringify(all.slice(0, 50)).length < CAP, 'a page of 50 is not')
+    const woo = await startServer(t, (req, res) => {
+      if (req.url.pathname !== '/wp-json/wc/store/v1/products') return send(res, 404, '<html>Not found</html>')
+      const per = Number(req.url.searchParams.get('per_page')); const page = Number(req.url.searchParams.get('page'))
+      res.on('error', () => {})
+      sendJson(res, 200, all.slice((page - 1) * per, page * per), { 'x-wp-total': String(all.length), 'x-wp-totalpages': String(Math.ceil(all.length / per)) })
+    })
+    const h = await proHarness()
+    const { status } = await h.run('products', { url: woo.base, platform: 'woocommerce', max_results: 1000 }, 120_000)
+    const rows = await allRows(h, status)
+    t.match(status, { status: 'done', records: 230, summary: { platform: 'woocommerce', products: 230 } })
+    t.same(rows.map(r => r.id), all.map(p => String(p.id)))
+    t.same(asked(woo.requests, '/wp-json/wc/store/v1/products', 'per_page'), ['100/1', '50/1', '50/2', '50/3', '50/4', '50/5'])
+    t.match(status.warning, /WooCommerce catalogue: a page was larger than the 5242880-byte response limit and asked for again in smaller pages \(first .*per_page=100&page=1\); later pages were asked for 50 products at a time\./)
+  })
+})

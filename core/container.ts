@@ -40,6 +40,7 @@ import { DirectoryArtifactStore } from './artifacts/directory-store.ts'
 import { S3ArtifactStore } from './artifacts/s3-store.ts'
 import { ArtifactService } from './artifacts/artifact-service.ts'
 import { JobWorkspace } from './artifacts/job-workspace.ts'
+import { UploadBudget } from './artifacts/upload-budget.ts'
 import { PublicPages } from './web/pages/public-pages.ts'
 
 export interface Services {
@@ -73,6 +74,8 @@ export interface Services {
   artifacts: ArtifactService
   /** Each job's scratch and upload files (DATA_DIR/work). */
   workspace: JobWorkspace
+  /** Each account's budget for the uploads it holds at once (its unfinished jobs' and those arriving). */
+  uploadBudget: UploadBudget
   webhooks: WebhookSender
   ending: JobEnding
   runner: JobRunner
@@ -133,6 +136,8 @@ export function createAppContainer (base: {
       : new DirectoryArtifactStore(config.artifactsDir)).singleton().disposer(store => { if (store instanceof S3ArtifactStore) store.close() }),
     artifacts: asFunction(({ db, artifactStore, clock, logger }: Services) => new ArtifactService({ db, store: artifactStore, clock, logger })).singleton(),
     workspace: asFunction(({ config }: Services) => new JobWorkspace(join(config.dataDir, 'work'))).singleton(),
+    // A hold outlives no request: a request lasts at most REQUEST_TIMEOUT_MS, a start's admission a few seconds more.
+    uploadBudget: asFunction(({ db, sharedState, clock, logger, config }: Services) => new UploadBudget({ db, shared: sharedState, clock, logger, holdTtlMs: config.requestTimeoutMs + 60_000 })).singleton(),
     webhooks: asFunction(({ net, logger, config, secrets }: Services) => new WebhookSender(net, logger, secrets, {
       attempts: 5, baseDelayMs: config.webhookRetryBaseMs,
     })).singleton(),

@@ -10,8 +10,16 @@ import type { StoredObject } from './artifact-store.ts'
 import { assertKeySegment } from './artifact-store.ts'
 import { writeCapped } from './capped-write.ts'
 
+/**
+ * An upload's place in its account's budget (core/artifacts/upload-budget.ts):
+ * `bytes` cap the file as it arrives; settled to the file's size once whole;
+ * released when the file becomes its job's or is discarded. Neither throws
+ * (a hold that could not be changed lapses on its own) and release is idempotent.
+ */
+export interface UploadHold { readonly bytes: number, settle (size: number): Promise<void>, release (): Promise<void> }
+
 /** An upload on disk whose job is not created yet. */
-export interface IncomingUpload { id: string, path: string, name: string, contentType: string, size: number, sha256: string }
+export interface IncomingUpload { id: string, path: string, name: string, contentType: string, size: number, sha256: string, hold?: UploadHold }
 
 /** What a job row keeps of its upload (jobs.upload, JSON). */
 export interface StoredUpload { name: string, size: number, content_type: string }
@@ -31,14 +39,25 @@ export class JobWorkspace {
   /** The stored upload's path for the run. */
   uploadPath (jobId: string): string { return join(this.jobDir(jobId), 'upload', 'file') }
 
-  /** Streams an upload to `.incoming/` under `maxBytes` (StoreSizeLimitError past it, nothing left behind). */
-  async receive (body: AsyncIterable<Uint8Array>, file: { name: string, contentType: string }, maxBytes: number, signal?: AbortSignal): Promise<IncomingUpload> {
-    const dir = join(this.root, '.incoming')
-    await mkdir(dir, { recursive: true, mode: 0o700 })
+  /**
+   * Streams an upload to `.incoming/` under `maxBytes` and the hold's bytes
+   * (StoreSizeLimitError past either, nothing left behind, the hold released).
+   */
+  async receive (body: AsyncIterable<Uint8Array>, file: { name: string, contentType: string }, maxBytes: number, signal?: AbortSignal, hold?: UploadHold): Promise<IncomingUpload> {
     const id = randomUUID()
-    const path = join(dir, id)
-    const stored: StoredObject = await writeCapped(path, body, { maxBytes, signal })
-    return { id, path, ...file, ...stored }
+    let stored: StoredObject
+    let path: string
+    try {
+      const dir = join(this.root, '.incoming')
+      await mkdir(dir, { recursive: true, mode: 0o700 })
+      path = join(dir, id)
+      stored = await writeCapped(path, body, { maxBytes: Math.min(maxBytes, hold?.bytes ?? maxBytes), signal })
+    } catch (err) {
+      await hold?.release()
+      throw err
+    }
+    await hold?.settle(stored.size)
+    return { id, path, ...file, ...stored, ...(hold ? { hold } : {}) }
   }
 
   /** The upload becomes the job's (a rename: same disk). */
@@ -46,11 +65,14 @@ export class JobWorkspace {
     const dir = join(this.jobDir(jobId), 'upload')
     await mkdir(dir, { recursive: true, mode: 0o700 })
     await rename(upload.path, join(dir, 'file'))
+    // The job row, created first, counts the file from now on (for a moment both count it, never neither).
+    await upload.hold?.release()
   }
 
-  /** An upload whose start was refused. */
+  /** An upload whose start was refused: the file and its hold go. */
   async discard (upload: IncomingUpload): Promise<void> {
     await rm(upload.path, { force: true })
+    await upload.hold?.release()
   }
 
   /** Every ending: scratch and upload go. */

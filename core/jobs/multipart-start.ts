@@ -1,9 +1,12 @@
 // POST /api/tool-run as multipart/form-data: fields `tool`, `params` (JSON
 // text), optionally `webhook` (JSON text), and one file, for a tool whose
 // declaration takes an upload. The file is streamed to disk under the
-// caller's tier cap (413 past it, nothing kept, nothing charged); every other
-// refusal (400, 403, 410, 415) also comes before the charge, and the file is
-// discarded by JobService.start when the start is refused after it.
+// caller's tier cap and within what is left of the account's budget for
+// pending uploads (core/artifacts/upload-budget.ts: a body whose
+// Content-Length cannot fit is refused before a byte is read; 413 or 429,
+// nothing kept, nothing charged); every other refusal (400, 403, 410, 415)
+// also comes before the charge, and the file is discarded by JobService.start
+// when the start is refused after it.
 import type { FastifyRequest } from 'fastify'
 import type { MultipartFile, Multipart } from '@fastify/multipart'
 import { requireAccount, requireToolAllowed } from '../auth/guards.ts'
@@ -13,7 +16,8 @@ import { MB, tierLimits } from '../quotas/tiers.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
 import type { UploadDeclaration } from '../tools/contract.ts'
 import { StoreSizeLimitError } from '../artifacts/artifact-store.ts'
-import type { IncomingUpload, JobWorkspace } from '../artifacts/job-workspace.ts'
+import type { IncomingUpload, JobWorkspace, UploadHold } from '../artifacts/job-workspace.ts'
+import type { UploadBudget } from '../artifacts/upload-budget.ts'
 import { contentTypeMatches, safeContentType, safeFileName } from '../artifacts/file-names.ts'
 
 export interface MultipartStart { body: { tool: string, params?: Record<string, unknown>, webhook?: unknown }, upload: IncomingUpload | null }
@@ -21,6 +25,18 @@ export interface MultipartStart { body: { tool: string, params?: Record<string, 
 const FIELDS = new Set(['tool', 'params', 'webhook'])
 /** A text field is held in memory: as much as a JSON body may be. */
 const FIELD_LIMIT_BYTES = 1024 * 1024
+/**
+ * The most a form's other parts take: its text fields at their limit and
+ * every part's boundary and headers. A body longer than the file's cap by
+ * more than this holds a file past the cap (a padded preamble counts as file).
+ */
+const FORM_ALLOWANCE_BYTES = FIELDS.size * FIELD_LIMIT_BYTES + (FIELDS.size + 1) * 64 * 1024
+
+/** The request's declared body length, or null (chunked, or not a number). */
+function declaredLength (headers: FastifyRequest['headers']): number | null {
+  const value = headers['content-length']
+  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : null
+}
 
 /** The tool's upload declaration, or 400 for a tool that takes none (410 and friends for an unknown key). */
 export function uploadDeclaration (registry: ToolRegistry, tool: string): UploadDeclaration {
@@ -45,12 +61,17 @@ function jsonField (name: string, text: string): unknown {
   return value
 }
 
-export async function readMultipartStart (req: FastifyRequest, deps: { registry: ToolRegistry, workspace: JobWorkspace }): Promise<MultipartStart> {
+export async function readMultipartStart (req: FastifyRequest, deps: { registry: ToolRegistry, workspace: JobWorkspace, budget: UploadBudget }): Promise<MultipartStart> {
   // Who is calling, before a byte of the file is read: a bad key costs no disk.
   const caller = requireAccount(req.principal, { scoped: true })
   const limits = tierLimits(caller.tier)
   const maxBytes = limits.max_file_mb * MB
-  const tooLarge = () => payloadTooLarge(`The file is larger than the ${limits.max_file_mb} MB upload limit of the ${caller.tier} tier; nothing was charged.`)
+  const tooLarge = (headers: Record<string, string> = {}) => new AppError(413, `The file is larger than the ${limits.max_file_mb} MB upload limit of the ${caller.tier} tier; nothing was charged.`, { headers })
+  // A declared length says how large the file is at most, and at least (less the other parts): a file that cannot fit is refused unread.
+  const declared = declaredLength(req.headers)
+  const fileAtLeast = declared === null ? 0 : declared - FORM_ALLOWANCE_BYTES
+  if (fileAtLeast > maxBytes) throw tooLarge({ connection: 'close' })
+  await deps.budget.checkDeclared(caller, fileAtLeast)
   const fields: Record<string, string> = {}
   let upload: IncomingUpload | null = null
   try {
@@ -76,9 +97,18 @@ export async function readMultipartStart (req: FastifyRequest, deps: { registry:
           throw err
         }
       }
+      // The file takes its place in the account's budget before its first byte is written; the writer stops at it.
+      let hold: UploadHold
       try {
-        upload = await deps.workspace.receive(file.file, { name, contentType }, maxBytes)
+        hold = await deps.budget.hold(caller, { atLeast: fileAtLeast, atMost: Math.min(maxBytes, declared ?? maxBytes) })
       } catch (err) {
+        file.file.resume()
+        throw err
+      }
+      try {
+        upload = await deps.workspace.receive(file.file, { name, contentType }, maxBytes, undefined, hold)
+      } catch (err) {
+        if (err instanceof StoreSizeLimitError && err.maxBytes < maxBytes) throw deps.budget.refusal(caller, err.maxBytes)
         if (err instanceof StoreSizeLimitError || file.file.truncated) throw tooLarge()
         throw err
       }

@@ -31,7 +31,7 @@ export function markReplay (reply: FastifyReply, replayed: boolean, freshStatus?
 export default async function jobRoutes (fastify: FastifyInstance): Promise<void> {
   routeDefaults(fastify, { tag: 'Jobs', auth: 'account' })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { jobs, registry, workspace } = app.services
+  const { jobs, registry, workspace, uploadBudget } = app.services
   // What each kind of job route answers and who may call it (read by OpenAPI).
   const statusRoute = { auth: 'account', tag: 'Jobs', responses: { 200: JobStatusSchema } } as const
   const resultsRoute = { auth: 'account', tag: 'Jobs', responses: { 200: JobResultsSchema } } as const
@@ -48,7 +48,7 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
       tool: { type: 'string' },
       params: { type: 'string', description: 'The params as JSON text; the uploaded file stands in for the param the tool names (README, Files).' },
       webhook: { type: 'string', description: 'The webhook object as JSON text.' },
-      file: { type: 'string', format: 'binary', description: "One file, for a tool that takes uploads, up to the tier's max_file_mb (413 past it)." },
+      file: { type: 'string', format: 'binary', description: "One file, for a tool that takes uploads, up to the tier's max_file_mb (413 past it) and within what is left of its max_pending_uploads_mb (413, or 429 when nothing is left)." },
     },
   }
   // The start is the one job route a file can come with: multipart (parsed by the
@@ -70,7 +70,7 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
       // A multipart start becomes the same body before validation, its file streamed to disk under the tier cap.
       preValidation: async (req) => {
         if (!req.isMultipart()) return
-        const { body, upload } = await readMultipartStart(req, { registry, workspace })
+        const { body, upload } = await readMultipartStart(req, { registry, workspace, budget: uploadBudget })
         req.body = body as typeof req.body
         req.incomingUpload = upload
       },

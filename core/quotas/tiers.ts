@@ -14,6 +14,8 @@ export interface TierLimits {
   max_file_mb: number
   /** All the files one job stores together, in MB (its artifacts; the upload is counted by max_file_mb alone). */
   max_job_files_mb: number
+  /** Uploads one account holds at once, in MB: those of its unfinished jobs plus those still arriving (core/artifacts/upload-budget.ts). */
+  max_pending_uploads_mb: number
 }
 
 // Job caps (not in the spec): enough for a dashboard or an agent to fan out a
@@ -21,10 +23,14 @@ export interface TierLimits {
 // File caps (not in the spec): a registered account can keep a few minutes of
 // HD video or a few hundred frames per job; the disk a busy pro account can
 // hold is bounded by files per job × jobs kept for the retention window.
-const table: Record<TierName, { maxRecords: number, perDay: number, retentionHours: number, maxRunning: number, maxQueued: number, fileMb: number, jobFilesMb: number }> = {
-  guest: { maxRecords: 20, perDay: 5, retentionHours: 2, maxRunning: 1, maxQueued: 2, fileMb: 25, jobFilesMb: 50 },
-  registered: { maxRecords: 200, perDay: 50, retentionHours: 6, maxRunning: 2, maxQueued: 20, fileMb: 100, jobFilesMb: 250 },
-  pro: { maxRecords: 1000, perDay: 500, retentionHours: 24, maxRunning: 4, maxQueued: 100, fileMb: 500, jobFilesMb: 2000 },
+// Pending uploads (not in the spec): (running jobs + 1) × the file cap, so
+// every running slot can work on a largest file while one more waits its
+// turn (or many smaller ones wait); parking a largest file behind every
+// queued slot (20 × 100 MB, 100 × 500 MB) would let a free signup fill the disk.
+const table: Record<TierName, { maxRecords: number, perDay: number, retentionHours: number, maxRunning: number, maxQueued: number, fileMb: number, jobFilesMb: number, pendingUploadsMb: number }> = {
+  guest: { maxRecords: 20, perDay: 5, retentionHours: 2, maxRunning: 1, maxQueued: 2, fileMb: 25, jobFilesMb: 50, pendingUploadsMb: 50 },
+  registered: { maxRecords: 200, perDay: 50, retentionHours: 6, maxRunning: 2, maxQueued: 20, fileMb: 100, jobFilesMb: 250, pendingUploadsMb: 300 },
+  pro: { maxRecords: 1000, perDay: 500, retentionHours: 24, maxRunning: 4, maxQueued: 100, fileMb: 500, jobFilesMb: 2000, pendingUploadsMb: 2500 },
 }
 
 export function tierLimits (tier: TierName): TierLimits {
@@ -39,6 +45,7 @@ export function tierLimits (tier: TierName): TierLimits {
     max_queued_jobs: t.maxQueued,
     max_file_mb: t.fileMb,
     max_job_files_mb: t.jobFilesMb,
+    max_pending_uploads_mb: t.pendingUploadsMb,
   }
 }
 

@@ -4,6 +4,8 @@
 import t from 'tap'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { connect, type AddressInfo } from 'node:net'
+import { once } from 'node:events'
 import type { FastifyInstance } from 'fastify'
 import { MB, tierLimits } from '../../core/quotas/tiers.ts'
 import { signup } from '../helpers/build.ts'
@@ -54,6 +56,27 @@ t.test('an upload past the tier cap is 413, removed, not charged', async t => {
   t.ok(declared.pulled < 2 * MB, `the body was not read (${declared.pulled} bytes pulled)`)
   t.equal(declared.headers.connection, 'close', 'the rest of the body is not read either')
   t.equal((await usageOf(app, user.apiKey)).calls_today, before)
+  t.same(leftovers(app), [])
+})
+
+t.test('over a connection, a body declared past the cap is answered before it is sent, and the connection closes', async t => {
+  const app = await buildWithCounter(t)
+  const user = await signup(app)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+  const socket = connect(port, '127.0.0.1')
+  await once(socket, 'connect')
+  const boundary = 'b0undary'
+  socket.write(`POST /api/tool-run HTTP/1.1\r\nHost: localhost\r\nx-api-key: ${user.apiKey}\r\ncontent-type: multipart/form-data; boundary=${boundary}\r\ncontent-length: ${200 * MB}\r\n\r\n`)
+  socket.write(`--${boundary}\r\nContent-Disposition: form-data; name="tool"\r\n\r\nfiles\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\nContent-Type: video/mp4\r\n\r\n`)
+  let answer = ''
+  socket.setEncoding('utf8')
+  socket.on('data', (text: string) => { answer += text })
+  // Nothing more of the 200 MB is sent: the server answers and closes without waiting for it.
+  await once(socket, 'close')
+  t.match(answer, /^HTTP\/1\.1 413 /, answer.split('\r\n')[0])
+  t.match(answer, /connection: close/i)
+  t.match(answer, /larger than the 100 MB upload limit of the registered tier; nothing was charged/)
   t.same(leftovers(app), [])
 })
 

@@ -10,11 +10,13 @@
 //   SIGKILL) on the job's signal (cancel, timeout, shutdown), on the run's time
 //   limit and, for stragglers, as soon as the program itself exits: no orphan;
 // - network only through the egress proxy (egress-proxy.ts), with a token minted
-//   for this run;
+//   for this run and passed in the environment (argv is readable by every local user);
+// - inputs opened as media only (media-inputs.ts): an http(s) URL with network
+//   protocols, or a file of the job's own with container demuxers only;
 // - stdout captured up to a cap (or streamed to the caller), stderr's tail kept,
-//   with the server's paths (binary, home, cwd) replaced.
+//   with the server's paths (binary, home, cwd, the job's folders, DATA_DIR …) replaced.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { accessSync, constants as fsConstants, statSync } from 'node:fs'
+import { accessSync, constants as fsConstants, realpathSync, statSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { constants as osConstants, tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
@@ -23,6 +25,7 @@ import type { Logger } from 'pino'
 import type { ExecConfig } from '../config.ts'
 import { InputError, ToolConfigError, UpstreamError, type ExecOptions, type ExecResult, type MediaProgram, type ProcessRunner } from '../tools/contract.ts'
 import type { EgressGrant, EgressProxy } from './egress-proxy.ts'
+import { guardMediaArgs } from './media-inputs.ts'
 
 export const DEFAULT_MAX_STDOUT_BYTES = 8 * 1024 * 1024
 export const DEFAULT_MAX_STDERR_BYTES = 64 * 1024
@@ -53,6 +56,14 @@ function isDirectory (path: string): boolean {
   }
 }
 
+function realOrSelf (path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
+}
+
 /** Kills a process group; a group already gone is fine. */
 function killGroup (pid: number, signal: NodeJS.Signals): void {
   try {
@@ -60,6 +71,14 @@ function killGroup (pid: number, signal: NodeJS.Signals): void {
   } catch {
     // ESRCH: nothing left in the group.
   }
+}
+
+/** What a job's runner may open and hide: its own folders, and the server's paths in any text. */
+export interface JobScope {
+  /** The only folders a local input may lie in (the job's upload and scratch); none: no local input. */
+  localRoots?: readonly string[]
+  /** Replaces the server's paths (DATA_DIR, the work folders …) in stderr; SecretScrubber.withoutServerPaths. */
+  withoutServerPaths?: (text: string) => string
 }
 
 /** One per app: resolves binaries, hands each job a ProcessRunner, and kills what is left at close. */
@@ -88,11 +107,11 @@ export class ExecService {
     }
   }
 
-  /** ctx.exec for one job, bound to its signal. */
-  forJob (signal: AbortSignal, log: Logger): ProcessRunner {
+  /** ctx.exec for one job, bound to its signal and its folders. */
+  forJob (signal: AbortSignal, log: Logger, scope: JobScope = {}): ProcessRunner {
     return {
       available: (program) => PROGRAM_SETTINGS[program] !== undefined && this.resolve(program) !== null,
-      run: (program, args, options) => this.run(program, args, options ?? {}, signal, log),
+      run: (program, args, options) => this.run(program, args, options ?? {}, signal, log, scope),
     }
   }
 
@@ -102,7 +121,7 @@ export class ExecService {
     this.groups.clear()
   }
 
-  private async run (program: MediaProgram, args: string[], options: ExecOptions, jobSignal: AbortSignal, log: Logger): Promise<ExecResult> {
+  private async run (program: MediaProgram, args: string[], options: ExecOptions, jobSignal: AbortSignal, log: Logger, scope: JobScope): Promise<ExecResult> {
     const variable = PROGRAM_SETTINGS[program]
     if (variable === undefined) throw new Error(`ctx.exec runs yt-dlp, ffmpeg or ffprobe, not ${String(program)}`)
     if (!Array.isArray(args) || args.some(a => typeof a !== 'string')) throw new TypeError('ctx.exec arguments must be an array of strings')
@@ -124,19 +143,18 @@ export class ExecService {
     const childEnv: Record<string, string> = { PATH: config.childPath, HOME: home, LANG: config.childLang, LC_ALL: config.childLang }
     if (config.childTz) childEnv.TZ = config.childTz
     let grant: EgressGrant | null = null
-    const finalArgs = [...args]
     try {
+      const finalArgs = guardMediaArgs(program, args, { network: options.network === true, localRoots: scope.localRoots ?? [], cwd })
+      // The proxy URL carries the run's token: only in the environment, which other users cannot
+      // read (/proc/<pid>/environ is the owner's), never in argv (every user's `ps` shows it).
       if (options.network) {
         grant = await proxy.grant(jobSignal, Math.min(options.maxNetworkBytes ?? config.networkMaxBytes, config.networkMaxBytes))
-        if (program === 'yt-dlp') finalArgs.unshift('--proxy', grant.proxyUrl)
-        // ffmpeg 5 reads http_proxy for http:// inputs and, as a CONNECT tunnel, for https:// (tls.c);
-        // for yt-dlp they reach the programs it starts itself.
+        // yt-dlp (Python's urllib) and ffmpeg 5 read http_proxy for http:// and https_proxy (a CONNECT
+        // tunnel) for https://; yt-dlp passes them on to the ffmpeg it starts.
         childEnv.http_proxy = childEnv.https_proxy = childEnv.HTTP_PROXY = childEnv.HTTPS_PROXY = grant.proxyUrl
       } else if (program === 'yt-dlp') {
         // yt-dlp has no "offline" switch: a proxy that refuses everything is one.
-        finalArgs.unshift('--proxy', await proxy.refusingUrl())
-      } else {
-        offlineInputs(program, finalArgs)
+        childEnv.http_proxy = childEnv.https_proxy = childEnv.HTTP_PROXY = childEnv.HTTPS_PROXY = await proxy.refusingUrl()
       }
       if (program === 'yt-dlp') {
         // The ffmpeg yt-dlp merges and remuxes with is FFMPEG_PATH's (it passes its proxy on as -http_proxy).
@@ -145,7 +163,7 @@ export class ExecService {
         // No system or user config file may add options (a proxy, an exec hook) behind our back.
         finalArgs.unshift('--ignore-config')
       }
-      return await this.spawnAndWait({ program, binary, args: finalArgs, env: childEnv, cwd, home, timeoutMs, maxStdout, maxStderr, stdout: options.stdout, jobSignal, grant, log })
+      return await this.spawnAndWait({ program, binary, args: finalArgs, env: childEnv, cwd, home, timeoutMs, maxStdout, maxStderr, stdout: options.stdout, jobSignal, grant, log, scope })
     } finally {
       grant?.revoke()
       await rm(home, { recursive: true, force: true }).catch(() => {})
@@ -155,7 +173,7 @@ export class ExecService {
   private spawnAndWait (run: {
     program: MediaProgram, binary: string, args: string[], env: Record<string, string>, cwd: string, home: string
     timeoutMs: number, maxStdout: number, maxStderr: number, stdout?: NodeJS.WritableStream
-    jobSignal: AbortSignal, grant: EgressGrant | null, log: Logger
+    jobSignal: AbortSignal, grant: EgressGrant | null, log: Logger, scope: JobScope
   }): Promise<ExecResult> {
     const { program, binary, jobSignal, grant } = run
     return new Promise<ExecResult>((resolve, reject) => {
@@ -249,30 +267,20 @@ export class ExecService {
     return new ToolConfigError(`${program} cannot be started on this server: check ${PROGRAM_SETTINGS[program]}`)
   }
 
-  /** stderr names the binary, its home and working directory: none of them is the caller's business. */
-  private withoutPaths (text: string, run: { program: MediaProgram, binary: string, cwd: string, home: string }): string {
+  /**
+   * stderr names the binary, its home and working directory, the job's files
+   * (an input is passed by its real path) and DATA_DIR's: none of them is the
+   * caller's business.
+   */
+  private withoutPaths (text: string, run: { program: MediaProgram, binary: string, cwd: string, home: string, scope: JobScope }): string {
     let out = text
     for (const [path, label] of [[run.home, '~'], [run.cwd, '.'], [run.binary, run.program]] as const) {
       if (path.length > 1) out = out.split(path).join(label)
     }
+    if (run.scope.withoutServerPaths) out = run.scope.withoutServerPaths(out)
+    for (const root of run.scope.localRoots ?? []) {
+      for (const path of new Set([root, realOrSelf(root)])) if (path.length > 1) out = out.split(path).join('[job]')
+    }
     return out
-  }
-}
-
-/**
- * ffmpeg and ffprobe without `network`: no proxy variable would stop them from
- * opening a URL themselves (an http:// argument, or an HLS playlist or concat
- * list in a local file that names one), so each input may use local protocols
- * only. The whitelist is an input option: ffmpeg gets it right before every
- * `-i` (after any the tool gave, so it wins), ffprobe once for its one input.
- */
-export const OFFLINE_PROTOCOLS = 'file,pipe'
-function offlineInputs (program: 'ffmpeg' | 'ffprobe', args: string[]): void {
-  if (program === 'ffprobe') {
-    args.unshift('-protocol_whitelist', OFFLINE_PROTOCOLS)
-    return
-  }
-  for (let i = args.length - 1; i >= 0; i--) {
-    if (args[i] === '-i') args.splice(i, 0, '-protocol_whitelist', OFFLINE_PROTOCOLS)
   }
 }

@@ -4,6 +4,7 @@
 //
 // - the source refused us: a login, age or bot wall, a rate limit (429, "rate-limit
 //   reached"), a geo block, an IP block → ToolBlockedError (blocked, refunded);
+//   `ytdlpRefusal` names which (the media tools' platform health shows it);
 // - the caller's URL cannot be served: not a URL, no extractor for it, a private
 //   video or account → InputError (not refunded);
 // - anything else (the extractor broke, the video was removed or is "unavailable",
@@ -20,28 +21,37 @@ const INPUT_PATTERNS: RegExp[] = [
   /\bvideo is private\b/i,
 ]
 
-const BLOCKED_PATTERNS: RegExp[] = [
-  // geo blocks
-  /not (made this video )?available in your (country|region)/i,
-  /not available (from|in) your (location|country|region)/i,
-  /\bgeo[- ]?(restricted|blocked|restriction)/i,
-  /blocked (it )?in your country/i,
-  /only available in certain countries/i,
+/** Which wall a refusal is: what the operator does about it differs (a fresh cookies file, waiting, a proxy). */
+export type YtdlpRefusalKind = 'login_required' | 'rate_limited' | 'bot_check' | 'geo_block' | 'other'
+
+// Refusals, each with its kind; the first pattern that matches the verdict names the kind.
+const REFUSAL_PATTERNS: Array<[YtdlpRefusalKind, RegExp]> = [
+  // Instagram says both at once; a logged-in session (a fresh cookies file) is what ends it.
+  ['login_required', /rate-limit reached or login required/i],
+  // bot walls (YouTube's "Sign in to confirm you're not a bot", with either apostrophe)
+  ['bot_check', /\bconfirm you(?:['’]re| are) not a (ro)?bot\b/i],
+  // geo and IP blocks
+  ['geo_block', /not (made this video )?available in your (country|region)/i],
+  ['geo_block', /not available (from|in) your (location|country|region)/i],
+  ['geo_block', /\bgeo[- ]?(restricted|blocked|restriction)/i],
+  ['geo_block', /blocked (it )?in your country/i],
+  ['geo_block', /only available in certain countries/i],
+  ['geo_block', /\byour ip address is blocked\b/i],
   // rate limits
-  /\bHTTP Error 429\b/i,
-  /\btoo many requests\b/i,
-  /\brate[- ]?limit/i,
-  // login, age and bot walls
-  /\bsign in to confirm\b/i,
-  /\bconfirm your age\b/i,
-  /\bage[- ]restricted\b/i,
-  /\blogin required\b/i,
-  /\b(you need|need) to log ?in\b/i,
-  /\brequires? (a )?(login|authentication|an account)\b/i,
-  /\bonly available for registered users\b/i,
-  /\bcookies? (are|is) (needed|required)\b/i,
-  /\byour ip address is blocked\b/i,
-  /\bHTTP Error 403\b/i,
+  ['rate_limited', /\bHTTP Error 429\b/i],
+  ['rate_limited', /\btoo many requests\b/i],
+  ['rate_limited', /\brate[- ]?limit/i],
+  // login and age walls (an age gate wants a signed-in adult account)
+  ['login_required', /\bsign in to confirm\b/i],
+  ['login_required', /\bconfirm your age\b/i],
+  ['login_required', /\bage[- ]restricted\b/i],
+  ['login_required', /\blogin required\b/i],
+  ['login_required', /\b(you need|need) to log ?in\b/i],
+  ['login_required', /\brequires? (a )?(login|authentication|an account)\b/i],
+  ['login_required', /\bonly available for registered users\b/i],
+  ['login_required', /\bcookies? (are|is) (needed|required)\b/i],
+  // a bare refusal: the site said no without saying why
+  ['other', /\bHTTP Error 403\b/i],
 ]
 
 /** The last `ERROR:` line of yt-dlp's stderr (its verdict), else the last non-empty line. */
@@ -72,6 +82,22 @@ export function ytdlpFailure (stderr: string): JobOutcomeError {
   const verdict = verdictLine(stderr)
   const reason = ytdlpReason(stderr)
   if (INPUT_PATTERNS.some(p => p.test(verdict))) return new InputError(reason)
-  if (BLOCKED_PATTERNS.some(p => p.test(verdict))) return new ToolBlockedError(reason)
+  if (refusalKindOf(verdict)) return new ToolBlockedError(reason)
   return new UpstreamError(reason)
+}
+
+function refusalKindOf (verdict: string): YtdlpRefusalKind | null {
+  return REFUSAL_PATTERNS.find(([, pattern]) => pattern.test(verdict))?.[0] ?? null
+}
+
+/**
+ * When a failed run is the source refusing us (exactly when `ytdlpFailure`
+ * gives a ToolBlockedError): the wall's kind and the verdict as a caller may
+ * read it. Null for any other failure (the caller's link, a broken extractor).
+ */
+export function ytdlpRefusal (stderr: string): { kind: YtdlpRefusalKind, reason: string } | null {
+  const verdict = verdictLine(stderr)
+  if (INPUT_PATTERNS.some(p => p.test(verdict))) return null
+  const kind = refusalKindOf(verdict)
+  return kind ? { kind, reason: ytdlpReason(stderr) } : null
 }

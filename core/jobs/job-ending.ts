@@ -66,7 +66,7 @@ export class JobEnding {
         status: end.status,
         stage: failed ? (blocked ? 'blocked' : 'error') : 'done',
         // The error text is what the status record, the WebSocket, the agent and the webhook show.
-        error: failed ? secrets.scrub(end.error) : null,
+        error: failed ? secrets.scrubJobText(end.error) : null,
         blocked,
         refunded: refund,
         finishedAt: now,

@@ -3,6 +3,7 @@
 // arrive, and hands the outcome to JobEnding.endJob, the one way a job ends.
 // See core/jobs/README.md for the outcome table.
 import { setMaxListeners } from 'node:events'
+import { dirname } from 'node:path'
 import type { Logger } from 'pino'
 import type { AppConfig } from '../config.ts'
 import type { Clock } from '../clock.ts'
@@ -170,7 +171,8 @@ export class JobRunner {
       network: net.policy(),
       extract,
       dns: net.dns(signal),
-      exec: this.deps.exec.forJob(signal, log),
+      // Local inputs only from the job's own folder (its upload's and scratch's parent); stderr without the server's paths.
+      exec: this.deps.exec.forJob(signal, log, { localRoots: [dirname(dirname(this.deps.workspace.uploadPath(job.id)))], withoutServerPaths: text => this.deps.secrets.withoutServerPaths(text) }),
       settings: tool.settings,
       upstream: upstreamConfig(tool, config),
       state: tool.state,
@@ -217,7 +219,7 @@ export class JobRunner {
         return kept.length
       },
       // Shown as the job's stage, prefixed; warnings and summaries are the outer tool's to give.
-      stage: (text) => { if (live) live.stage = secrets.scrub(`${key}: ${String(text).slice(0, 400)}`) },
+      stage: (text) => { if (live) live.stage = secrets.scrubJobText(`${key}: ${String(text).slice(0, 400)}`) },
       warn: () => {},
       summary: () => {},
     })
@@ -323,10 +325,10 @@ export class JobRunner {
       push,
       // Stage, warning and summary texts leave the server (status, WebSocket, MCP
       // progress, webhooks) and plugins build them from upstream errors: scrubbed here, once.
-      stage: (text) => { live.stage = secrets.scrub(String(text).slice(0, 500)); emitProgress() },
+      stage: (text) => { live.stage = secrets.scrubJobText(String(text).slice(0, 500)); emitProgress() },
       // Several warnings read as one text, in the order they came.
-      warn: (text) => { const t = secrets.scrub(String(text).slice(0, 1000)); if (!warning?.includes(t)) warning = warning ? `${warning} ${t}` : t },
-      summary: (data) => { summary = { ...summary, ...secrets.scrubValue(data) } },
+      warn: (text) => { const t = secrets.scrubJobText(String(text).slice(0, 1000)); if (!warning?.includes(t)) warning = warning ? `${warning} ${t}` : t },
+      summary: (data) => { summary = { ...summary, ...secrets.scrubJobValue(data) } },
     })
 
     live.stage = 'running'

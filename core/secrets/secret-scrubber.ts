@@ -9,6 +9,12 @@
 // and credential-shaped text whatever its value (`api_key=…` parameters, URL
 // userinfo, `Authorization: Bearer …`), which also catches credentials this
 // server never configured (a webhook URL's token, a user's proxy in a URL).
+//
+// A job's texts (error, warnings, stage, summary) also lose the server's own
+// paths (DATA_DIR, ARTIFACTS_DIR, the work, upload and scratch folders):
+// ffmpeg and other libraries name the files they opened.
+import { realpathSync } from 'node:fs'
+import { join } from 'node:path'
 import type { AppConfig } from '../config.ts'
 
 export const REDACTED = '[redacted]'
@@ -81,10 +87,51 @@ export function secretValuesOf (config: AppConfig): string[] {
   return values.filter((v): v is string => typeof v === 'string')
 }
 
+/**
+ * A folder of the server's and the word that stands for it in a job's texts.
+ * `jobs`: it holds one folder per job (DATA_DIR/work), whose upload and
+ * scratch get their own words.
+ */
+export interface ServerPath { path: string, label: string, jobs?: boolean }
+
+/** DATA_DIR's work folder, ARTIFACTS_DIR and DATA_DIR, as a job's texts name them. */
+export function serverPathsOf (config: Pick<AppConfig, 'dataDir' | 'artifactsDir'>): ServerPath[] {
+  return [
+    { path: join(config.dataDir, 'work'), label: '[work]', jobs: true },
+    { path: config.artifactsDir, label: '[artifacts]' },
+    { path: config.dataDir, label: '[data]' },
+  ]
+}
+
+// A path ends where a name cannot go on: `/srv/data` is not replaced inside `/srv/database`.
+const PATH_END = '(?=$|[/\\s\'"`:,;()\\[\\]{}<>|])'
+
+/** The patterns that replace the paths, most specific first: a job's upload and scratch, then each folder, longest first. */
+function pathPatterns (paths: readonly ServerPath[]): Array<[RegExp, string]> {
+  const variants = (path: string): string[] => {
+    const trimmed = path.replace(/\/+$/, '')
+    let real = trimmed
+    try { real = realpathSync(trimmed) } catch { /* not there (yet): its name is what texts show */ }
+    return [...new Set([trimmed, real])].filter(p => p.length > 1)
+  }
+  const patterns: Array<[RegExp, string]> = []
+  for (const { path } of paths.filter(p => p.jobs)) {
+    for (const v of variants(path)) {
+      const job = `${escapeRegExp(v)}/[^/\\s'"\`:,;]+`
+      patterns.push([new RegExp(`${job}/upload/file${PATH_END}`, 'g'), '[upload]'], [new RegExp(`${job}/scratch${PATH_END}`, 'g'), '[scratch]'])
+    }
+  }
+  const plain = paths.flatMap(p => variants(p.path).map(v => [v, p.label] as const)).sort((a, b) => b[0].length - a[0].length)
+  for (const [v, label] of plain) patterns.push([new RegExp(`${escapeRegExp(v)}${PATH_END}`, 'g'), label])
+  return patterns
+}
+
 export class SecretScrubber {
   private readonly values: RegExp | null
+  private readonly paths: Array<[RegExp, string]>
 
-  constructor (values: Iterable<string>) {
+  constructor (values: Iterable<string>, options: { paths?: readonly ServerPath[] } = {}) {
+    this.paths = pathPatterns(options.paths ?? [])
     const forms = new Set<string>()
     for (const value of values) {
       const trimmed = value.trim()
@@ -107,6 +154,24 @@ export class SecretScrubber {
       out = out.replace(BEARER, `$1 ${REDACTED}`)
     }
     return out
+  }
+
+  /** The text with the server's folders (ServerPath) replaced by their words: `[upload]`, `[scratch]`, `[work]`, `[data]` … */
+  withoutServerPaths (text: string): string {
+    if (typeof text !== 'string' || !text.includes('/')) return text
+    let out = text
+    for (const [pattern, label] of this.paths) out = out.replace(pattern, label)
+    return out
+  }
+
+  /** A job's error, warning or stage text: credentials scrubbed and the server's paths replaced. */
+  scrubJobText (text: string): string {
+    return this.withoutServerPaths(this.scrub(text))
+  }
+
+  /** A job's summary: every string in it as scrubJobText. */
+  scrubJobValue<T> (value: T): T {
+    return mapStrings(value, text => this.scrubJobText(text))
   }
 
   /**
@@ -138,7 +203,7 @@ function mapStrings<T> (value: T, map: (text: string) => string): T {
 
 /** The app's scrubber: built once from the config and registered in the container (`secrets`). */
 export function createSecretScrubber (config: AppConfig): SecretScrubber {
-  return new SecretScrubber(secretValuesOf(config))
+  return new SecretScrubber(secretValuesOf(config), { paths: serverPathsOf(config) })
 }
 
 const URL_IN_TEXT = /\b(https?|wss?|ftp):\/\/[^\s"'<>\\]+/gi

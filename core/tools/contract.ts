@@ -628,7 +628,7 @@ export function defineTool<Input extends TSchema, Row extends TSchema, Settings 
 
 // ---------------------------------------------------------------- yt-dlp outcomes
 // Pure and light (no library): what a failed yt-dlp run means for the job.
-export { ytdlpFailure } from '../exec/ytdlp-failures.ts'
+export { ytdlpFailure, ytdlpRefusal, type YtdlpRefusalKind } from '../exec/ytdlp-failures.ts'
 
 // ---------------------------------------------------------------- shared helpers
 // What plugins share beyond this contract (page scanners, sitemaps, domains,

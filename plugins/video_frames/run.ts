@@ -35,7 +35,7 @@ export async function runVideoFrames (ctx: Ctx): Promise<void> {
     for (const command of commands) {
       ctx.signal.throwIfAborted()
       const result = await ctx.exec.run('ffmpeg', command.args, { network: ctx.upload === null, timeoutMs: ctx.settings.timeout_ms, maxStderrBytes: STDERR_BYTES, cwd: dir })
-      if (result.exitCode !== 0) throw ffmpegFailure(result.stderr)
+      if (result.exitCode !== 0) throw ffmpegFailure(result.stderr, ctx.upload !== null)
       if (command.at !== undefined) {
         const name = command.output
         if ((await readdir(dir)).includes(name)) frames.push({ file: name, at: command.at })
@@ -104,11 +104,14 @@ async function mediaUrl (ctx: Ctx, url: string): Promise<string> {
 }
 
 /** A failed ffmpeg run → the job's outcome, from its last error lines (no path: the runner replaced them). */
-function ffmpegFailure (stderr: string): Error {
+function ffmpegFailure (stderr: string, upload: boolean): Error {
   const tail = stderr.split('\n').filter(l => l.trim() !== '' && !l.includes('Parsed_showinfo')).slice(-3).join(' ').slice(-300)
   if (/Server returned 40[13]|Server returned 429|HTTP error 40[13]|HTTP error 429/i.test(stderr)) return new ToolBlockedError('the video host refused the download')
   if (/Server returned 404|HTTP error 404|Server returned 410/i.test(stderr)) return new InputError('The video URL answered 404 (not found).')
-  if (/Invalid data found when processing input|does not contain any stream|Output file #0 does not contain|matches no streams/i.test(stderr)) return new InputError('The URL is not a video ffmpeg can read.')
+  // "Format not on whitelist": a playlist, manifest or list (hls, dash, concat …), which the kernel opens as media only.
+  if (/Invalid data found when processing input|does not contain any stream|Output file #0 does not contain|matches no streams|Format not on whitelist/i.test(stderr)) {
+    return new InputError(upload ? 'The file is not a video ffmpeg can read.' : 'The URL is not a video ffmpeg can read.')
+  }
   return new UpstreamError(`ffmpeg failed: ${tail || 'no message'}`)
 }
 

@@ -2,9 +2,9 @@
 // each leave no child process behind; a missing binary warns at boot and fails
 // the job fast, refunded, naming the variable and no path.
 import t, { type Test } from 'tap'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { randomInt } from 'node:crypto'
-import { build, signup } from '../helpers/build.ts'
+import { build, signup, tempDir } from '../helpers/build.ts'
 import { startJob, usageOf, waitForEnd } from '../helpers/jobs.ts'
 import { eventually, processesWith } from './_exec.ts'
 
@@ -66,4 +66,19 @@ t.test('a run that works: its exit code and output become the row', async t => {
   t.match(await waitForEnd(app, user.apiKey, id), { status: 'done' })
   const rows = (await app.inject({ url: `/api/tool-run/${id}/results`, headers: { 'x-api-key': user.apiKey } })).json()
   t.match(rows.results, [{ available: true, exit_code: 4, stdout: 'x; id $(id)\n' }])
+})
+
+t.test("a media run's texts name no server path: error, warning and stage of the status record", async t => {
+  const dataDir = tempDir(t)
+  const app = await build(t, { dataDir, env: { TOOLS_CONFIG, FFMPEG_PATH: '/bin/sh' } })
+  const user = await signup(app)
+  // What ffmpeg said of an ffconcat upload, with DATA_DIR's paths in it (the upload's, an artifact's).
+  const upload = join(dataDir, 'work', 'a1b2c3', 'upload', 'file')
+  const script = 'echo "[concat @ 0x1] Unsafe file name \'/x.mp4\' file:$0: Operation not permitted; see $1 and $2" >&2; exit 1'
+  const { job_id: id } = (await startJob(app, user.apiKey, { program: 'ffmpeg', args: ['-c', script, upload, join(dataDir, 'artifacts', 'ab', 'cd'), join(dataDir, 'app.db')], fail_with_paths: true }, 'exec_probe')).json()
+  const end = await waitForEnd(app, user.apiKey, id)
+  t.match(end, { status: 'error', error: /Unsafe file name '\/x\.mp4' file:\[upload\]: Operation not permitted; see \[artifacts\]\/ab\/cd and \[data\]\/app\.db/ })
+  t.match(end.error, /failed in \[scratch\]:/, 'the scratch dir in the thrown text')
+  t.match(end.warning, /^wrote \[scratch\]\/part\.mp4$/)
+  for (const text of [end.error, end.warning, end.stage]) t.notMatch(String(text), dataDir, 'no DATA_DIR path')
 })

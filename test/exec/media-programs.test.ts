@@ -6,14 +6,14 @@ import t from 'tap'
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import { execFileSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import { PassThrough } from 'node:stream'
 import pino from 'pino'
 import { BlockedTargetError, UpstreamError, ytdlpFailure } from '../../core/tools/contract.ts'
 import { tempDir } from '../helpers/build.ts'
-import { execService, hasProgram } from './_exec.ts'
+import { eventually, execService, hasProgram } from './_exec.ts'
 
 const missing = ['ffmpeg', 'ffprobe', 'yt-dlp'].filter(p => !hasProgram(p))
 if (missing.length > 0) {
@@ -23,21 +23,24 @@ if (missing.length > 0) {
   const dir = tempDir(t)
   const HOST = 'media.test'
 
-  // The clip: 2 s of ffmpeg's test pattern, made through the runner itself (no network).
-  const maker = execService(t)
-  const made = await maker.exec.forJob(new AbortController().signal, log).run('ffmpeg', [
-    '-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=160x120:rate=10',
-    '-c:v', 'mpeg4', '-pix_fmt', 'yuv420p', '-f', 'mp4', '--', 'clip.mp4',
-  ], { cwd: dir })
-  t.equal(made.exitCode, 0, `ffmpeg made the clip ${made.stderr}`)
+  // The clip: 2 s of ffmpeg's test pattern (made directly: the runner opens no lavfi input).
+  execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=160x120:rate=10', '-c:v', 'mpeg4', '-pix_fmt', 'yuv420p', '-f', 'mp4', join(dir, 'clip.mp4')])
   const clip = readFileSync(join(dir, 'clip.mp4'))
+  // The runs below may open local files of `dir` only, as a job its own folder.
+  const scope = { localRoots: [dir] }
 
   const hits: string[] = []
+  const hanging: ServerResponse[] = []
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     hits.push(`${req.headers.host} ${req.method} ${req.url}`)
     if (req.url === '/page.html') {
       res.setHeader('content-type', 'text/html')
       res.end(`<!doctype html><html><head><title>Test clip</title><meta property="og:title" content="Test clip"><meta property="og:video" content="/clip.mp4"><meta property="og:video:type" content="video/mp4"></head><body><video src="/clip.mp4" controls></video></body></html>`)
+      return
+    }
+    if (req.url?.startsWith('/hang-')) {
+      // A page that never answers: yt-dlp waits on it while the test reads its command line.
+      hanging.push(res)
       return
     }
     if (req.url === '/clip.mp4') {
@@ -55,7 +58,7 @@ if (missing.length > 0) {
   const inside = createHttpServer(handler).listen(0, '127.0.0.2')
   await once(inside, 'listening')
   const insidePort = (inside.address() as { port: number }).port
-  t.teardown(() => { site.closeAllConnections(); site.close(); inside.closeAllConnections(); inside.close() })
+  t.teardown(() => { for (const r of hanging) r.destroy(); site.closeAllConnections(); site.close(); inside.closeAllConnections(); inside.close() })
 
   const allowedTargets = [`127.0.0.1:${port}`]
   const lookup = async (name: string) => (name === HOST ? [{ address: '127.0.0.1', family: 4 }] : [])
@@ -124,12 +127,10 @@ if (missing.length > 0) {
     t.equal(result.exitCode, 0, result.stderr)
     t.equal(Math.round(Number(JSON.parse(result.stdout).format.duration)), 2)
     t.ok(hits.includes(`${HOST}:${securePort} GET /clip.mp4`), 'the https fixture saw it, through the tunnel')
-    // The tunnel is ffmpeg's `httpproxy` protocol: a -protocol_whitelist must name it for https inputs.
+    // The tunnel is ffmpeg's `httpproxy` protocol, which the kernel's whitelist names; the kernel's comes
+    // last, so a tool's narrower (or wider) one does not count.
     const probe = (whitelist: string) => exec.forJob(new AbortController().signal, log).run('ffprobe', ['-v', 'error', '-protocol_whitelist', whitelist, '-show_entries', 'format=duration', '-of', 'json', `https://${HOST}:${securePort}/clip.mp4`], { network: true })
-    const without = await probe('http,https,tcp,tls,crypto')
-    t.not(without.exitCode, 0)
-    t.match(without.stderr, /httpproxy/, 'refused for want of httpproxy')
-    t.equal((await probe('http,https,tcp,tls,crypto,httpproxy')).exitCode, 0, 'with httpproxy listed it works')
+    t.equal((await probe('http,https,tcp,tls,crypto')).exitCode, 0, 'the kernel\'s whitelist, with httpproxy, is the one used')
   })
 
   t.test('ffmpeg streams a frame to the caller (pipe:1)', async t => {
@@ -137,7 +138,7 @@ if (missing.length > 0) {
     const sink = new PassThrough()
     const chunks: Buffer[] = []
     sink.on('data', (c: Buffer) => chunks.push(c))
-    const result = await exec.forJob(new AbortController().signal, log).run('ffmpeg', ['-v', 'error', '-i', 'clip.mp4', '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', 'pipe:1'], { cwd: dir, stdout: sink })
+    const result = await exec.forJob(new AbortController().signal, log, scope).run('ffmpeg', ['-v', 'error', '-i', 'clip.mp4', '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', 'pipe:1'], { cwd: dir, stdout: sink })
     t.equal(result.exitCode, 0, result.stderr)
     const png = Buffer.concat(chunks)
     t.same([...png.subarray(1, 4)], [...Buffer.from('PNG')], 'a PNG came out')
@@ -146,30 +147,53 @@ if (missing.length > 0) {
   })
 
   t.test('without network: true, ffmpeg and ffprobe open no URL: not in their arguments, not named by a local file', async t => {
-    // Connections, not requests: a refused protocol must not even open a socket.
+    // Connections, not requests: a refused input must not even open a socket.
     let connections = 0
     const counted = (socket: import('node:net').Socket) => { connections++; socket.destroy() }
     site.on('connection', counted)
     t.teardown(() => { site.off('connection', counted) })
     const { exec } = execService(t, { allowedTargets, lookup })
-    const runner = exec.forJob(new AbortController().signal, log)
+    const runner = exec.forJob(new AbortController().signal, log, scope)
     const url = `http://127.0.0.1:${port}/clip.mp4`
-    const direct = await runner.run('ffmpeg', ['-v', 'error', '-i', url, '-frames:v', '1', '-f', 'null', '-'], { cwd: dir })
-    t.not(direct.exitCode, 0, 'ffmpeg refused the http:// input')
-    t.match(direct.stderr, /not on whitelist/)
-    // The tool's own whitelist comes before the kernel's, which wins.
-    const widened = await runner.run('ffmpeg', ['-v', 'error', '-protocol_whitelist', 'file,http,tcp', '-i', url, '-f', 'null', '-'], { cwd: dir })
-    t.not(widened.exitCode, 0, 'a whitelist in the tool\'s arguments does not widen it')
-    const probe = await runner.run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'json', url], { cwd: dir })
-    t.not(probe.exitCode, 0, 'ffprobe refused it too')
-    t.match(probe.stderr, /not on whitelist/)
-    // A local playlist (an upload could be one) that names a network segment.
+    // A URL input without network is refused before anything starts (a plugin's bug: no proxy would stop it).
+    await t.rejects(runner.run('ffmpeg', ['-v', 'error', '-i', url, '-frames:v', '1', '-f', 'null', '-'], { cwd: dir }), /needs network: true/)
+    await t.rejects(runner.run('ffmpeg', ['-v', 'error', '-protocol_whitelist', 'file,http,tcp', '-i', url, '-f', 'null', '-'], { cwd: dir }), /needs network: true/, 'a whitelist in the tool\'s arguments does not widen it')
+    await t.rejects(runner.run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'json', url], { cwd: dir }), /needs network: true/, 'ffprobe refused it too')
+    // A local playlist (an upload could be one) that names a network segment: not opened as a playlist at all.
     writeFileSync(join(dir, 'list.m3u8'), `#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\n${url}\n#EXT-X-ENDLIST\n`)
     const playlist = await runner.run('ffmpeg', ['-v', 'error', '-i', 'list.m3u8', '-f', 'null', '-'], { cwd: dir })
-    t.not(playlist.exitCode, 0, 'the playlist\'s http:// segment was refused')
+    t.not(playlist.exitCode, 0, 'the playlist was refused')
+    t.match(playlist.stderr, /Format not on whitelist/)
     t.equal(connections, 0, 'the fixture saw no connection at all')
     // Local inputs still work.
     const local = await runner.run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'json', 'clip.mp4'], { cwd: dir })
     t.equal(local.exitCode, 0, local.stderr)
+  })
+
+  t.test("the proxy's token is in yt-dlp's environment, never in its command line", async t => {
+    hits.length = 0
+    const { exec } = execService(t, { allowedTargets, lookup })
+    const stop = new AbortController()
+    const mark = `hang-${process.pid}-${Date.now()}`
+    const running = exec.forJob(stop.signal, log).run('yt-dlp', ['-J', '--no-download', '--', `http://${HOST}:${port}/${mark}.html`], { network: true })
+    running.catch(() => {})
+    // The page was asked for under the name only the proxy resolves: the run reached it through the proxy.
+    t.ok(await eventually(() => hits.includes(`${HOST}:${port} GET /${mark}.html`), 20_000), 'yt-dlp reached the page through the egress proxy')
+    const pids = readdirSync('/proc').filter(p => /^\d+$/.test(p)).filter(pid => {
+      try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(mark) } catch { return false }
+    })
+    t.ok(pids.length > 0, 'the running yt-dlp was found')
+    for (const pid of pids) {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+      t.notOk(argv.some(a => /run:|@127\.0\.0\.1|--proxy/.test(a)), `no proxy credentials in argv: ${argv.join(' ')}`)
+      // Readable here because the test runs as the same user; /proc/<pid>/environ is the owner's only.
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+      const proxy = environ.find(v => v.startsWith('http_proxy='))
+      t.match(proxy, /^http_proxy=http:\/\/run:[\w-]+@127\.0\.0\.1:\d+$/, 'the token is in the environment')
+      const token = /run:([\w-]+)@/.exec(proxy ?? '')?.[1] ?? 'none'
+      t.notOk(argv.some(a => a.includes(token)), 'the token is not in argv')
+    }
+    stop.abort(new Error('test done'))
+    await t.rejects(running, /test done/)
   })
 }

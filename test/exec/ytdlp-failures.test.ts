@@ -1,38 +1,40 @@
 // yt-dlp's failure texts → job outcomes, on real stderr lines as yt-dlp prints them
 // (quoted from yt-dlp bug reports; the ids are the reporters').
 import t from 'tap'
-import { InputError, ToolBlockedError, UpstreamError, ytdlpFailure } from '../../core/tools/contract.ts'
+import { InputError, ToolBlockedError, UpstreamError, ytdlpFailure, ytdlpRefusal, type YtdlpRefusalKind } from '../../core/tools/contract.ts'
 
 const COOKIES_ADVICE = 'Use --cookies-from-browser or --cookies for the authentication. See  https://github.com/yt-dlp/yt-dlp/wiki/FAQ#how-do-i-pass-cookies-to-yt-dlp  for how to manually pass cookies. Also see  https://github.com/yt-dlp/yt-dlp/wiki/Extractors#exporting-youtube-cookies  for tips on effectively exporting YouTube cookies'
 
-const cases: Array<[string, typeof ToolBlockedError | typeof InputError | typeof UpstreamError, RegExp]> = [
+const cases: Array<[string, typeof ToolBlockedError | typeof InputError | typeof UpstreamError, RegExp, YtdlpRefusalKind | null]> = [
   // login, age and bot walls → blocked
-  [`[youtube] jBtLD2zxTlY: Downloading webpage\nERROR: [youtube] jBtLD2zxTlY: Sign in to confirm your age. This video may be inappropriate for some users. ${COOKIES_ADVICE}`, ToolBlockedError, /Sign in to confirm your age/],
-  [`ERROR: [youtube] dQw4w9WgXcQ: Sign in to confirm you’re not a bot. ${COOKIES_ADVICE}`, ToolBlockedError, /not a bot/],
-  ['ERROR: [Instagram] Clq_poiJd63: Requested content is not available, rate-limit reached or login required. Use --cookies, --cookies-from-browser, --username and --password, or --netrc (instagram) to provide account credentials', ToolBlockedError, /rate-limit reached or login required/],
-  ['ERROR: [Instagram] DMiGcwLok9U: Requested content is not available, rate-limit reached or login required. Use --cookies-from-browser or --cookies for the authentication. See  https://github.com/yt-dlp/yt-dlp/wiki/FAQ#how-do-i-pass-cookies-to-yt-dlp  for how to manually pass cookies', ToolBlockedError, /login required/],
-  ['ERROR: [Instagram] CTomrHIFc36: You need to log in to access this content. Use --cookies, --username and --password, or --netrc (instagram) to provide account credentials', ToolBlockedError, /log in/],
-  ['ERROR: [facebook] 1234567890: This video is only available for registered users. Use --cookies-from-browser or --cookies for the authentication.', ToolBlockedError, /registered users/],
+  [`[youtube] jBtLD2zxTlY: Downloading webpage\nERROR: [youtube] jBtLD2zxTlY: Sign in to confirm your age. This video may be inappropriate for some users. ${COOKIES_ADVICE}`, ToolBlockedError, /Sign in to confirm your age/, 'login_required'],
+  [`ERROR: [youtube] dQw4w9WgXcQ: Sign in to confirm you’re not a bot. ${COOKIES_ADVICE}`, ToolBlockedError, /not a bot/, 'bot_check'],
+  ['ERROR: [Instagram] Clq_poiJd63: Requested content is not available, rate-limit reached or login required. Use --cookies, --cookies-from-browser, --username and --password, or --netrc (instagram) to provide account credentials', ToolBlockedError, /rate-limit reached or login required/, 'login_required'],
+  ['ERROR: [Instagram] DMiGcwLok9U: Requested content is not available, rate-limit reached or login required. Use --cookies-from-browser or --cookies for the authentication. See  https://github.com/yt-dlp/yt-dlp/wiki/FAQ#how-do-i-pass-cookies-to-yt-dlp  for how to manually pass cookies', ToolBlockedError, /login required/, 'login_required'],
+  ['ERROR: [Instagram] CTomrHIFc36: You need to log in to access this content. Use --cookies, --username and --password, or --netrc (instagram) to provide account credentials', ToolBlockedError, /log in/, 'login_required'],
+  ['ERROR: [facebook] 1234567890: This video is only available for registered users. Use --cookies-from-browser or --cookies for the authentication.', ToolBlockedError, /registered users/, 'login_required'],
   // rate limits → blocked
-  ['ERROR: [generic] Unable to download webpage: HTTP Error 429: Too Many Requests (caused by <HTTPError 429: Too Many Requests>)', ToolBlockedError, /429/],
-  ['ERROR: [youtube] abc123def45: Unable to download API page: HTTP Error 429: Too Many Requests (caused by <HTTPError 429: \'Too Many Requests\'>); please report this issue on  https://github.com/yt-dlp/yt-dlp/issues?q= , filling out the appropriate issue template. Confirm you are on the latest version using  yt-dlp -U', ToolBlockedError, /429/],
+  ['ERROR: [generic] Unable to download webpage: HTTP Error 429: Too Many Requests (caused by <HTTPError 429: Too Many Requests>)', ToolBlockedError, /429/, 'rate_limited'],
+  ['ERROR: [youtube] abc123def45: Unable to download API page: HTTP Error 429: Too Many Requests (caused by <HTTPError 429: \'Too Many Requests\'>); please report this issue on  https://github.com/yt-dlp/yt-dlp/issues?q= , filling out the appropriate issue template. Confirm you are on the latest version using  yt-dlp -U', ToolBlockedError, /429/, 'rate_limited'],
   // geo blocks → blocked
-  ['ERROR: [youtube] ltcd1B8WyTM: Video unavailable. The uploader has not made this video available in your country', ToolBlockedError, /available in your country/],
-  ['ERROR: [youtube] LrUvu1mlWco: The uploader has not made this video available in your country. This video is available in United States.', ToolBlockedError, /country/],
-  ['ERROR: [TikTok] 7100000000000000000: Your IP address is blocked from accessing this post', ToolBlockedError, /IP address is blocked/],
+  ['ERROR: [youtube] ltcd1B8WyTM: Video unavailable. The uploader has not made this video available in your country', ToolBlockedError, /available in your country/, 'geo_block'],
+  ['ERROR: [youtube] LrUvu1mlWco: The uploader has not made this video available in your country. This video is available in United States.', ToolBlockedError, /country/, 'geo_block'],
+  ['ERROR: [TikTok] 7100000000000000000: Your IP address is blocked from accessing this post', ToolBlockedError, /IP address is blocked/, 'geo_block'],
+  // a bare refusal → blocked, kind other
+  ['ERROR: unable to download video data: HTTP Error 403: Forbidden', ToolBlockedError, /403: Forbidden/, 'other'],
   // unsupported or private → input
-  ['WARNING: [generic] Falling back on generic information extractor\nERROR: Unsupported URL: https://example.com/about', InputError, /Unsupported URL/],
-  ['ERROR: \'not-a-url\' is not a valid URL. Set --default-search "ytsearch" (or run  yt-dlp "ytsearch:not-a-url" ) to search YouTube', InputError, /not a valid URL/],
-  ['ERROR: [youtube] xxxxxxxxxxx: Private video. Sign in if you\'ve been granted access to this video', InputError, /Private video/],
+  ['WARNING: [generic] Falling back on generic information extractor\nERROR: Unsupported URL: https://example.com/about', InputError, /Unsupported URL/, null],
+  ['ERROR: \'not-a-url\' is not a valid URL. Set --default-search "ytsearch" (or run  yt-dlp "ytsearch:not-a-url" ) to search YouTube', InputError, /not a valid URL/, null],
+  ['ERROR: [youtube] xxxxxxxxxxx: Private video. Sign in if you\'ve been granted access to this video', InputError, /Private video/, null],
   // the rest → upstream
-  ['ERROR: [youtube] xxxxxxxxxxx: Video unavailable. This video has been removed by the uploader', UpstreamError, /removed by the uploader/],
-  ['ERROR: [youtube] xxxxxxxxxxx: This video is unavailable', UpstreamError, /unavailable/],
-  ['ERROR: [Instagram] C1abc: Unable to extract shared data; please report this issue on  https://github.com/yt-dlp/yt-dlp/issues?q= , filling out the appropriate issue template. Confirm you are on the latest version using  yt-dlp -U', UpstreamError, /Unable to extract shared data$/],
-  ['ERROR: [generic] Unable to download webpage: <urlopen error [Errno 111] Connection refused> (caused by URLError(ConnectionRefusedError(111, \'Connection refused\')))', UpstreamError, /Connection refused/],
-  ['', UpstreamError, /without saying why/],
+  ['ERROR: [youtube] xxxxxxxxxxx: Video unavailable. This video has been removed by the uploader', UpstreamError, /removed by the uploader/, null],
+  ['ERROR: [youtube] xxxxxxxxxxx: This video is unavailable', UpstreamError, /unavailable/, null],
+  ['ERROR: [Instagram] C1abc: Unable to extract shared data; please report this issue on  https://github.com/yt-dlp/yt-dlp/issues?q= , filling out the appropriate issue template. Confirm you are on the latest version using  yt-dlp -U', UpstreamError, /Unable to extract shared data$/, null],
+  ['ERROR: [generic] Unable to download webpage: <urlopen error [Errno 111] Connection refused> (caused by URLError(ConnectionRefusedError(111, \'Connection refused\')))', UpstreamError, /Connection refused/, null],
+  ['', UpstreamError, /without saying why/, null],
 ]
 
-for (const [stderr, kind, reason] of cases) {
+for (const [stderr, kind, reason, refusal] of cases) {
   t.test(stderr.slice(0, 80) || '(empty stderr)', async t => {
     const outcome = ytdlpFailure(stderr)
     t.type(outcome, kind)
@@ -40,6 +42,8 @@ for (const [stderr, kind, reason] of cases) {
     t.match(outcome.message, reason)
     t.notMatch(outcome.message, /^ERROR:|--cookies|yt-dlp -U|report this issue/, 'no operator advice, no prefix')
     t.ok(outcome.message.length <= 300)
+    // A refusal's kind exactly when the outcome is blocked, with the same reason.
+    t.same(ytdlpRefusal(stderr), refusal === null ? null : { kind: refusal, reason: outcome.message }, `refusal kind ${refusal}`)
   })
 }
 

@@ -2,7 +2,7 @@
 // text whatever its value, what it must leave alone, and the values it takes
 // from the config.
 import t from 'tap'
-import { REDACTED, SecretScrubber, createSecretScrubber, originOf, secretValuesOf, urlsAsOrigins, withoutUrlQueries } from '../../core/secrets/secret-scrubber.ts'
+import { REDACTED, SecretScrubber, createSecretScrubber, originOf, secretValuesOf, serverPathsOf, urlsAsOrigins, withoutUrlQueries } from '../../core/secrets/secret-scrubber.ts'
 import { loadConfig } from '../../core/config.ts'
 import { tempDir } from '../helpers/build.ts'
 
@@ -100,4 +100,17 @@ t.test('the values come from the one config: tool credentials and the kernel sec
   t.notOk(values.includes('not-a-credential-value'), 'variables no tool names are not credentials')
   const s = createSecretScrubber(config)
   t.equal(s.scrub(`k=serpapi-Kilo-7731 p=${encodeURIComponent('proxy-Romeo/9')} g=${config.secretKey}`), `k=${REDACTED} p=${REDACTED} g=${REDACTED}`)
+})
+
+t.test("a job's texts lose the server's paths: DATA_DIR, ARTIFACTS_DIR, the work, upload and scratch folders", async t => {
+  const s = new SecretScrubber(['s3cr3t-value'], { paths: serverPathsOf({ dataDir: '/srv/app/data', artifactsDir: '/mnt/files' }) })
+  t.equal(s.scrubJobText("[concat @ 0x5] Unsafe file name '/x.mp4' file:/srv/app/data/work/4f1c-9a/upload/file: Operation not permitted"),
+    "[concat @ 0x5] Unsafe file name '/x.mp4' file:[upload]: Operation not permitted")
+  t.equal(s.scrubJobText('frames in /srv/app/data/work/4f1c-9a/scratch/frames-x1, stored as /mnt/files/ab/cd (db /srv/app/data/app.db)'),
+    'frames in [scratch]/frames-x1, stored as [artifacts]/ab/cd (db [data]/app.db)')
+  t.equal(s.scrubJobText('/srv/app/data/work/.incoming/u1 and /srv/app/data/work'), '[work]/.incoming/u1 and [work]')
+  t.equal(s.scrubJobText('/srv/app/database and /srv/app/data-old stay'), '/srv/app/database and /srv/app/data-old stay', 'a longer name that starts the same is another path')
+  t.equal(s.scrubJobText('key s3cr3t-value in /srv/app/data/x'), 'key [redacted] in [data]/x', 'credentials too')
+  t.same(s.scrubJobValue({ note: 'at /srv/app/data/work/j/scratch', n: 1 }), { note: 'at [scratch]', n: 1 })
+  t.equal(s.scrub('/srv/app/data/app.db'), '/srv/app/data/app.db', 'log lines keep them: the operator reads those')
 })

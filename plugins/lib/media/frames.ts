@@ -39,19 +39,18 @@ export const DEFAULT_SCENE_THRESHOLD = 0.4
 const EXT: Record<FrameImageFormat, string> = { jpeg: 'jpg', png: 'png' }
 
 /**
- * The input as ffmpeg must see it: an http(s) URL with only the protocols a
- * web video needs (no `file:`, `concat:`, `subfile:` reaching the server's own
- * files through a playlist), or a local path behind `file:` so a name with a
- * colon or a leading dash is never read as a protocol or an option.
- * `httpproxy` is how ffmpeg tunnels https through the egress proxy (ctx.exec's
- * `network: true`); without it an https input fails (test/exec/media-programs.test.ts).
+ * The input as ffmpeg must see it: an http(s) URL, or a local path behind
+ * `file:` so a name with a colon or a leading dash is never read as a protocol
+ * or an option. Anything else (`concat:`, `subfile:` …) is refused here; the
+ * kernel's runner (ctx.exec) checks the input again and adds the protocol and
+ * format whitelists (core/exec/README.md, "Inputs").
  */
 export function ffmpegInput (input: string): string[] {
-  if (/^https?:\/\//i.test(input)) return ['-protocol_whitelist', 'http,https,tcp,tls,crypto,httpproxy', '-i', input]
+  if (/^https?:\/\//i.test(input)) return ['-i', input]
   if (/^[a-z][a-z0-9+.-]*:/i.test(input) && !/^file:/i.test(input) && !/^[a-z]:[\\/]/i.test(input)) {
     throw new RangeError('ffmpeg input must be an http(s) URL or a local file')
   }
-  return ['-protocol_whitelist', 'file', '-i', /^file:/i.test(input) ? input : `file:${input}`]
+  return ['-i', /^file:/i.test(input) ? input : `file:${input}`]
 }
 
 const COMMON = ['-hide_banner', '-nostdin', '-y']

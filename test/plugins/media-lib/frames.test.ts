@@ -18,7 +18,7 @@ t.test('every N seconds: one run, fps=1/N, capped, JPEG', async t => {
   t.equal(more.length, 0)
   t.equal(cmd!.output, 'frame-%05d.jpg')
   const a = cmd!.args
-  t.same(a.slice(a.indexOf('-i') - 2, a.indexOf('-i') + 2), ['-protocol_whitelist', 'file', '-i', 'file:/scratch/in.mp4'])
+  t.same(a.slice(a.indexOf('-i'), a.indexOf('-i') + 2), ['-i', 'file:/scratch/in.mp4'], 'a local file behind file: (the runner adds the whitelists)')
   t.equal(a[a.indexOf('-vf') + 1], `fps=1000/2500,${boundedScale(640)},showinfo`)
   t.equal(a[a.indexOf('-frames:v') + 1], '50')
   t.same(a.slice(a.indexOf('-c:v'), a.indexOf('-c:v') + 4), ['-c:v', 'mjpeg', '-q:v', '2'])
@@ -31,7 +31,7 @@ t.test('scene change: select gt(scene,T), variable frame rate, PNG', async t => 
   const a = cmd!.args
   t.equal(a[a.indexOf('-vf') + 1], `select='gt(scene,0.4)',${boundedScale()},showinfo`, 'no width: still bounded')
   t.same(a.slice(a.indexOf('-fps_mode'), a.indexOf('-fps_mode') + 2), ['-fps_mode', 'vfr'])
-  t.same(a.slice(a.indexOf('-i') - 2, a.indexOf('-i') + 2), ['-protocol_whitelist', 'http,https,tcp,tls,crypto,httpproxy', '-i', 'https://cdn.test/v.mp4'])
+  t.same(a.slice(a.indexOf('-i'), a.indexOf('-i') + 2), ['-i', 'https://cdn.test/v.mp4'])
   t.equal(a.at(-1), '/o/frame-%05d.png')
   const [custom] = videoFramesCommands({ input: '/v.mp4', outputDir: '/o', maxFrames: 5, format: 'png' }, { mode: 'scene', threshold: 0.25 })
   t.ok(custom!.args.includes(`select='gt(scene,0.25)',${boundedScale()},showinfo`))

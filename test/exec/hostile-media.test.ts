@@ -132,7 +132,7 @@ if (missing.length > 0) {
     t.ok(existsSync(join(job, 'at.png')), 'a frame after seeking')
   })
 
-  t.test('yt-dlp: a remote HLS manifest naming file: segments brings back nothing, native or ffmpeg downloader', async t => {
+  t.test('a remote HLS manifest naming file: segments brings back nothing: yt-dlp (native or ffmpeg downloader), ffmpeg', async t => {
     const hits: string[] = []
     const site = createServer((req: IncomingMessage, res: ServerResponse) => {
       hits.push(req.url ?? '')
@@ -160,6 +160,12 @@ if (missing.length > 0) {
       t.equal(stdout.length, 0, `${downloader.join(' ') || 'native'}: not a byte of the private clip (${result.exitCode ?? result.message})`)
     }
     t.ok(hits.includes('/holiday.m3u8'), 'the manifest was read, through the proxy')
+    // ffmpeg on the manifest's URL: its segments may use the network protocols only.
+    const out = join(tempDir(t), 'frame.png')
+    const direct = await runner.run('ffmpeg', ['-nostdin', '-i', `http://media.test:${port}/holiday.m3u8`, '-frames:v', '1', '-f', 'image2', '-update', '1', out], { network: true })
+    t.not(direct.exitCode, 0, 'ffmpeg did not read the file: segment')
+    t.match(direct.stderr, /not on whitelist/)
+    t.notOk(existsSync(out), 'no frame of the private clip')
   })
 
   t.test('video_frames jobs: hostile uploads fail as the caller\'s input, name no path; a real mp4 works', async t => {

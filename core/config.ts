@@ -478,7 +478,7 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppCon
       cpuSeconds: int(env, 'EXEC_CPU_SECONDS', 900, 1, 7 * 24 * 3600),
       // Address space, not RSS: thread stacks and malloc arenas count whole. ffmpeg cutting 3840-wide PNGs from
       // 1080p reserved 0.54 GB with 2 threads, 0.97 GB with 16 and 1.8 GB with 64 filter threads (core/exec/README.md).
-      memoryMb: int(env, 'EXEC_MEMORY_MB', 2048, 256, 1024 * 1024),
+      memoryMb: int(env, 'EXEC_MEMORY_MB', 2048, 512, 1024 * 1024),
       childPath: str(env, 'PATH', '/usr/local/bin:/usr/bin:/bin'),
       childLang: 'C.UTF-8',
       childTz: optional(env, 'TZ'),

@@ -43,6 +43,15 @@ export class ArtifactService {
   endRun (jobId: string): void { this.usage.delete(jobId) }
 
   /**
+   * Bytes the job's files take now, writes under way included: ctx.exec adds
+   * the bytes of the job's scratch to it and holds the sum to max_job_files_mb
+   * (core/exec/sandbox.ts), so scratch and stored files share one budget.
+   */
+  async storedBytes (jobId: string): Promise<number> {
+    return (await this.jobBytes(jobId)).used
+  }
+
+  /**
    * ctx.artifact: streams the body into the store. Every chunk is counted
    * against the file cap and the job's remaining room (shared by the job's
    * concurrent writes); past either, the write stops, the partial file is

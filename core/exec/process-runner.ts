@@ -14,18 +14,21 @@
 // - inputs opened as media only (media-inputs.ts): an http(s) URL with network
 //   protocols, or a file of the job's own with container demuxers only;
 // - stdout captured up to a cap (or streamed to the caller), stderr's tail kept,
-//   with the server's paths (binary, home, cwd, the job's folders, DATA_DIR …) replaced.
+//   with the server's paths (binary, home, cwd, the job's folders, DATA_DIR …) replaced;
+// - the kernel's limits (sandbox.ts): CPU time, address space, largest file,
+//   death with the server, and the job's file budget over its scratch.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { accessSync, constants as fsConstants, realpathSync, statSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { constants as osConstants, tmpdir } from 'node:os'
+import { availableParallelism, constants as osConstants, tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import type { Writable } from 'node:stream'
 import type { Logger } from 'pino'
 import type { ExecConfig } from '../config.ts'
-import { InputError, ToolConfigError, UpstreamError, type ExecOptions, type ExecResult, type MediaProgram, type ProcessRunner } from '../tools/contract.ts'
+import { FileTooLargeError, InputError, ToolConfigError, UpstreamError, type ExecOptions, type ExecResult, type MediaProgram, type ProcessRunner } from '../tools/contract.ts'
 import type { EgressGrant, EgressProxy } from './egress-proxy.ts'
 import { guardMediaArgs } from './media-inputs.ts'
+import { limitHit, POLL_MS, sampleProcess, sandboxedCommand, treeBytes, type LimitHit, type ProcessSample, type RunFileBudget, type RunLimits, type SandboxPrograms } from './sandbox.ts'
 
 export const DEFAULT_MAX_STDOUT_BYTES = 8 * 1024 * 1024
 export const DEFAULT_MAX_STDERR_BYTES = 64 * 1024
@@ -79,6 +82,8 @@ export interface JobScope {
   localRoots?: readonly string[]
   /** Replaces the server's paths (DATA_DIR, the work folders …) in stderr; SecretScrubber.withoutServerPaths. */
   withoutServerPaths?: (text: string) => string
+  /** The job's file caps over what its programs write (sandbox.ts); none (tests): no largest-file limit, no scratch budget. */
+  files?: RunFileBudget
 }
 
 /** One per app: resolves binaries, hands each job a ProcessRunner, and kills what is left at close. */
@@ -90,12 +95,22 @@ export class ExecService {
 
   /** The binary's absolute path, or null when the setting names nothing executable. */
   resolve (program: MediaProgram): string | null {
-    const setting = this.deps.config.programs[program]
+    return this.onPath(this.deps.config.programs[program])
+  }
+
+  private onPath (setting: string): string | null {
     if (setting.includes('/')) return isExecutableFile(setting) ? setting : null
     for (const dir of this.deps.config.childPath.split(delimiter)) {
       if (dir && isExecutableFile(join(dir, setting))) return join(dir, setting)
     }
     return null
+  }
+
+  /** util-linux's setpriv and prlimit on the children's PATH, or null: then no media program runs (README, Limits). */
+  sandbox (): SandboxPrograms | null {
+    const setpriv = this.onPath('setpriv')
+    const prlimit = this.onPath('prlimit')
+    return setpriv && prlimit ? { setpriv, prlimit } : null
   }
 
   /** Boot: a missing program is a warning (the tools that need it fail fast, naming the variable). */
@@ -105,12 +120,15 @@ export class ExecService {
         this.deps.logger.warn({ program, variable: PROGRAM_SETTINGS[program] }, `${program} was not found: the tools that run it will fail until it is installed or ${PROGRAM_SETTINGS[program]} names it`)
       }
     }
+    if (!this.sandbox()) {
+      this.deps.logger.warn({ programs: ['setpriv', 'prlimit'] }, 'setpriv or prlimit (util-linux) was not found on PATH: no media program runs without the limits they set, so the media tools will fail until util-linux is installed')
+    }
   }
 
   /** ctx.exec for one job, bound to its signal and its folders. */
   forJob (signal: AbortSignal, log: Logger, scope: JobScope = {}): ProcessRunner {
     return {
-      available: (program) => PROGRAM_SETTINGS[program] !== undefined && this.resolve(program) !== null,
+      available: (program) => PROGRAM_SETTINGS[program] !== undefined && this.resolve(program) !== null && this.sandbox() !== null,
       run: (program, args, options) => this.run(program, args, options ?? {}, signal, log, scope),
     }
   }
@@ -170,32 +188,60 @@ export class ExecService {
     }
   }
 
-  private spawnAndWait (run: {
+  private async spawnAndWait (run: {
     program: MediaProgram, binary: string, args: string[], env: Record<string, string>, cwd: string, home: string
     timeoutMs: number, maxStdout: number, maxStderr: number, stdout?: NodeJS.WritableStream
     jobSignal: AbortSignal, grant: EgressGrant | null, log: Logger, scope: JobScope
   }): Promise<ExecResult> {
     const { program, binary, jobSignal, grant } = run
+    const files = run.scope.files
+    // Without the wrappers there are no limits: no run rather than an unbounded one (README, Limits).
+    const sandbox = this.sandbox()
+    if (!sandbox) throw new ToolConfigError(`${program} cannot run on this server: util-linux's setpriv and prlimit, which set its limits, are not installed`)
+    const limits: RunLimits = { cpuSeconds: this.deps.config.cpuSeconds, addressSpaceBytes: this.deps.config.memoryMb * 1024 * 1024, fileBytes: files?.maxFileBytes ?? null }
+    // What counts against the job's files: its scratch, and wherever else this run may write (its home, its cwd).
+    const watched = files ? [await files.scratchDir(), run.home, run.cwd] : []
+    const command = sandboxedCommand(sandbox, limits, binary, run.args)
+    // glibc gives each thread up to 8 malloc arenas of 64 MB of address space; two keep ffmpeg's many threads well inside RLIMIT_AS.
+    const env = { ...run.env, MALLOC_ARENA_MAX: '2' }
     return new Promise<ExecResult>((resolve, reject) => {
       let child: ChildProcess
       try {
-        child = spawn(binary, run.args, { cwd: run.cwd, env: run.env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
+        child = spawn(command.file, command.args, { cwd: run.cwd, env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
       } catch (err) {
         reject(this.spawnFailure(program, err))
         return
       }
       const pid = child.pid
       if (pid !== undefined) this.groups.add(pid)
-      let stopping: 'timeout' | 'abort' | 'stdout' | null = null
+      let stopping: 'timeout' | 'abort' | 'stdout' | 'files' | null = null
       let stdoutError: unknown = null
       let graceTimer: NodeJS.Timeout | undefined
-      const stop = (why: 'timeout' | 'abort' | 'stdout') => {
+      const stop = (why: 'timeout' | 'abort' | 'stdout' | 'files') => {
         if (stopping || pid === undefined) return
         stopping = why
+        // Past the file budget every write is one too many: no grace to finish a trailer.
+        if (why === 'files') { killGroup(pid, 'SIGKILL'); return }
         killGroup(pid, 'SIGTERM')
         graceTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), KILL_GRACE_MS)
       }
       const timer = setTimeout(() => stop('timeout'), run.timeoutMs)
+      // The program's CPU and address space (to tell a limit's end from another failure) and the job's bytes, every POLL_MS.
+      let lastSample: ProcessSample | null = null
+      let polling = false
+      let exited = false
+      const poll = setInterval(() => {
+        if (polling || exited || pid === undefined) return
+        polling = true
+        void (async () => {
+          const sample = await sampleProcess(pid)
+          if (sample && !exited) lastSample = sample
+          if (files && !exited) {
+            const [scratch, stored] = await Promise.all([treeBytes(watched), files.storedBytes()])
+            if (scratch + stored > files.maxJobBytes && !exited) stop('files')
+          }
+        })().catch(err => run.log.warn({ err }, 'media run poll failed')).finally(() => { polling = false })
+      }, POLL_MS)
       const onAbort = () => stop('abort')
       jobSignal.addEventListener('abort', onAbort, { once: true })
       if (jobSignal.aborted) onAbort()
@@ -230,6 +276,8 @@ export class ExecService {
       // A process that left the group (setsid) could hold the pipes open for ever: they are closed shortly after.
       let pipesTimer: NodeJS.Timeout | undefined
       child.once('exit', () => {
+        exited = true
+        clearInterval(poll)
         if (pid !== undefined) killGroup(pid, 'SIGKILL')
         pipesTimer = setTimeout(() => { child.stdout?.destroy(); child.stderr?.destroy() }, KILL_GRACE_MS)
       })
@@ -237,16 +285,25 @@ export class ExecService {
         clearTimeout(timer)
         clearTimeout(graceTimer)
         clearTimeout(pipesTimer)
+        clearInterval(poll)
         jobSignal.removeEventListener('abort', onAbort)
         if (pid !== undefined) this.groups.delete(pid)
         if (spawnError) return reject(this.spawnFailure(program, spawnError))
         if (stopping === 'abort') return reject(jobSignal.reason)
         if (stopping === 'timeout') return reject(new UpstreamError(`${program} ran longer than ${Math.round(run.timeoutMs / 1000)} s and was stopped`))
         if (stopping === 'stdout') return reject(stdoutError)
+        if (stopping === 'files' && files) return reject(new FileTooLargeError(`${program} wrote more than the job's files may hold (${files.describe.job}) and was stopped.`, files.maxJobBytes))
         const exitCode = code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0)
+        const stderrText = stderrTail.toString('utf8')
+        // prlimit could not exec the binary (gone or not executable since it was resolved).
+        if ((exitCode === 126 || exitCode === 127) && stderrText.includes('prlimit: failed to execute ')) {
+          return reject(this.spawnFailure(program, { code: exitCode === 127 ? 'ENOENT' : 'EACCES' }))
+        }
         if (grant?.capExceeded) return reject(new UpstreamError(`${program} moved more than the ${grant.maxBytes}-byte network limit of one run and was cut off`))
         // The run failed after the guard refused a target: that refusal is what it means.
         if (exitCode !== 0 && grant && grant.refused.length > 0) return reject(grant.refused[0])
+        const hit = limitHit({ code, signal }, stderrText, lastSample, limits, availableParallelism(), POLL_MS)
+        if (hit) return reject(this.limitFailure(program, hit, limits, files))
         run.log.debug({ program, exitCode, stdoutBytes }, 'media program finished')
         resolve({
           exitCode,
@@ -256,6 +313,17 @@ export class ExecService {
         })
       })
     })
+  }
+
+  /**
+   * A run a kernel limit ended: the input's own size or cost, so the caller's
+   * (not refunded), like a file past the tier's cap.
+   */
+  private limitFailure (program: MediaProgram, hit: LimitHit, limits: RunLimits, files: RunFileBudget | undefined): Error {
+    if (hit === 'cpu') return new InputError(`${program} used more than the ${limits.cpuSeconds} s of CPU time one run may take on this server and was stopped: this input costs too much to process.`)
+    if (hit === 'memory') return new InputError(`${program} needed more than the ${Math.round(limits.addressSpaceBytes / 1024 / 1024)} MB of memory one run may take on this server and was stopped: this input is too large to process.`)
+    const limit = files ? files.describe.file : `${limits.fileBytes ?? 0}-byte file limit`
+    return new FileTooLargeError(`${program} wrote a file larger than ${limit} and was stopped; it was not kept.`, limits.fileBytes ?? 0)
   }
 
   /** A spawn that failed (the binary vanished, is not executable): the operator's to fix. */

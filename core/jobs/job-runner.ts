@@ -9,6 +9,7 @@ import type { AppConfig } from '../config.ts'
 import type { Clock } from '../clock.ts'
 import type { Db } from '../db/database.ts'
 import type { QuotaService } from '../quotas/quota-service.ts'
+import { MB, storedTier, tierLimits } from '../quotas/tiers.ts'
 import { withoutUrlQueries, type SecretScrubber } from '../secrets/secret-scrubber.ts'
 import type { ToolRegistry, LoadedTool } from '../tools/registry.ts'
 import { JobOutcomeError, MissingCredentialError, ToolBlockedError, ToolConfigError, type ToolContext, type UploadedFile, type UpstreamConfig } from '../tools/contract.ts'
@@ -19,6 +20,7 @@ import type { NetFactory } from './net-factory.ts'
 import type { ExtractionPool } from '../workers/extraction-pool.ts'
 import { createExtraction } from '../workers/extraction.ts'
 import type { ExecService } from '../exec/process-runner.ts'
+import type { RunFileBudget } from '../exec/sandbox.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { JobWorkspace, StoredUpload } from '../artifacts/job-workspace.ts'
 
@@ -172,7 +174,7 @@ export class JobRunner {
       extract,
       dns: net.dns(signal),
       // Local inputs only from the job's own folder (its upload's and scratch's parent); stderr without the server's paths.
-      exec: this.deps.exec.forJob(signal, log, { localRoots: [dirname(dirname(this.deps.workspace.uploadPath(job.id)))], withoutServerPaths: text => this.deps.secrets.withoutServerPaths(text) }),
+      exec: this.deps.exec.forJob(signal, log, { localRoots: [dirname(dirname(this.deps.workspace.uploadPath(job.id)))], withoutServerPaths: text => this.deps.secrets.withoutServerPaths(text), files: this.execFiles(job) }),
       settings: tool.settings,
       upstream: upstreamConfig(tool, config),
       state: tool.state,
@@ -360,6 +362,19 @@ export class JobRunner {
       columns: JSON.stringify(columns),
     })
     return 'ended'
+  }
+
+  /** The tier's file caps over what the job's media programs write: one file, and the scratch with the stored files (core/exec/sandbox.ts). */
+  private execFiles (job: RunJob): RunFileBudget {
+    const tier = storedTier(job.tier)
+    const limits = tierLimits(tier)
+    return {
+      maxFileBytes: limits.max_file_mb * MB,
+      maxJobBytes: limits.max_job_files_mb * MB,
+      scratchDir: () => this.deps.workspace.scratchDir(job.id),
+      storedBytes: () => this.deps.artifacts.storedBytes(job.id),
+      describe: { file: `the ${limits.max_file_mb} MB limit of one file of the ${tier} tier`, job: `the ${limits.max_job_files_mb} MB limit of the ${tier} tier` },
+    }
   }
 
   private uploadOf (job: RunJob): UploadedFile | null {

@@ -98,7 +98,10 @@ export interface ExecResult {
  * failures with `ytdlpFailure(result.stderr)`. Throws ToolConfigError naming the
  * variable when the binary is missing, BlockedTargetError when the run failed
  * after the egress proxy refused one of its targets, UpstreamError past the
- * time or network limit, and the signal's reason when the job stops.
+ * time or network limit, and the signal's reason when the job stops. The
+ * kernel's limits on the input's own cost are not refunded: InputError past
+ * the CPU time or address space of a run, FileTooLargeError past the tier's
+ * file caps (one file; the job's scratch with its stored files).
  */
 export interface ProcessRunner {
   run (program: MediaProgram, args: string[], options?: ExecOptions): Promise<ExecResult>

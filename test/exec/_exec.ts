@@ -12,6 +12,10 @@ export interface ExecSetup {
   programs?: Partial<ExecConfig['programs']>
   timeoutMs?: number
   networkMaxBytes?: number
+  cpuSeconds?: number
+  memoryMb?: number
+  /** The children's PATH (where setpriv and prlimit are looked up too). */
+  childPath?: string
   allowedTargets?: string[]
   lookup?: HostLookup
   upstreamProxyUrl?: string
@@ -25,7 +29,9 @@ export function execService (t: Teardown, setup: ExecSetup = {}): { exec: ExecSe
     programs: { 'yt-dlp': 'yt-dlp', ffmpeg: 'ffmpeg', ffprobe: 'ffprobe', ...setup.programs },
     timeoutMs: setup.timeoutMs ?? 60_000,
     networkMaxBytes: setup.networkMaxBytes ?? 1024 ** 3,
-    childPath: '/usr/local/bin:/usr/bin:/bin',
+    cpuSeconds: setup.cpuSeconds ?? 900,
+    memoryMb: setup.memoryMb ?? 2048,
+    childPath: setup.childPath ?? '/usr/local/bin:/usr/bin:/bin',
     childLang: 'C.UTF-8',
     childTz: null,
   }

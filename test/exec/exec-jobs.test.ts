@@ -1,12 +1,22 @@
 // ctx.exec through real jobs: a cancel, the job's time limit and a shutdown
 // each leave no child process behind; a missing binary warns at boot and fails
-// the job fast, refunded, naming the variable and no path.
+// the job fast, refunded, naming the variable and no path. And the server
+// killed outright (SIGKILL, in a real `npm start` child process): its ffmpeg
+// dies with it (setpriv --pdeathsig), having run under the kernel's limits.
 import t, { type Test } from 'tap'
+import { execFileSync, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import { randomInt } from 'node:crypto'
-import { build, signup, tempDir } from '../helpers/build.ts'
+import { build, freshDatabaseUrl, signup, tempDir } from '../helpers/build.ts'
 import { startJob, usageOf, waitForEnd } from '../helpers/jobs.ts'
-import { eventually, processesWith } from './_exec.ts'
+import { prepareServiceBuild, serviceBuild, serviceCommand, serviceEnvironment } from '../helpers/service-build.ts'
+import { eventually, hasProgram, processesWith } from './_exec.ts'
+
+// The orphan test starts the compiled service: built (or awaited) while the other tests run.
+prepareServiceBuild()
 
 const TOOLS_CONFIG = resolve('test/fixtures/tools.exec.test.config.json')
 const uniqueSleep = () => `sleep ${5000 + randomInt(1000)}.${randomInt(100000, 999999)}`
@@ -81,4 +91,87 @@ t.test("a media run's texts name no server path: error, warning and stage of the
   t.match(end.error, /failed in \[scratch\]:/, 'the scratch dir in the thrown text')
   t.match(end.warning, /^wrote \[scratch\]\/part\.mp4$/)
   for (const text of [end.error, end.warning, end.stage]) t.notMatch(String(text), dataDir, 'no DATA_DIR path')
+})
+
+/** Live processes (not zombies) whose parent is `ppid`: pid and command line, from the process table. */
+function childrenOf (ppid: number): Array<{ pid: number, args: string }> {
+  const out = execFileSync('ps', ['-eo', 'pid=,ppid=,stat=,args='], { encoding: 'utf8' })
+  return out.split('\n').map(line => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line)).filter(m => m !== null)
+    .filter(m => Number(m[2]) === ppid && !m[3].startsWith('Z')).map(m => ({ pid: Number(m[1]), args: m[4] }))
+}
+
+/** Whether a process is alive (a zombie is not: it only waits to be read). */
+function isAlive (pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  } catch {
+    return false
+  }
+}
+
+t.test('SIGKILL of the server: the ffmpeg of its running job dies with it, and ran under the kernel limits', { skip: hasProgram('ffmpeg') ? false : 'ffmpeg is not installed' }, async t => {
+  const dataDir = tempDir(t)
+  const port = await new Promise<number>((ok) => {
+    const s = createServer()
+    s.listen(0, '127.0.0.1', () => { const p = (s.address() as { port: number }).port; s.close(() => ok(p)) })
+  })
+  const build = await serviceBuild()
+  const server = serviceCommand(build, 'start')
+  const env = {
+    DATA_DIR: dataDir,
+    DATABASE_URL: await freshDatabaseUrl(t, dataDir),
+    SECRET_KEY: 'orphan-test-secret-0123456789',
+    TOOLS_CONFIG,
+    LOG_LEVEL: 'silent',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+  }
+  const child = spawn(server.command[0]!, server.command.slice(1), { env: serviceEnvironment(build, server, env), stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr!.on('data', d => { stderr += d })
+  const exited = once(child, 'exit')
+  let ffmpegPid = 0
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) { child.kill('SIGKILL'); await exited }
+    // Never leave an orphan behind, whatever the assertions said.
+    if (ffmpegPid && isAlive(ffmpegPid)) process.kill(ffmpegPid, 'SIGKILL')
+  })
+  const base = `http://127.0.0.1:${port}`
+  const up = await (async () => {
+    // The deadline only turns a server that never starts into a readable failure.
+    for (let i = 0; i < 600 && child.exitCode === null; i++) {
+      try { if ((await fetch(`${base}/api/health`)).ok) return true } catch {}
+      await new Promise(r => setTimeout(r, 100))
+    }
+    return false
+  })()
+  t.ok(up, `the server started ${stderr}`)
+  const call = async (path: string, body: unknown, key?: string) => {
+    const res = await fetch(base + path, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) } })
+    return { status: res.status, body: await res.json() as any }
+  }
+  const account = await call('/api/auth/signup', { email: 'orphan@example.com', password: 'long enough password' })
+  const key = account.body.user.api_key as string
+
+  // A 1 s clip, looped for ever at its own pace (-re): ffmpeg runs until something stops it.
+  const clipDir = tempDir(t)
+  execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=64x48:rate=10', '-c:v', 'mpeg4', '-f', 'mp4', join(clipDir, 'clip.mp4')])
+  const clip = readFileSync(join(clipDir, 'clip.mp4')).toString('base64')
+  const start = await call('/api/tool-run', { tool: 'exec_probe', params: { program: 'ffmpeg', args: ['-v', 'error', '-re', '-stream_loop', '-1', '-i', '{scratch}/input.mp4', '-f', 'null', '-'], scratch_file: clip } }, key)
+  t.equal(start.status, 202, JSON.stringify(start.body))
+
+  t.ok(await eventually(() => {
+    ffmpegPid = childrenOf(child.pid!).find(p => p.args.includes('input.mp4'))?.pid ?? 0
+    return ffmpegPid !== 0
+  }, 60_000), 'the job started ffmpeg, a child of the server')
+  // Exec'd in place through setpriv and prlimit: the server's child is ffmpeg itself, under the kernel's limits.
+  const limits = readFileSync(`/proc/${ffmpegPid}/limits`, 'utf8')
+  t.match(limits, /^Max cpu time\s+900\s+902\s/m, 'RLIMIT_CPU: EXEC_CPU_SECONDS')
+  t.match(limits, new RegExp(`^Max file size\\s+${100 * 1024 * 1024}\\s`, 'm'), "RLIMIT_FSIZE: the registered tier's max_file_mb")
+  t.match(limits, new RegExp(`^Max address space\\s+${2048 * 1024 * 1024}\\s`, 'm'), 'RLIMIT_AS: EXEC_MEMORY_MB')
+
+  child.kill('SIGKILL')
+  await exited
+  // No shutdown hook ran: only the parent-death signal can have stopped ffmpeg.
+  t.ok(await eventually(() => !isAlive(ffmpegPid), 2000), 'no ffmpeg of the server is alive 2 s after its SIGKILL')
 })

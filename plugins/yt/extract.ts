@@ -1,7 +1,8 @@
 // Pure InnerTube parsers for `yt`: the JSON text of /player, /next and /browse
 // answers → plain rows. No I/O, no clock (relative dates are resolved against
-// a `now` the caller passes), no imports beyond types (schema.ts), so the kernel's worker
-// pool runs them (ctx.extract.call) and the tests run them on real captures.
+// a `now` the caller passes), no imports beyond types (schema.ts) and the YouTube
+// library's pure playability reader, so the kernel's worker pool runs them
+// (ctx.extract.call) and the tests run them on real captures.
 //
 // YouTube renames renderers often (videoRenderer → lockupViewModel in 2025),
 // so lists are read by walking the tree for every known item shape rather
@@ -11,13 +12,11 @@
 type Json = any // eslint-disable-line @typescript-eslint/no-explicit-any
 
 import type { Chapter, ChannelFields, Thumbnail, VideoFields } from './schema.ts'
+import { playabilityOf, type Playability } from '../lib/youtube/playability.ts'
 
-export type { Chapter, ChannelFields, Thumbnail, VideoFields }
+export type { Chapter, ChannelFields, Playability, Thumbnail, VideoFields }
 
 export interface VideoPage { videos: VideoFields[], continuation: string | null }
-
-/** What a /player answer says about playing the video: OK, or why not. */
-export interface Playability { status: string, reason: string | null, bot_wall: boolean }
 
 // ---------------------------------------------------------------- small readers
 
@@ -127,16 +126,6 @@ function parseJson (body: string, what: string): Json {
 }
 
 // ---------------------------------------------------------------- video (/player + /next)
-
-/** The /player answer's playability; `bot_wall` for "Sign in to confirm you're not a bot" and other sign-in walls that are not an age check. */
-export function playability (player: Json): Playability {
-  const p = player?.playabilityStatus ?? {}
-  const status = typeof p.status === 'string' ? p.status : 'UNKNOWN'
-  const reason = p.reason ?? text(p.errorScreen?.playerErrorMessageRenderer?.reason) ?? null
-  const ageCheck = /\bage\b/i.test(String(reason ?? '')) || p.desktopLegacyAgeGateReason !== undefined
-  const botWall = /not a bot/i.test(String(reason ?? '')) || (status === 'LOGIN_REQUIRED' && !ageCheck)
-  return { status, reason, bot_wall: botWall }
-}
 
 function chaptersOf (next: Json): Chapter[] {
   const chapters: Chapter[] = []
@@ -442,7 +431,7 @@ export function channelIdFromResolve (body: string): string | null {
 /** A video from its /player and /next answers, with the player's playability. */
 export function readVideo (playerText: string | null, nextText: string | null, videoId: string): { video: VideoFields, playability: Playability } {
   const player = playerText ? parseJson(playerText, 'player answer') : {}
-  return { video: videoFromResponses(playerText, nextText, videoId), playability: playability(player) }
+  return { video: videoFromResponses(playerText, nextText, videoId), playability: playabilityOf(player) }
 }
 
 /** A channel tab's first /browse answer: the channel's figures, the about panel's token, the first videos. */

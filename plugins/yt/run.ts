@@ -5,6 +5,7 @@
 // extract.ts. See README.md for what fails how.
 import { batchOf, InputError, ToolBlockedError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { DEFAULT_YOUTUBE_BASE, openInnertube, type InnertubeSession } from '../lib/youtube/innertube.ts'
+import { notReadWarning } from '../lib/youtube/playability.ts'
 import type { ytInput } from './index.ts'
 import type { ChannelFields, VideoFields, YtRow, ytRow } from './schema.ts'
 import type { YtSettings } from './settings.ts'
@@ -63,6 +64,15 @@ export async function runYt (ctx: Ctx): Promise<void> {
   const run = new YtRun(ctx, session)
   let failed = 0
   const reasons = new Set<string>()
+  /**
+   * A refusal (a bot wall, HTTP 429) met partway through the list: the rows
+   * already read are kept and the job says which entries were not read; met
+   * before any row was read, it is the job's (blocked, refunded).
+   */
+  const stopAt = (blocked: ToolBlockedError, notRead: string[]) => {
+    if (run.kept === 0) throw blocked
+    ctx.warn(notReadWarning(notRead, blocked.message))
+  }
   for (let i = 0; i < targets.length;) {
     ctx.signal.throwIfAborted()
     if (ctx.remaining() <= 0) break
@@ -75,29 +85,49 @@ export async function runYt (ctx: Ctx): Promise<void> {
         i++
       }
       ctx.stage(`Reading videos: ${i} of ${targets.length} entries`)
-      const rows = await Promise.all(chunk.map(v => run.video(v.input, v.id)))
+      const answers = await Promise.all(chunk.map(v => run.video(v.input, v.id).then(
+        row => ({ input: v.input, row, blocked: null }),
+        (error: unknown) => { if (error instanceof ToolBlockedError) return { input: v.input, row: null, blocked: error }; throw error },
+      )))
+      const rows = answers.flatMap(a => (a.row ? [a.row] : []))
       for (const row of rows) if (row.error !== null) reasons.add(row.error)
       failed += rows.filter(r => r.error !== null).length
+      run.kept += rows.filter(r => r.error === null).length
       await ctx.push(rows)
+      const blocked = answers.filter(a => a.blocked !== null)
+      if (blocked.length > 0) {
+        stopAt(blocked[0]!.blocked!, [...blocked.map(a => a.input), ...targets.slice(i).map(t => t.input)])
+        break
+      }
       continue
     }
     const { input } = targets[i]!
     i++
     ctx.stage(`Reading ${target.kind === 'playlist' ? 'a playlist' : 'a channel'}: ${i} of ${targets.length} entries`)
-    const failure = target.kind === 'playlist' ? await run.playlist(input, target.id) : await run.channel(input, target)
+    let failure: string | null
+    try {
+      failure = target.kind === 'playlist' ? await run.playlist(input, target.id) : await run.channel(input, target)
+    } catch (error) {
+      if (!(error instanceof ToolBlockedError)) throw error
+      stopAt(error, targets.slice(i - 1).map(t => t.input))
+      break
+    }
     if (failure !== null) { failed++; reasons.add(failure) }
   }
   if (failed === targets.length) throw new UpstreamError(`YouTube failed for ${targets.length === 1 ? 'the entry' : `all ${targets.length} entries`}: ${[...reasons].slice(0, 3).join('; ')}`)
 }
 
 class YtRun {
+  /** Rows pushed without an error: whether a refusal met later still leaves the caller something. */
+  kept = 0
+
   constructor (private readonly ctx: Ctx, private readonly session: InnertubeSession) {}
 
   private parse<K extends keyof typeof Extract> (name: K, args: Parameters<typeof Extract[K]>): Promise<ReturnType<typeof Extract[K]>> {
     return this.ctx.extract.call(EXTRACT_MODULE, name, args)
   }
 
-  /** One video's row: /player and /next at once. A sign-in wall that is not an age check ends the job blocked. */
+  /** One video's row: /player and /next at once. An age gate is the row's error; a bot wall throws ToolBlockedError. */
   async video (input: string, id: string): Promise<YtRow> {
     const payload = { videoId: id, racyCheckOk: true, contentCheckOk: true }
     let player: string, next: string | null
@@ -114,8 +144,7 @@ class YtRun {
     }
     const { video, playability } = await this.parse('readVideo', [player, next, id])
     if (playability.bot_wall) throw new ToolBlockedError(`YouTube asked to sign in${playability.reason ? ` ("${playability.reason}")` : ''}`)
-    const error = playability.status === 'OK' ? null : `${playability.status.toLowerCase().replace(/_/g, ' ')}: ${playability.reason ?? 'no reason given'}`
-    return videoRow(input, 'video', video, { error })
+    return videoRow(input, 'video', video, { error: playability.error })
   }
 
   /** A channel row, then its newest videos to max_results (continuations followed). Null, or why the channel could not be read. */
@@ -141,6 +170,7 @@ class YtRun {
       }
     }
     await ctx.push([channelRow(input, channel)])
+    this.kept++
     await this.pushPages(input, 'channel', first.page, { channel_name: channel.channel_name, channel_id: channel.channel_id, channel_url: channel.channel_url }, {})
     return null
   }
@@ -179,6 +209,7 @@ class YtRun {
         return videoRow(input, source, filled, { ...extra, position: ++position })
       })
       if (rows.length) await ctx.push(rows)
+      this.kept += rows.length
       if (position >= ctx.input.max_results || ctx.remaining() <= 0 || !page.continuation || fresh.length === 0) break
       ctx.signal.throwIfAborted()
       ctx.stage(`Reading ${source === 'playlist' ? 'the playlist' : 'the channel\'s videos'}: ${position} so far`)

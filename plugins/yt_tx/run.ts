@@ -5,6 +5,7 @@
 import { batchOf, InputError, ToolBlockedError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { youtubeVideoId, youtubeWatchUrl } from '../lib/media/index.ts'
 import { DEFAULT_YOUTUBE_BASE, guardedFetch, openInnertube, type InnertubeSession } from '../lib/youtube/innertube.ts'
+import { notReadWarning } from '../lib/youtube/playability.ts'
 import type { ytTxInput, ytTxRow } from './index.ts'
 import type { YtTxSettings } from './settings.ts'
 import type * as Tracks from './tracks.ts'
@@ -22,11 +23,23 @@ export async function runYtTx (ctx: Ctx): Promise<void> {
   const session = await openInnertube(ctx.http, { base, timeoutMs: ctx.settings.timeout_ms, language: 'en', region: 'US' })
   const timedtext = guardedFetch(ctx.http, { base, timeoutMs: ctx.settings.timeout_ms })
   let failed = 0
+  /** Rows read without an error: whether a refusal met later still leaves the caller something. */
+  let kept = 0
   for (const [i, video] of videos.entries()) {
     ctx.signal.throwIfAborted()
     ctx.stage(`Reading captions: ${i} of ${videos.length} videos`)
-    const row = await transcript(ctx, session, timedtext, video.input, video.id)
+    let row: Row
+    try {
+      row = await transcript(ctx, session, timedtext, video.input, video.id)
+    } catch (error) {
+      // A refusal (a bot wall, HTTP 429) partway through the list keeps the transcripts already
+      // read and says which videos were not; before any was read, it is the job's (blocked, refunded).
+      if (!(error instanceof ToolBlockedError) || kept === 0) throw error
+      ctx.warn(notReadWarning(videos.slice(i).map(v => v.input), error.message))
+      return
+    }
     if (row.error !== null) failed++
+    else kept++
     await ctx.push([row])
   }
   if (failed === videos.length) throw new UpstreamError(`YouTube failed for ${videos.length === 1 ? 'the video' : `all ${videos.length} videos`}: see each row's error`)
@@ -45,10 +58,12 @@ async function transcript (ctx: Ctx, session: InnertubeSession, timedtext: typeo
     if (!(error instanceof UpstreamError)) throw error
     return { ...row, error: error.status === 400 || error.status === 404 ? 'not found on YouTube (a wrong id, or removed)' : error.message }
   }
-  if (captions.bot_wall) throw new ToolBlockedError(`YouTube asked to sign in${captions.reason ? ` ("${captions.reason}")` : ''}`)
+  const { playability } = captions
+  if (playability.bot_wall) throw new ToolBlockedError(`YouTube asked to sign in${playability.reason ? ` ("${playability.reason}")` : ''}`)
   row.title = captions.title
   row.available_languages = captions.tracks.map(t => ({ language: t.language, name: t.name, kind: t.kind }))
-  if (captions.status !== 'OK' && captions.tracks.length === 0) return { ...row, error: `${captions.status.toLowerCase().replace(/_/g, ' ')}: ${captions.reason ?? 'no reason given'}` }
+  // An age gate, a private or removed video: this row's error, the list goes on.
+  if (playability.error !== null && captions.tracks.length === 0) return { ...row, error: playability.error }
   const chosen = await call('pickTrack', [captions.tracks, ctx.input.language, { auto: ctx.input.auto_captions, translateTo: ctx.input.translate_to ?? null, translationLanguages: captions.translation_languages }])
   if (!chosen) return row // has_captions false: the row lists what exists
   const url = new URL(chosen.track.base_url)

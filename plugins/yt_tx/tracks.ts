@@ -3,27 +3,23 @@
 // json3 answer → cues and the .txt/.srt/.vtt texts. No I/O: the worker pool
 // runs them (ctx.extract.call) and tests run them on the real captures.
 import { cuesToSrt, cuesToText, cuesToVtt, parseJson3 } from '../lib/media/captions.ts'
+import { playabilityOf, type Playability } from '../lib/youtube/playability.ts'
 
 type Json = any // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export interface CaptionTrack { language: string, name: string | null, kind: 'manual' | 'auto', base_url: string, translatable: boolean }
-export interface PlayerCaptions { video_id: string | null, title: string | null, status: string, reason: string | null, bot_wall: boolean, tracks: CaptionTrack[], translation_languages: string[] }
+/** What a /player answer offers: the video, whether it plays (the YouTube library's one reader), its caption tracks. */
+export interface PlayerCaptions { video_id: string | null, title: string | null, playability: Playability, tracks: CaptionTrack[], translation_languages: string[] }
 
 const text = (node: Json): string | null => (typeof node?.simpleText === 'string' ? node.simpleText : Array.isArray(node?.runs) ? node.runs.map((r: Json) => r?.text ?? '').join('') : null)
 
 export function captionsFromPlayer (body: string): PlayerCaptions {
   const player: Json = JSON.parse(body)
-  const p = player?.playabilityStatus ?? {}
-  const reason: string | null = p.reason ?? null
-  const status: string = p.status ?? 'UNKNOWN'
-  const ageCheck = /\bage\b/i.test(String(reason ?? ''))
   const list = player?.captions?.playerCaptionsTracklistRenderer ?? {}
   return {
     video_id: player?.videoDetails?.videoId ?? null,
     title: player?.videoDetails?.title ?? null,
-    status,
-    reason,
-    bot_wall: /not a bot/i.test(String(reason ?? '')) || (status === 'LOGIN_REQUIRED' && !ageCheck),
+    playability: playabilityOf(player),
     tracks: (list.captionTracks ?? []).filter((t: Json) => typeof t?.baseUrl === 'string' && typeof t?.languageCode === 'string').map((t: Json) => ({
       language: t.languageCode, name: text(t.name), kind: t.kind === 'asr' ? 'auto' : 'manual', base_url: t.baseUrl, translatable: t.isTranslatable === true,
     })),

@@ -2,7 +2,12 @@
 // /player + /next → a video, a channel's videos tab (videoRenderer and
 // lockupViewModel generations), a playlist page, counts and dates as YouTube writes them.
 import t from 'tap'
-import { readCapture } from '../../extract/captures.ts'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { CAPTURES_DIR, capturesPresent, readCapture, skipWithoutCaptures } from '../../extract/captures.ts'
+import { playabilityOf } from '../../../plugins/lib/youtube/playability.ts'
+import { captionsFromPlayer } from '../../../plugins/yt_tx/tracks.ts'
+import { AGE_GATE_PLAYER } from '../../fixtures/youtube/innertube-standin.ts'
 import {
   aboutFromBrowse, channelIdFromResolve, englishDate, parseClock, parseCount, readChannelPage, readPlaylistPage, readVideo, relativeDate, videoFromResponses,
 } from '../../../plugins/yt/extract.ts'
@@ -48,7 +53,7 @@ t.test('a video from its /player and /next answers', async t => {
   const plain = readCapture(t, 'youtube/innertube_v1_next_no-description_2024.json')
   if (!player || !next || !plain) return
   const { video, playability } = readVideo(player, next, '2isYuQZMbdU')
-  t.same(playability, { status: 'OK', reason: null, bot_wall: false })
+  t.same(playability, { status: 'OK', reason: null, age_gate: false, bot_wall: false, error: null })
   t.match(video, {
     video_id: '2isYuQZMbdU', title: 'I Gave My 100,000,000th Subscriber An Island', channel_name: 'MrBeast', channel_id: 'UCX6OQ3DkcsbYNE6H8uQQuVA',
     view_count: 220226287, duration_seconds: 930, published_at: '2022-08-04', category: 'Entertainment', is_live: false, is_short: false,
@@ -60,6 +65,52 @@ t.test('a video from its /player and /next answers', async t => {
   t.match(fromNext, { title: 'Chris Rea - Auberge', channel_name: 'ChrisReaVideos', channel_id: 'UC_5q6nWPbD30-y6oiWF_oNA', view_count: 14324584, like_count: 35870, published_at: '2012-05-21' })
   t.same(readVideo(JSON.stringify({ playabilityStatus: { status: 'LOGIN_REQUIRED', reason: 'Sign in to confirm you’re not a bot' } }), null, 'x').playability.bot_wall, true)
   t.same(readVideo(JSON.stringify({ playabilityStatus: { status: 'LOGIN_REQUIRED', reason: 'Sign in to confirm your age' } }), null, 'x').playability.bot_wall, false, 'an age check is not a bot wall')
+})
+
+t.test('one playability reader for every YouTube tool: every real player answer in the captures, and the refusals', async t => {
+  if (!capturesPresent()) return skipWithoutCaptures(t, 'youtube/*player*')
+  // Every /player answer the captures hold: the InnerTube JSON files with a playabilityStatus, and the watch page's embedded one.
+  const answers: Array<[string, string]> = []
+  for (const name of readdirSync(join(CAPTURES_DIR, 'youtube')).filter(n => n.endsWith('.json')).sort()) {
+    const body = readFileSync(join(CAPTURES_DIR, 'youtube', name), 'utf8')
+    if (JSON.parse(body).playabilityStatus !== undefined) answers.push([name, body])
+  }
+  const watch = readCapture(t, 'youtube/watch_page_youtube.html')
+  const embedded = watch && /ytInitialPlayerResponse\s*=\s*(\{.+?\});(?:var |<\/script>)/s.exec(watch)?.[1]
+  if (embedded) answers.push(['watch_page_youtube.html (ytInitialPlayerResponse)', embedded])
+  t.same(answers.map(([name]) => name), [
+    'innertube_player_caption_tracks_2025.json', 'innertube_player_response.json', 'innertube_player_response_ww1_nl_en.json',
+    'innertube_v1_player_mrbeast_2024.json', 'watch_page_youtube.html (ytInitialPlayerResponse)',
+  ], 'every player answer of the captures is checked')
+  for (const [name, body] of answers) {
+    const read = playabilityOf(JSON.parse(body))
+    t.same(read, { status: 'OK', reason: null, age_gate: false, bot_wall: false, error: null }, `${name}: plays`)
+    // yt and yt_tx read it through the same reader.
+    t.same(readVideo(body, null, 'x').playability, read, `${name}: yt reads the same`)
+    t.same(captionsFromPlayer(body).playability, read, `${name}: yt_tx reads the same`)
+  }
+
+  // No capture holds a refusal: these are the fields YouTube answers them with.
+  const age = playabilityOf(AGE_GATE_PLAYER)
+  t.same(age, {
+    status: 'LOGIN_REQUIRED', reason: 'This video may be inappropriate for some users.', age_gate: true, bot_wall: false,
+    error: 'age-restricted: YouTube asks to sign in to confirm the viewer\'s age ("This video may be inappropriate for some users.")',
+  }, 'LOGIN_REQUIRED with desktopLegacyAgeGateReason is an age gate, not a bot wall')
+  t.same(captionsFromPlayer(JSON.stringify(AGE_GATE_PLAYER)).playability, age, 'yt_tx reads the age gate as yt does')
+  t.same(readVideo(JSON.stringify(AGE_GATE_PLAYER), null, 'x').playability, age)
+  const gates = [
+    { status: 'LOGIN_REQUIRED', reason: 'This video may be inappropriate for some users.' },
+    { status: 'LOGIN_REQUIRED', errorScreen: { playerErrorMessageRenderer: { reason: { simpleText: 'Sign in to confirm your age' }, subreason: { runs: [{ text: 'This video may be inappropriate for some users.' }] } } } },
+    { status: 'AGE_CHECK_REQUIRED', reason: 'Sign in to confirm your age' },
+    { status: 'UNPLAYABLE', errorScreen: { playerAgeGateRenderer: {} } },
+  ]
+  for (const p of gates) t.match(playabilityOf({ playabilityStatus: p }), { age_gate: true, bot_wall: false, error: /^age-restricted/ }, JSON.stringify(p))
+  t.match(playabilityOf({ playabilityStatus: { status: 'LOGIN_REQUIRED', reason: 'Sign in to confirm you’re not a bot', errorScreen: {} } }), { age_gate: false, bot_wall: true })
+  t.match(playabilityOf({ playabilityStatus: { status: 'LOGIN_REQUIRED', reason: 'Sign in to confirm you’re not a bot', desktopLegacyAgeGateReason: 1 } }), { age_gate: false, bot_wall: true }, '"not a bot" is a bot wall whatever else the answer says')
+  t.match(playabilityOf({ playabilityStatus: { status: 'LOGIN_REQUIRED', reason: 'Sign in' } }), { bot_wall: true }, 'a sign-in wall that names no video reason is about who asks')
+  t.match(playabilityOf({ playabilityStatus: { status: 'LOGIN_REQUIRED', reason: 'This video is private' } }), { age_gate: false, bot_wall: false, error: 'login required: This video is private' })
+  t.match(playabilityOf({ playabilityStatus: { status: 'ERROR', reason: 'Video unavailable' } }), { age_gate: false, bot_wall: false, error: 'error: Video unavailable' })
+  t.match(playabilityOf(null), { status: 'UNKNOWN', bot_wall: false, error: 'unknown: no reason given' })
 })
 
 t.test('chapters from the player bar markers', async t => {

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import { jobHarness, PLUGINS, withFreshAccount, type ToolEntry } from '../products/_harness.ts'
 import { waitForEnd } from '../../helpers/jobs.ts'
 import {
-  ABOUT, BOT_WALL_VIDEO, MRBEAST_VIDEO, PLAYLIST_ID, RATE_LIMITED_VIDEO, startInnertube, UNAVAILABLE_VIDEO, VSAUCE_ID, type StandIn,
+  ABOUT, AGE_GATED_VIDEO, BOT_WALL_VIDEO, MRBEAST_VIDEO, PLAYLIST_ID, RATE_LIMITED_VIDEO, startInnertube, UNAVAILABLE_VIDEO, VSAUCE_ID, type StandIn,
 } from '../../fixtures/youtube/innertube-standin.ts'
 
 /** A job's longest wait: the first job of an app boots the extraction workers, slow on a loaded machine. */
@@ -107,6 +107,25 @@ t.test('bot walls end the job blocked and refunded: a LOGIN_REQUIRED "not a bot"
   const limited = await h.run('yt', { url: `https://www.youtube.com/watch?v=${RATE_LIMITED_VIDEO}` }, RUN_MS)
   t.match(limited.status, { status: 'error', blocked: true, refunded: true, error: /429/ })
   t.equal((await h.usage()).calls_today, 0, 'both refunded')
+})
+
+t.test('an age gate is that video\'s row error; a bot wall partway through a list keeps the rows read and names the entries not read', async t => {
+  const yt = sinceNow(standIn)
+  if (!yt) return
+  const h = await withFreshAccount(shared!)
+  // One chunk of three videos (video_concurrency 3), then a playlist that is never asked for.
+  const { status, rows } = await h.run('yt', { url: [MRBEAST_VIDEO, AGE_GATED_VIDEO, BOT_WALL_VIDEO, PLAYLIST_ID], max_results: 2 }, RUN_MS)
+  t.match(status, { status: 'done', blocked: false, records: 2 })
+  t.same(rows.map(r => [r.video_id, r.error]), [
+    [MRBEAST_VIDEO, null],
+    [AGE_GATED_VIDEO, 'age-restricted: YouTube asks to sign in to confirm the viewer\'s age ("This video may be inappropriate for some users.")'],
+  ])
+  t.equal(status.warning, `YouTube refused the rest of the list (YouTube asked to sign in ("Sign in to confirm you’re not a bot")); 2 entries were not read: "${BOT_WALL_VIDEO}", "${PLAYLIST_ID}". The rows before it are kept.`)
+  t.notOk(yt.requests.some(r => r.url.pathname === '/youtubei/v1/browse'), 'the playlist after the refusal was not asked for')
+  t.equal((await h.usage()).calls_today, 1, 'rows were read: the call is charged')
+  // Only age-gated: a row error like any unplayable video, so every entry failed (refunded), not blocked.
+  const alone = await h.run('yt', { url: AGE_GATED_VIDEO }, RUN_MS)
+  t.match(alone.status, { status: 'error', blocked: false, refunded: true, error: /age-restricted/ })
 })
 
 t.test('the network guard applies: a private upstream is refused unless allowed', async t => {

@@ -4,8 +4,8 @@
 // automatic fallback, translation (tlang), the .txt/.srt/.vtt artifacts, and
 // a video without captions as a row saying so.
 import t from 'tap'
-import { jobHarness, PLUGINS, type ToolEntry } from '../products/_harness.ts'
-import { NO_CAPTIONS_VIDEO, SURFACE_VIDEO, startInnertube } from '../../fixtures/youtube/innertube-standin.ts'
+import { jobHarness, PLUGINS, withFreshAccount, type ToolEntry } from '../products/_harness.ts'
+import { AGE_GATED_VIDEO, BOT_WALL_VIDEO, NO_CAPTIONS_VIDEO, RATE_LIMITED_VIDEO, SURFACE_VIDEO, startInnertube } from '../../fixtures/youtube/innertube-standin.ts'
 import { pickTrack, type CaptionTrack } from '../../../plugins/yt_tx/tracks.ts'
 
 const RUN_MS = 120_000
@@ -54,4 +54,40 @@ t.test('a translation asks timedtext with tlang', async t => {
   t.match(status, { status: 'done', records: 1 })
   t.match(rows[0], { has_captions: true, language: 'fr', translated_from: 'en', kind: 'manual' })
   t.equal(yt.requests.find(r => r.url.pathname === '/api/timedtext')!.url.searchParams.get('tlang'), 'fr')
+})
+
+t.test('an age gate is that video\'s row error; a refusal partway through a list keeps the transcripts already read', async t => {
+  const yt = await startInnertube(t)
+  if (!yt) return
+  const shared = await jobHarness(t, [ytTxTool(yt.base)])
+
+  // A three-video list with an age-restricted video in the middle: three rows, the job done and charged.
+  const h = await withFreshAccount(shared)
+  const aged = await h.run('yt_tx', { url: [SURFACE_VIDEO, AGE_GATED_VIDEO, NO_CAPTIONS_VIDEO] }, RUN_MS)
+  t.match(aged.status, { status: 'done', blocked: false, records: 3 })
+  t.same(aged.rows.map(r => [r.video_id, r.has_captions, r.error]), [
+    [SURFACE_VIDEO, true, null],
+    [AGE_GATED_VIDEO, false, 'age-restricted: YouTube asks to sign in to confirm the viewer\'s age ("This video may be inappropriate for some users.")'],
+    [NO_CAPTIONS_VIDEO, false, null],
+  ])
+  t.ok(aged.rows[0]!.segments.length > 100, 'the first video\'s transcript is kept')
+  t.equal((await h.usage()).calls_today, 1)
+
+  // A bot wall on the second video: the first transcript is kept, the job done, the warning names the two not read.
+  const playerAsked = (id: string) => yt.requests.filter(r => r.url.pathname === '/youtubei/v1/player' && JSON.parse(r.body).videoId === id).length
+  const noCaptionsAsked = playerAsked(NO_CAPTIONS_VIDEO)
+  const walled = await h.run('yt_tx', { url: [SURFACE_VIDEO, BOT_WALL_VIDEO, NO_CAPTIONS_VIDEO] }, RUN_MS)
+  t.match(walled.status, { status: 'done', blocked: false, records: 1 })
+  t.same(walled.rows.map(r => [r.video_id, r.has_captions, r.error]), [[SURFACE_VIDEO, true, null]])
+  t.equal(walled.status.warning, `YouTube refused the rest of the list (YouTube asked to sign in ("Sign in to confirm you’re not a bot")); 2 entries were not read: "${BOT_WALL_VIDEO}", "${NO_CAPTIONS_VIDEO}". The rows before it are kept.`)
+  t.equal(playerAsked(NO_CAPTIONS_VIDEO), noCaptionsAsked, 'nothing asked after the refusal')
+
+  // HTTP 429 on the first video of a list: nothing was read, so the job is blocked and refunded.
+  const before = (await h.usage()).calls_today
+  const limited = await h.run('yt_tx', { url: [RATE_LIMITED_VIDEO, SURFACE_VIDEO] }, RUN_MS)
+  t.match(limited.status, { status: 'error', blocked: true, refunded: true, error: /429/ })
+  // A single video behind a bot wall: blocked and refunded.
+  const single = await h.run('yt_tx', { url: BOT_WALL_VIDEO }, RUN_MS)
+  t.match(single.status, { status: 'error', blocked: true, refunded: true, error: /not a bot/ })
+  t.equal((await h.usage()).calls_today, before, 'both refunded')
 })

@@ -4,6 +4,7 @@
 // a product sitemap and JSON-LD product pages. A 429 ends the job blocked, refunded.
 import t from 'tap'
 import { jobHarness, PLUGINS, send, sendJson, startServer, withFreshAccount, type ToolEntry } from './_harness.ts'
+import { readCapture } from '../../extract/captures.ts'
 
 const productsTool = (settings: Record<string, unknown> = {}): ToolEntry => ({ key: 'products', plugin: `${PLUGINS}/products`, enabled: true, settings })
 
@@ -181,11 +182,11 @@ t.test('products jobs through the kernel, on one app', async t => {
 // Real-sized catalogues: the shared capture's Shopify products (one of about 24 KB, one of about
 // 4 KB, as a real store's /products.json answers them) repeated with new ids, so a page of 250 is
 // over the default 5 MiB MAX_RESPONSE_BYTES the way a real store's is. Read at test time, never copied.
-const CAPTURE = '/work/shared/fixtures/captures/ecommerce/shopify_products_json_nilkamal_2026.json'
 
 t.test('capture-sized catalogues over the response cap are read in smaller pages', async t => {
-  const { readFileSync } = await import('node:fs')
-  const captured = (JSON.parse(readFileSync(CAPTURE, 'utf8')) as { products: Array<Record<string, any>> }).products
+  const capture = readCapture(t, 'ecommerce/shopify_products_json_nilkamal_2026.json')
+  if (!capture) return
+  const captured = (JSON.parse(capture) as { products: Array<Record<string, any>> }).products
   t.equal(captured.length, 2, 'the capture holds two real products')
   const [large, small] = captured as [Record<string, any>, Record<string, any>]
   t.ok(JSON.stringify(large).length > 24_000, 'one capture product is about 24 KB')

@@ -94,7 +94,10 @@ export interface ExecResult {
 /**
  * The guarded process runner (core/exec/README.md): argument arrays only, never
  * a shell; a minimal environment; the job's signal and a time limit kill the
- * whole process group. A non-zero exit is returned, not thrown: map yt-dlp's
+ * whole process group. ffmpeg and ffprobe inputs are an http(s) URL (with
+ * `network: true`) or a file of the job's folder (its upload, its scratch),
+ * opened as media only; anything else is an InputError before the run starts.
+ * A non-zero exit is returned, not thrown: map yt-dlp's
  * failures with `ytdlpFailure(result.stderr)`. Throws ToolConfigError naming the
  * variable when the binary is missing, BlockedTargetError when the run failed
  * after the egress proxy refused one of its targets, UpstreamError past the

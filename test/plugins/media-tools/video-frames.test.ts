@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { once } from 'node:events'
 import { randomBytes } from 'node:crypto'
 import { build, signup, tempDir } from '../../helpers/build.ts'
-import { startJob, waitForEnd } from '../../helpers/jobs.ts'
+import { startJob, usageOf, waitForEnd } from '../../helpers/jobs.ts'
 import { eventually, hasProgram } from '../../exec/_exec.ts'
 import { multipartBody } from '../../artifacts/multipart.ts'
 
@@ -107,6 +107,27 @@ if (missing.length > 0) {
     const zip = await app.inject({ url: `/api/tool-run/${id}/artifacts.zip`, headers: { 'x-api-key': user.apiKey } })
     t.equal(zip.statusCode, 200, 'the frames come as one zip too')
     t.same([...zip.rawPayload.subarray(0, 2)], [0x50, 0x4b], 'a zip')
+  })
+
+  t.test("a tall upload at the widest width: the frame is scaled into 3840×3840 and 3840×2160 pixels; a wider width is a 400, uncharged", async t => {
+    // The issue's 64×384 upload: at width 3840 (7680 before) it asked ffmpeg for a 3840×23040 frame.
+    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=64x384:rate=5', '-c:v', 'mpeg4', '-pix_fmt', 'yuv420p', '-f', 'mp4', join(dir, 'tall.mp4')])
+    const tall = readFileSync(join(dir, 'tall.mp4'))
+    const send = (params: Record<string, unknown>) => {
+      const { payload, headers } = multipartBody([['tool', 'video_frames'], ['params', JSON.stringify(params)]], { name: 'tall.mp4', type: 'video/mp4', data: tall })
+      return app.inject({ method: 'POST', url: '/api/tool-run', headers: { ...headers, 'x-api-key': user.apiKey }, payload })
+    }
+    const before = await usageOf(app, user.apiKey)
+    const wide = await send({ max_frames: 1, format: 'png', width: 7680 })
+    t.equal(wide.statusCode, 400, wide.body)
+    t.match(wide.json(), { detail: /width/ })
+    t.equal((await usageOf(app, user.apiKey)).calls_today, before.calls_today, 'not charged')
+    const res = await send({ max_frames: 1, format: 'png', width: 3840 })
+    t.equal(res.statusCode, 202, res.body)
+    const status = await waitForEnd(app, user.apiKey, res.json().job_id, 60_000)
+    t.match(status, { status: 'done', records: 1 })
+    const rows = (await app.inject({ url: `/api/tool-run/${res.json().job_id}/results`, headers: { 'x-api-key': user.apiKey } })).json().results
+    t.match(rows[0], { width: 640, height: 3840, file: { content_type: 'image/png' } }, 'aspect kept, inside the box')
   })
 
   t.test('max_frames caps the frames', async t => {

@@ -58,6 +58,17 @@ export class ArtifactService {
    * removed and FileTooLargeError says which limit of which tier.
    */
   async save (job: ArtifactJob, file: ArtifactFile, signal: AbortSignal): Promise<ArtifactRef> {
+    try {
+      return await this.write(job, file, signal)
+    } catch (err) {
+      // A body left unread (a stop before the write, a cap) is closed here: a file stream that
+      // opens lazily would otherwise emit its error (the file gone with the scratch) to no listener.
+      closeBody(file.body)
+      throw err
+    }
+  }
+
+  private async write (job: ArtifactJob, file: ArtifactFile, signal: AbortSignal): Promise<ArtifactRef> {
     const { db, store, clock } = this.deps
     signal.throwIfAborted()
     const tier = storedTier(job.tier)
@@ -125,4 +136,17 @@ export class ArtifactService {
     await this.deps.db.artifact.deleteMany({ where: { jobId } })
     this.usage.delete(jobId)
   }
+}
+
+/** Ends a body nobody will read, whatever its kind; its late errors are dropped. */
+function closeBody (body: ArtifactFile['body']): void {
+  if (body instanceof Uint8Array) return
+  const stream = body as Partial<NodeJS.ReadableStream & { destroy (): void, destroyed: boolean }>
+  if (typeof stream.destroy === 'function') {
+    stream.on?.('error', () => {})
+    if (!stream.destroyed) stream.destroy()
+    return
+  }
+  const iterator = body as AsyncIterable<Uint8Array> & { return?: () => Promise<unknown> }
+  void Promise.resolve(iterator.return?.()).catch(() => {})
 }

@@ -1,7 +1,9 @@
 // Files as results (core/artifacts): every ending removes the job's scratch
 // and upload files; retention removes its artifacts (files and rows).
 import t from 'tap'
-import { existsSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import { createReadStream, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { manualClock, HOUR_MS } from '../../core/clock.ts'
@@ -55,3 +57,16 @@ for (const kind of ARTIFACT_STORE_KINDS) {
   })
   })
 }
+
+t.test('a body ctx.artifact never reads is closed: a file stream whose file is gone cannot crash the process', async t => {
+  const app = await buildWithCounter(t)
+  const cancelled = new AbortController()
+  cancelled.abort(new Error('cancelled'))
+  const job = { id: randomUUID(), accountId: randomUUID(), tier: 'registered' }
+  // Opened lazily by Node: the open's ENOENT would be an 'error' event with no listener.
+  const body = createReadStream(join(tmpdir(), `gone-${randomUUID()}`))
+  await t.rejects(app.services.artifacts.save(job, { name: 'frame.jpg', contentType: 'image/jpeg', body }, cancelled.signal), /cancelled/)
+  t.ok(body.destroyed, 'the unread stream was destroyed')
+  await new Promise<void>(resolve => body.once('close', () => resolve()))
+  t.pass('no unhandled error event reached the process')
+})

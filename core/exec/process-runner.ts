@@ -235,7 +235,8 @@ export class ExecService {
         polling = true
         void (async () => {
           const sample = await sampleProcess(pid)
-          if (sample && !exited) lastSample = sample
+          // The highest of each: a zombie's /proc (after the exit, before it is read) shows no VmPeak.
+          if (sample && !exited) lastSample = { cpuSeconds: Math.max(sample.cpuSeconds, lastSample?.cpuSeconds ?? 0), peakAddressBytes: Math.max(sample.peakAddressBytes, lastSample?.peakAddressBytes ?? 0) }
           if (files && !exited) {
             const [scratch, stored] = await Promise.all([treeBytes(watched), files.storedBytes()])
             if (scratch + stored > files.maxJobBytes && !exited) stop('files')

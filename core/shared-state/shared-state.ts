@@ -44,6 +44,17 @@ export class ToolSharedState implements SharedState {
   waitTurn (key: string, intervalMs: number, options?: { signal?: AbortSignal, maxTurnMs?: number }) { return this.base.waitTurn(this.prefix + key, intervalMs, options) }
 }
 
+const GROUP_NAME = /^[a-z][a-z0-9-]{0,63}$/
+
+/**
+ * A view several plugins share (ToolStateKit.sharedGroup): keys `@<group>:<key>`,
+ * apart from every tool's (a tool key has no `@`) and from the kernel's own.
+ */
+export function groupSharedState (base: SharedState, group: string): SharedState {
+  if (!GROUP_NAME.test(group)) throw new TypeError(`shared state group "${group}": lower-case letters, digits and dashes, starting with a letter`)
+  return new ToolSharedState(base, `@${group}:`)
+}
+
 export const DEFAULT_MAX_TURN_MS = 60_000
 
 /** Resolves after `ms`, or rejects with the signal's reason. */

@@ -1,6 +1,8 @@
 // Mounts the read endpoints tool plugins declare (e.g. GET /api/search/status),
 // served from the plugin's per-app state. The endpoint's `auth` is the route's
-// access class, enforced by the auth hook.
+// access class, enforced by the auth hook. An endpoint several tools declare
+// with one state group (`group`) is mounted once, by the first of them; the
+// same path declared otherwise twice stays a boot error (fastify's duplicate route).
 import { routeDefaults } from '../openapi/route-defaults.ts'
 import type { FastifyInstance, FastifySchema } from 'fastify'
 import { upstreamConfig } from '../jobs/job-runner.ts'
@@ -8,8 +10,15 @@ import { upstreamConfig } from '../jobs/job-runner.ts'
 export default async function toolEndpointRoutes (app: FastifyInstance): Promise<void> {
   routeDefaults(app, { tag: 'Service', auth: 'key' })
   const { registry, config, secrets } = app.services
+  // Paths of endpoints served from a state group: the first enabled tool declaring one serves it for all.
+  const grouped = new Map<string, string>()
   for (const tool of registry.enabled()) {
     for (const endpoint of tool.declaration.endpoints ?? []) {
+      if (endpoint.group !== undefined) {
+        const served = grouped.get(endpoint.path)
+        if (served === endpoint.group) continue
+        if (served === undefined) grouped.set(endpoint.path, endpoint.group)
+      }
       // OpenAPI reads `summary` from the schema (fastify's FastifySchema does not name it).
       const schema: FastifySchema & { summary: string } = { summary: endpoint.summary }
       app.get(endpoint.path, { schema, config: { auth: endpoint.auth, responses: { 200: endpoint.response } } }, async (req) => {

@@ -16,7 +16,7 @@ import type { AgentToolDeclaration, ToolDeclaration, ToolExample } from './contr
 import { ToolCatalog } from './catalog.ts'
 import { readToolSettings } from './tool-settings.ts'
 import { MemorySharedState } from '../shared-state/memory-shared-state.ts'
-import type { SharedStateService } from '../shared-state/shared-state.ts'
+import { groupSharedState, type SharedStateService } from '../shared-state/shared-state.ts'
 import { CODE_EXTENSION } from '../code-location.ts'
 import { assertNoControlCharacters } from './control-characters.ts'
 
@@ -183,7 +183,7 @@ export class ToolRegistry {
         get rowCheck () { return (rowCheck ??= compile(declaration.row, `the row schema of "${entry.key}"`)) },
         perRunFields: declaration.perRunFields ?? ['max_results', 'max_pages'],
         settings,
-        state: declaration.createState ? declaration.createState(settings, { shared: shared.forTool(declaration.key) }) : undefined,
+        state: declaration.createState ? declaration.createState(settings, { shared: shared.forTool(declaration.key), sharedGroup: group => groupSharedState(shared, group) }) : undefined,
       })
     }
     checkUses(loaded)

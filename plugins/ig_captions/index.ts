@@ -3,7 +3,7 @@
 // the asked language as .srt, .vtt and .txt job files plus the text in the row.
 import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
 import { CreatorCaption } from '../lib/media/index.ts'
-import { PLATFORMS, platformUrlInput, YtdlpToolSettingsSchema } from '../lib/media-tools/index.ts'
+import { createPlatformHealth, mediaStatusEndpoint, PLATFORMS, platformUrlInput, YtdlpToolSettingsSchema } from '../lib/media-tools/index.ts'
 
 const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options)
 
@@ -52,5 +52,7 @@ export default defineTool({
   notFor: ['youtube', 'youtu', 'tiktok', 'tik tok', 'facebook', 'fb', 'snapchat', 'snap', 'spotlight', 'thumbnail', 'cover', 'poster', 'preview image', 'mp4', 'video file'],
   pollSeconds: 2,
   settings: YtdlpToolSettingsSchema,
+  createState: (_settings, kit) => createPlatformHealth(kit),
+  endpoints: [mediaStatusEndpoint],
   run: async (ctx) => (await import('./run.ts')).runIgCaptions(ctx),
 })

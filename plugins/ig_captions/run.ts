@@ -4,7 +4,7 @@
 // pool to .srt, .vtt and .txt → stored as job files. No track: a warning.
 import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, ytdlpFailure, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { ytdlpInfoArgs } from '../lib/media/index.ts'
-import { eachLink, shortLink, type YtdlpToolSettings } from '../lib/media-tools/index.ts'
+import { eachLink, observeYtdlpRun, shortLink, type YtdlpToolSettings } from '../lib/media-tools/index.ts'
 import type { igCaptionsInput, igCaptionsRow } from './index.ts'
 
 type Row = Static<typeof igCaptionsRow>
@@ -36,6 +36,7 @@ async function captionsOf (ctx: Ctx, url: string, language: string): Promise<Row
     throw new InputError('Only http and https links can be read.')
   }
   const result = await ctx.exec.run('yt-dlp', args, { network: true, timeoutMs: ctx.settings.timeout_ms, maxStdoutBytes: ctx.settings.max_info_mb * 1024 * 1024 })
+  await observeYtdlpRun(ctx.state, url, result)
   if (result.exitCode !== 0) throw ytdlpFailure(result.stderr)
   if (result.stdoutTruncated) throw new UpstreamError(`yt-dlp's answer passed ${ctx.settings.max_info_mb} MB (the max_info_mb setting)`)
   const info = await pooled<CaptionsInfo>(ctx, 'captionsInfoFromJson', [result.stdout, language])

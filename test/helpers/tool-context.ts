@@ -31,6 +31,13 @@ import { createNetworkPolicy } from '../../core/net/network-policy.ts'
 import { createDnsResolver } from '../../core/net/dns-resolver.ts'
 import { readToolSettings } from '../../core/tools/tool-settings.ts'
 import { MemorySharedState } from '../../core/shared-state/memory-shared-state.ts'
+import { groupSharedState } from '../../core/shared-state/shared-state.ts'
+
+/** The declaration's createState, as the kernel calls it once per app, over a fresh memory shared state. */
+function fakeState (tool: DeclarationLike, settings: unknown): unknown {
+  const memory = new MemorySharedState()
+  return tool.createState?.(settings as never, { shared: memory.forTool(tool.key), sharedGroup: group => groupSharedState(memory, group) })
+}
 
 function assertLoopback (url: string | URL): void {
   const host = new URL(url).hostname
@@ -162,9 +169,11 @@ export interface FakeToolRun<Row, Input, Settings> {
   http: HttpClient & { requests?: string[] }
 }
 
-type DeclarationLike = Pick<ToolDeclaration<TSchema, TSchema, TSchema>, 'key' | 'row'> & Partial<Pick<ToolDeclaration<TSchema, TSchema, TSchema>, 'settings' | 'createState'>>
+type DeclarationLike = Pick<ToolDeclaration<TSchema, TSchema, TSchema>, 'key' | 'row'> & Partial<Pick<ToolDeclaration<TSchema, TSchema, TSchema>, 'settings' | 'createState' | 'input'>>
 
-export function toolContext<Row = Record<string, unknown>, Input = any, Settings = any> (tool: DeclarationLike, input: Input, options: ToolContextOptions = {}): FakeToolRun<Row, Input, Settings> {
+export function toolContext<Row = Record<string, unknown>, Input = any, Settings = any> (tool: DeclarationLike, given: Input, options: ToolContextOptions = {}): FakeToolRun<Row, Input, Settings> {
+  // The kernel fills the input schema's defaults in before a run (registry.prepareInput).
+  const input = (tool.input && given !== null && typeof given === 'object' ? Value.Default(tool.input, structuredClone(given)) : given) as Input
   const cap = options.cap ?? 10_000
   const rows: Row[] = []
   const pushes: Row[][] = []
@@ -218,7 +227,7 @@ export function toolContext<Row = Record<string, unknown>, Input = any, Settings
     summary: (data: Record<string, unknown>) => { summaries.push(data) },
     blocked: (reason: string): never => { throw new ToolBlockedError(reason) },
     tools: { run: options.runTool ?? (refuse('ctx.tools.run') as never) },
-    state: 'state' in options ? options.state : tool.createState?.(settings as never, { shared: new MemorySharedState().forTool(tool.key) }),
+    state: 'state' in options ? options.state : fakeState(tool, settings),
     async artifact (file: ArtifactFile) {
       const chunks: Buffer[] = []
       if (Buffer.isBuffer(file.body)) chunks.push(file.body)

@@ -9,7 +9,7 @@ import { startRedis } from '../helpers/redis-server.ts'
 import { RedisConnections } from '../../core/redis/redis-connections.ts'
 import { MemorySharedState } from '../../core/shared-state/memory-shared-state.ts'
 import { RedisSharedState } from '../../core/shared-state/redis-shared-state.ts'
-import { LockBusyError, type SharedStateService } from '../../core/shared-state/shared-state.ts'
+import { LockBusyError, groupSharedState, type SharedStateService } from '../../core/shared-state/shared-state.ts'
 
 const silent = pino({ level: 'silent' })
 
@@ -40,6 +40,13 @@ async function behaves (t: Test, make: () => Promise<SharedStateService>) {
   t.equal(await plugin.getJson('obs'), undefined, 'deleted')
 
   t.equal(await state.forTool('other').getJson('hits'), undefined, 'another tool never sees these keys')
+
+  // A state group (ToolStateKit.sharedGroup): what several tools share, apart from every tool's own keys.
+  await groupSharedState(state, 'demo-group').setJson('seen', 'by one tool')
+  t.equal(await groupSharedState(state, 'demo-group').getJson('seen'), 'by one tool', 'every view of a group reads the same keys')
+  t.equal(await plugin.getJson('seen'), undefined, 'a tool\'s own keys are apart from the group\'s')
+  t.equal(await groupSharedState(state, 'other-group').getJson('seen'), undefined, 'another group never sees them')
+  t.throws(() => groupSharedState(state, 'Bad:Name'), /lower-case letters/, 'a group name is checked')
 
   await plugin.setJson('short', 'x', 60)
   await plugin.increment('window', 1, 60)

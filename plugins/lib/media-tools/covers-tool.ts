@@ -8,6 +8,7 @@
 import { BlockedTargetError, defineTool, JobOutcomeError, Type, type Static, type TSchema, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
 import { CoverItem, type MediaThumbnail } from '../media/index.ts'
 import { readPageVideos, type PageVideoLister } from './page-videos.ts'
+import { createPlatformHealth, mediaStatusEndpoint } from './platform-health.ts'
 import { platformUrlInput, type Platform } from './platforms.ts'
 import { YtdlpToolSettingsSchema, type YtdlpToolSettings } from './settings.ts'
 import { ImageKeeper, StoredImage } from './stored-image.ts'
@@ -77,6 +78,8 @@ export function defineCoversTool (spec: CoversToolSpec) {
     notFor: spec.notFor,
     pollSeconds: 2,
     settings: YtdlpToolSettingsSchema,
+    createState: (_settings, kit) => createPlatformHealth(kit),
+    endpoints: [mediaStatusEndpoint],
     run: async (ctx) => runCoversTool(ctx as unknown as ToolContext<CoversInput, CoverRow, YtdlpToolSettings>, spec),
   })
 }

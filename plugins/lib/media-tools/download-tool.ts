@@ -5,6 +5,7 @@
 import { PassThrough } from 'node:stream'
 import { defineTool, Type, ytdlpFailure, type Static, type TSchema, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
 import { MediaItem, ytdlpDownloadArgs } from '../media/index.ts'
+import { createPlatformHealth, mediaStatusEndpoint, observeYtdlpRun } from './platform-health.ts'
 import { platformUrlInput, type Platform } from './platforms.ts'
 import { YtdlpToolSettingsSchema, type YtdlpToolSettings } from './settings.ts'
 import { eachLink, itemCap, linksOf, ytdlpRows } from './ytdlp-info.ts'
@@ -74,6 +75,8 @@ export function defineDownloadTool (spec: DownloadToolSpec) {
     notFor: spec.notFor,
     pollSeconds: 2,
     settings: YtdlpToolSettingsSchema,
+    createState: (_settings, kit) => createPlatformHealth(kit),
+    endpoints: [mediaStatusEndpoint],
     run: async (ctx) => runDownloadTool(ctx as unknown as ToolContext<Input, DownloadRow, YtdlpToolSettings>, spec),
   })
 }
@@ -110,6 +113,7 @@ async function storeFormat (ctx: ToolContext<Static<ReturnType<typeof downloadIn
   const [stored, run] = await Promise.allSettled([storing, ctx.exec.run('yt-dlp', args, { network: true, stdout: sink, timeoutMs: ctx.settings.timeout_ms })])
   if (stored.status === 'rejected') throw stored.reason
   if (run.status === 'rejected') throw run.reason
+  await observeYtdlpRun(ctx.state, link, run.value)
   if (run.value.exitCode !== 0) throw ytdlpFailure(run.value.stderr)
   return { format_id: formatId, id: stored.value.id, name: stored.value.name, url: stored.value.url, size: stored.value.size, content_type: contentType }
 }

@@ -1,5 +1,6 @@
 // The media tools' shared run code (see README.md): the dl_* and covers
-// factories, the platform link patterns, the settings, the yt-dlp info runner.
+// factories, the platform link patterns, the settings, the yt-dlp info runner,
+// the platforms' health (GET /api/media/status).
 export * from './platforms.ts'
 export * from './settings.ts'
 export * from './ytdlp-info.ts'
@@ -7,3 +8,4 @@ export * from './download-tool.ts'
 export * from './covers-tool.ts'
 export * from './page-videos.ts'
 export * from './stored-image.ts'
+export * from './platform-health.ts'

@@ -4,6 +4,7 @@
 // on the API thread). Shared by the dl_* and covers tools.
 import { batchOf, ExtractionError, InputError, JobOutcomeError, UpstreamError, ytdlpFailure, type ToolContext } from '../../../core/tools/contract.ts'
 import { ytdlpInfoArgs, type InfoArgsOptions } from '../media/index.ts'
+import { observeYtdlpRun } from './platform-health.ts'
 import type { YtdlpToolSettings } from './settings.ts'
 
 type Ctx = ToolContext<unknown, unknown, YtdlpToolSettings>
@@ -22,7 +23,7 @@ export interface InfoRequest {
   parser: keyof typeof PARSERS
 }
 
-/** Rows of one link. Throws the job outcome yt-dlp's failure maps to (ytdlpFailure), or the guard's. */
+/** Rows of one link, the run recorded in the platform's health. Throws the job outcome yt-dlp's failure maps to (ytdlpFailure), or the guard's. */
 export async function ytdlpRows<Row> (ctx: Ctx, request: InfoRequest): Promise<Row[]> {
   let args: string[]
   try {
@@ -32,6 +33,7 @@ export async function ytdlpRows<Row> (ctx: Ctx, request: InfoRequest): Promise<R
   }
   const maxBytes = ctx.settings.max_info_mb * 1024 * 1024
   const result = await ctx.exec.run('yt-dlp', args, { network: true, timeoutMs: ctx.settings.timeout_ms, maxStdoutBytes: maxBytes })
+  await observeYtdlpRun(ctx.state, request.url, result)
   if (result.exitCode !== 0) throw ytdlpFailure(result.stderr)
   if (result.stdoutTruncated) throw new UpstreamError(`yt-dlp's answer passed ${ctx.settings.max_info_mb} MB (the max_info_mb setting)${request.playlist === 'full' ? '; ask for the flat listing of a long playlist' : ''}`)
   try {

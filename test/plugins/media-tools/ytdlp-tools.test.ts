@@ -4,7 +4,9 @@
 // host name (www.facebook.com) resolves to the fixture only in the guard's
 // injected resolver, and only 127.0.0.1:<port> is allowed although private,
 // so the proxy is the one route. The platform mappings themselves are tested
-// on the real captures in test/plugins/media-lib/.
+// on the real captures in test/plugins/media-lib/. Each run lands in the
+// platforms' health (GET /api/media/status): a real yt-dlp refusal (HTTP 429)
+// with its kind, a success ending the streak.
 import t from 'tap'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { execFileSync } from 'node:child_process'
@@ -47,6 +49,12 @@ if (missing.length > 0) {
     if (req.url === '/TestPage/videos' || req.url === '/WalledPage') {
       res.setHeader('content-type', 'text/html')
       res.end(req.url === '/WalledPage' ? LOGIN : PAGE_POSTS)
+      return
+    }
+    // A platform that has had enough of this server (platform health).
+    if (req.url?.startsWith('/limited.html')) {
+      res.statusCode = 429
+      res.end('Too Many Requests')
       return
     }
     if (req.url === '/cover.jpg') {
@@ -162,6 +170,37 @@ if (missing.length > 0) {
       t.match(res.json(), { detail: /url/ })
     }
     t.equal((await usageOf(app, user.apiKey)).calls_today, before, 'nothing charged')
+  })
+
+  t.test('platform health: each run is recorded under its platform, a refusal with its kind, in GET /api/media/status', async t => {
+    const health = async () => {
+      const res = await app.inject({ url: '/api/media/status', headers: { 'x-api-key': user.apiKey } })
+      t.equal(res.statusCode, 200, res.body)
+      return res.json()
+    }
+    const before = await health()
+    t.match(before, { observed: true, platforms: { facebook: { name: 'Facebook', last_success_at: String, last_refusal_at: null, consecutive_refusals: 0 } } }, 'the runs above were read')
+    t.match(before.platforms.youtube, { name: 'YouTube', last_success_at: null, last_refusal_at: null, last_refusal_kind: null, consecutive_refusals: 0 }, 'a platform never run is unknown')
+
+    const limited = `http://www.facebook.com:${port}/limited.html?token=tok-1234`
+    for (const tool of ['dl_fb', 'fb_covers']) {
+      const { status } = await run(tool, { url: limited })
+      t.match(status, { status: 'error', blocked: true, refunded: true, error: /429/ }, `${tool}: yt-dlp's 429 ends the job blocked`)
+    }
+    const refused = await health()
+    t.match(refused.platforms.facebook, { last_refusal_kind: 'rate_limited', last_refusal_message: /HTTP Error 429/, consecutive_refusals: 2, last_success_at: before.platforms.facebook.last_success_at })
+    t.ok(Date.parse(refused.platforms.facebook.last_refusal_at) >= Date.parse(before.platforms.facebook.last_success_at), 'the refusal is newer than the success')
+    t.notMatch(JSON.stringify(refused), /limited\.html|tok-1234|127\.0\.0\.1|--cookies|yt-dlp -U/, 'no link, no token, no address, no advice for yt-dlp\'s users')
+    t.match(refused.note, /Facebook refused the last 2 runs \(rate limited\)/)
+
+    const gone = await run('dl_fb', { url: `http://www.facebook.com:${port}/gone.html` })
+    t.match(gone.status, { status: 'error', blocked: false })
+    t.equal((await health()).platforms.facebook.consecutive_refusals, 2, 'a 404 is the link\'s failure, not the platform refusing: not counted')
+
+    t.match((await run('fb_covers', { url: PAGE })).status, { status: 'done' })
+    const after = (await health()).platforms.facebook
+    t.match(after, { consecutive_refusals: 0, last_refusal_kind: 'rate_limited' }, 'a success ends the streak; the last refusal stays shown')
+    t.ok(Date.parse(after.last_success_at) >= Date.parse(after.last_refusal_at), 'the success is the newest')
   })
 
   t.test('a platform name that resolves to a private address is refused; nothing reaches it', async t => {

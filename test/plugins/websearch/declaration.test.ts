@@ -7,6 +7,7 @@ import websearch from '../../../plugins/websearch/index.ts'
 import { EngineHealth } from '../../../plugins/websearch/engine-health.ts'
 import { readToolSettings } from '../../../core/tools/tool-settings.ts'
 import { MemorySharedState } from '../../../core/shared-state/memory-shared-state.ts'
+import { groupSharedState } from '../../../core/shared-state/shared-state.ts'
 
 t.test('key, agent names, renames', async t => {
   t.equal(websearch.key, 'websearch')
@@ -33,10 +34,16 @@ t.test('schemas compile and every example validates', async t => {
   t.same(Value.Default(websearch.input, { query: 'x' }), { query: 'x', scrape_results: false, max_results: 10, engine: 'auto' }, 'defaults')
 })
 
+/** createState's kit as the registry makes it, over a fresh memory shared state. */
+function stateKit () {
+  const memory = new MemorySharedState()
+  return { shared: memory.forTool('websearch'), sharedGroup: (group: string) => groupSharedState(memory, group) }
+}
+
 t.test('createState makes an independent EngineHealth per call (one per app)', async t => {
   const settings = readToolSettings(websearch, {}) as Parameters<NonNullable<typeof websearch.createState>>[0]
-  const a = websearch.createState!(settings, { shared: new MemorySharedState().forTool('websearch') })
-  const b = websearch.createState!(settings, { shared: new MemorySharedState().forTool('websearch') })
+  const a = websearch.createState!(settings, stateKit())
+  const b = websearch.createState!(settings, stateKit())
   t.ok(a instanceof EngineHealth)
   t.not(a, b)
 })
@@ -46,7 +53,7 @@ t.test('GET /api/search/status handler renders the record from the state and the
   t.ok(endpoint)
   t.equal(endpoint!.method, 'GET')
   t.equal(endpoint!.auth, 'key')
-  const state = websearch.createState!(readToolSettings(websearch, { google_cooldown_s: 60 }) as Parameters<NonNullable<typeof websearch.createState>>[0], { shared: new MemorySharedState().forTool('websearch') }) as EngineHealth
+  const state = websearch.createState!(readToolSettings(websearch, { google_cooldown_s: 60 }) as Parameters<NonNullable<typeof websearch.createState>>[0], stateKit()) as EngineHealth
   await state.recordBlocked('google', 'Google consent wall (consent.google.com)')
   const credentials: Record<string, string> = { serper: 'set' }
   const record = await endpoint!.handle({

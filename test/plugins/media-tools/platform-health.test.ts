@@ -1,0 +1,114 @@
+// The media tools' platform health across processes: jobs on one app whose
+// yt-dlp answers with real refusal texts (quoted from yt-dlp bug reports, as in
+// test/exec/ytdlp-failures.test.ts) or the real Instagram info dict of the
+// captures are in the other app's GET /api/media/status, per platform, with the
+// refusal's kind and no link, id or advice. Two apps sharing one Redis stand
+// for two processes; they enable different media tools, and both serve the
+// endpoint. yt-dlp is a stand-in script (YTDLP_PATH) that prints those texts:
+// a real refusal cannot be had offline (ytdlp-tools.test.ts has real yt-dlp's 429).
+import t from 'tap'
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { build, signup, tempDir } from '../../helpers/build.ts'
+import { startJob, waitForEnd } from '../../helpers/jobs.ts'
+import { startRedis } from '../../helpers/redis-server.ts'
+import { CAPTURES_DIR, readCapture } from '../../extract/captures.ts'
+import { platformOfLink, refusalMessage } from '../../../plugins/lib/media-tools/index.ts'
+
+const COOKIES_ADVICE = 'Use --cookies-from-browser or --cookies for the authentication. See  https://github.com/yt-dlp/yt-dlp/wiki/FAQ#how-do-i-pass-cookies-to-yt-dlp  for how to manually pass cookies. Also see  https://github.com/yt-dlp/yt-dlp/wiki/Extractors#exporting-youtube-cookies  for tips on effectively exporting YouTube cookies'
+/** Link token → what yt-dlp printed on stderr before exiting 1. */
+const REFUSALS: Record<string, string> = {
+  LOGINWALL: '[Instagram] Clq_poiJd63: Downloading JSON metadata\nERROR: [Instagram] Clq_poiJd63: Requested content is not available, rate-limit reached or login required. Use --cookies, --cookies-from-browser, --username and --password, or --netrc (instagram) to provide account credentials',
+  BOTCHECK: `ERROR: [youtube] dQw4w9WgXcQ: Sign in to confirm you’re not a bot. ${COOKIES_ADVICE}`,
+  AGEGATE: `[youtube] jBtLD2zxTlY: Downloading webpage\nERROR: [youtube] jBtLD2zxTlY: Sign in to confirm your age. This video may be inappropriate for some users. ${COOKIES_ADVICE}`,
+  IPBLOCK: 'ERROR: [TikTok] 7100000000000000000: Your IP address is blocked from accessing this post',
+  PRIVATE: 'ERROR: [youtube] xxxxxxxxxxx: Private video. Sign in if you\'ve been granted access to this video',
+}
+
+/** A yt-dlp stand-in: the link (its last argument) picks a refusal text, else it answers the capture's info dict. */
+function fakeYtdlp (dir: string, infoJson: string): string {
+  const cases = Object.keys(REFUSALS).map(token => {
+    writeFileSync(join(dir, `${token}.txt`), `${REFUSALS[token]}\n`)
+    return `  *${token}*) cat '${join(dir, `${token}.txt`)}' >&2; exit 1 ;;`
+  })
+  const path = join(dir, 'yt-dlp')
+  writeFileSync(path, ['#!/bin/sh', '[ "$1" = --version ] && { echo 2025.11.12; exit 0; }', 'for link; do :; done', 'case "$link" in', ...cases, `  *) cat '${infoJson}'; exit 0 ;;`, 'esac', ''].join('\n'))
+  chmodSync(path, 0o755)
+  return path
+}
+
+/** tools.config.json with only these entries (as shipped). */
+function toolsConfig (dir: string, name: string, keys: string[]): string {
+  const file = JSON.parse(readFileSync(resolve('tools.config.json'), 'utf8'))
+  const path = join(dir, `${name}.tools.config.json`)
+  writeFileSync(path, JSON.stringify({ tools: file.tools.filter((e: { key: string }) => keys.includes(e.key)), retired: [] }))
+  return path
+}
+
+t.test('the platform a link is on, and a refusal message as the record keeps it', async t => {
+  t.equal(platformOfLink('https://m.youtube.com/watch?v=x'), 'youtube')
+  t.equal(platformOfLink('https://youtu.be/x'), 'youtube')
+  t.equal(platformOfLink('https://vm.tiktok.com/ZM/'), 'tiktok')
+  t.equal(platformOfLink('https://fb.watch/abc/'), 'facebook')
+  t.equal(platformOfLink('http://www.instagram.com:8080/reel/x/'), 'instagram')
+  t.equal(platformOfLink('https://story.snapchat.com/s/x'), 'snapchat')
+  t.equal(platformOfLink('https://notyoutube.com/watch'), null, 'a host that merely ends with the name')
+  t.equal(platformOfLink('https://cdn.example.com/video.mp4'), null)
+  t.equal(platformOfLink('not a link'), null)
+  t.equal(refusalMessage('[youtube] dQw4w9WgXcQ: Sign in to confirm you’re not a bot'), 'Sign in to confirm you’re not a bot', 'no video id')
+  t.equal(refusalMessage('[generic] Unable to download webpage: HTTP Error 429'), '[generic] Unable to download webpage: HTTP Error 429')
+  t.equal(refusalMessage('Unsupported URL: https://www.tiktok.com/@someone/video/1?token=x'), 'Unsupported URL: (link)', 'no link')
+  t.ok(refusalMessage('x'.repeat(400)).length <= 160, 'short')
+})
+
+const infoPath = join(CAPTURES_DIR, 'ytdlp/instagram_reel.info.json')
+t.test('refusals and successes recorded on one process are every process\'s platform health', async t => {
+  if (readCapture(t, 'ytdlp/instagram_reel.info.json') === null) return
+  const dir = tempDir(t, 'media-health-')
+  const redis = await startRedis(t)
+  const env = (keys: string[], name: string) => ({ TOOLS_CONFIG: toolsConfig(dir, name, keys), YTDLP_PATH: fakeYtdlp(dir, infoPath), REDIS_URL: redis.url })
+  const a = await build(t, { env: env(['dl_yt', 'dl_ig', 'tt_covers'], 'a') })
+  const b = await build(t, { env: env(['ig_captions'], 'b') })
+  const [userA, userB] = [await signup(a), await signup(b)]
+
+  const run = async (app: FastifyInstance, apiKey: string, tool: string, url: string | string[]) => {
+    const res = await startJob(app, apiKey, { url }, tool)
+    t.equal(res.statusCode, 202, res.body)
+    return waitForEnd(app, apiKey, res.json().job_id, 30_000)
+  }
+  const health = async (app: FastifyInstance, apiKey: string) => {
+    const res = await app.inject({ url: '/api/media/status', headers: { 'x-api-key': apiKey } })
+    t.equal(res.statusCode, 200, res.body)
+    return res.json()
+  }
+
+  const fresh = await health(b, userB.apiKey)
+  t.equal(fresh.observed, false)
+  t.same(fresh.platforms.instagram, { name: 'Instagram', last_success_at: null, last_refusal_at: null, last_refusal_kind: null, last_refusal_message: null, consecutive_refusals: 0 })
+  t.match(fresh.note, /No media tool has read a platform yet/)
+
+  t.match(await run(a, userA.apiKey, 'dl_ig', 'https://www.instagram.com/reel/Clq_poiJd63/?igsh=LOGINWALL-7f3a'), { status: 'error', blocked: true, refunded: true })
+  t.match(await run(a, userA.apiKey, 'dl_ig', ['https://www.instagram.com/p/LOGINWALL1/', 'https://www.instagram.com/p/LOGINWALL2/']), { status: 'error', blocked: true })
+  const walled = await health(b, userB.apiKey)
+  t.match(walled.platforms.instagram, { last_success_at: null, last_refusal_at: String, last_refusal_kind: 'login_required', consecutive_refusals: 3 }, 'B sees the three refusals A met')
+  t.equal(walled.platforms.instagram.last_refusal_message, 'Requested content is not available, rate-limit reached or login required')
+  t.match(walled.note, /Instagram refused the last 3 runs \(login required\): a fresh cookies file/)
+  t.notMatch(JSON.stringify(walled), /Clq_poiJd63|LOGINWALL|7f3a|instagram\.com\/|--cookies|--netrc/, 'no link, id or token, no yt-dlp advice')
+
+  t.match(await run(a, userA.apiKey, 'dl_yt', 'https://www.youtube.com/watch?v=BOTCHECK001'), { status: 'error', blocked: true })
+  t.match(await run(a, userA.apiKey, 'dl_yt', 'https://www.youtube.com/watch?v=AGEGATE0001'), { status: 'error', blocked: true })
+  t.match(await run(a, userA.apiKey, 'dl_yt', 'https://www.youtube.com/watch?v=PRIVATE0001'), { status: 'error', blocked: false, refunded: false })
+  t.match(await run(a, userA.apiKey, 'tt_covers', 'https://www.tiktok.com/@someone/video/IPBLOCK'), { status: 'error', blocked: true })
+  const walls = (await health(b, userB.apiKey)).platforms
+  t.match(walls.youtube, { last_refusal_kind: 'login_required', last_refusal_message: 'Sign in to confirm your age. This video may be inappropriate for some users', consecutive_refusals: 2 }, 'the age gate after the bot check; a private video is the link\'s, not counted')
+  t.match(walls.tiktok, { last_refusal_kind: 'geo_block', last_refusal_message: 'Your IP address is blocked from accessing this post', consecutive_refusals: 1 })
+  t.match(walls.facebook, { last_success_at: null, last_refusal_at: null, consecutive_refusals: 0 }, 'a platform no run touched')
+
+  const read = await run(b, userB.apiKey, 'ig_captions', 'https://www.instagram.com/reel/Chunk8-jurw/')
+  t.match(read, { status: 'done', records: 1 }, 'B reads a reel (the real info dict)')
+  const after = (await health(a, userA.apiKey)).platforms.instagram
+  t.match(after, { last_success_at: String, last_refusal_kind: 'login_required', consecutive_refusals: 0 }, 'A sees B\'s success end the streak; the last refusal stays shown')
+  t.ok(Date.parse(after.last_success_at) >= Date.parse(after.last_refusal_at))
+  t.match((await health(a, userA.apiKey)).note, /YouTube refused the last 2 runs \(login required\).*TikTok refused the last run \(geo block\)/)
+})

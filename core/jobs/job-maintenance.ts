@@ -8,7 +8,7 @@ import type { Db } from '../db/database.ts'
 import { effectiveTier, tierLimits } from '../quotas/tiers.ts'
 import { INTERRUPTED, type JobEnding } from './job-ending.ts'
 import type { JobQueue } from './job-queue.ts'
-import type { JobRunner } from './job-runner.ts'
+import type { RunningJobs } from './running-jobs.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { JobWorkspace } from '../artifacts/job-workspace.ts'
 
@@ -20,7 +20,7 @@ export class JobMaintenance {
   private running: Promise<void> | null = null
 
   constructor (private readonly deps: {
-    db: Db, clock: Clock, runner: JobRunner, ending: JobEnding, queue: () => JobQueue, logger: Logger,
+    db: Db, clock: Clock, runner: RunningJobs, ending: JobEnding, queue: () => JobQueue, logger: Logger,
     artifacts: ArtifactService, workspace: JobWorkspace, heartbeatMs: number, intervalMs: number
   }) {}
 
@@ -97,7 +97,7 @@ export class JobMaintenance {
     })
     let reaped = 0
     for (const job of stale) {
-      if (runner.live.has(job.id)) continue
+      if (runner.isRunningHere(job.id)) continue
       // The dead worker's last heartbeat may predate its last rows: count what was
       // stored, and give the account's records_today the rows it never flushed
       // (in the ending's own transaction: JobEnding.endJob).

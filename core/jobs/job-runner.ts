@@ -1,8 +1,9 @@
-// Runs one job: claims it, builds the tool context, runs the plugin under its
-// abort signal (cancel, timeout, per-run cap, shutdown), stores rows as they
-// arrive, and hands the outcome to JobEnding.endJob, the one way a job ends.
-// See core/jobs/README.md for the outcome table.
-import { setMaxListeners } from 'node:events'
+// Runs one job: claims it, builds the tool context (the one place a
+// ToolContext is made, for the job's run and every nested run), and hands the
+// run to the supervisor (run-supervisor.ts: signal, timeout, outcome through
+// JobEnding) with a row recorder (row-recorder.ts: rows, cap, heartbeat).
+// Holds this process's running jobs, reachable from outside only through the
+// RunningJobs port (running-jobs.ts).
 import { dirname } from 'node:path'
 import type { Logger } from 'pino'
 import type { AppConfig } from '../config.ts'
@@ -10,22 +11,22 @@ import type { Clock } from '../clock.ts'
 import type { Db } from '../db/database.ts'
 import type { QuotaService } from '../quotas/quota-service.ts'
 import { MB, storedTier, tierLimits } from '../quotas/tiers.ts'
-import { withoutUrlQueries, type SecretScrubber } from '../secrets/secret-scrubber.ts'
+import type { SecretScrubber } from '../secrets/secret-scrubber.ts'
 import type { ToolRegistry, LoadedTool } from '../tools/registry.ts'
-import { JobOutcomeError, MissingCredentialError, ToolBlockedError, ToolConfigError, type ToolContext, type UploadedFile, type UpstreamConfig } from '../tools/contract.ts'
-import { CANCELLED, timedOut, type JobEnd, type JobEnding } from './job-ending.ts'
+import { MissingCredentialError, ToolBlockedError, ToolConfigError, type ToolContext, type UploadedFile, type UpstreamConfig } from '../tools/contract.ts'
+import type { JobEnding } from './job-ending.ts'
 import type { JobEvents } from './job-events.ts'
 import type { JobRow, LiveOverlay } from './job-view.ts'
 import type { NetFactory } from './net-factory.ts'
+import { RowRecorder, type RunSink } from './row-recorder.ts'
+import { newLiveRun, raceAbort, stopRun, superviseRun, type LiveRun, type StopReason } from './run-supervisor.ts'
+import type { RunningJobs } from './running-jobs.ts'
 import type { ExtractionPool } from '../workers/extraction-pool.ts'
 import { createExtraction } from '../workers/extraction.ts'
 import type { ExecService } from '../exec/process-runner.ts'
 import type { RunFileBudget } from '../exec/sandbox.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { JobWorkspace, StoredUpload } from '../artifacts/job-workspace.ts'
-
-/** How a run left: an ending, or (shutdown) back to the queue. */
-type Outcome = JobEnd | { status: 'requeue' }
 
 /**
  * What `execute` did with a job, for the queue that offered it: `ended` (it ran,
@@ -36,37 +37,17 @@ type Outcome = JobEnd | { status: 'requeue' }
  */
 export type RunResult = 'ended' | 'requeued' | 'not-claimed' | 'at-cap'
 
-/**
- * Why a run's signal fired: each ends the job differently. `ended`: the job
- * already ended outside this runner (a cancel or the reaper of another process
- * sharing the database), seen on the heartbeat.
- */
-type StopReason = 'cancelled' | 'timeout' | 'cap' | 'shutdown' | 'ended'
-
-class StopSignal extends Error {
-  constructor (readonly reason: StopReason) { super(reason); this.name = 'StopSignal' }
-}
-
 /** The job row fields a run reads. */
 type RunJob = JobRow & { maxRecords: number, retentionHours: number, tier: string, upload: string | null }
 
 /** Where a run stands: its signal and logger, how deep it is nested, and the rows a nested run it starts may return by default. */
 interface RunScope { signal: AbortSignal, log: Logger, depth: number, maxRows: number }
 
-/** What differs between a job's own run and a nested one: where its rows and texts go. */
-type RunSink = Pick<ToolContext, 'remaining' | 'push' | 'stage' | 'warn' | 'summary'>
-
 /** A tool may run a tool that runs a tool; deeper than that is a loop. */
 const MAX_NESTING = 2
 
-export interface LiveJob extends LiveOverlay {
-  controller: AbortController
-  stopReason: StopReason | null
-  done: Promise<void>
-}
-
-export class JobRunner {
-  readonly live = new Map<string, LiveJob>()
+export class JobRunner implements RunningJobs {
+  private readonly live = new Map<string, LiveRun>()
   private shuttingDown = false
 
   constructor (private readonly deps: {
@@ -87,12 +68,27 @@ export class JobRunner {
   }) {}
 
   /** Asks a job running here to stop; false when it is not running in this process. */
-  stop (jobId: string, reason: StopReason): boolean {
+  private stop (jobId: string, reason: StopReason): boolean {
     const live = this.live.get(jobId)
     if (!live) return false
-    live.stopReason ??= reason
-    live.controller.abort(new StopSignal(reason))
+    stopRun(live, reason)
     return true
+  }
+
+  progressOf (jobId: string): LiveOverlay | undefined {
+    const live = this.live.get(jobId)
+    return live && { stage: live.stage, records: live.records }
+  }
+
+  async cancel (jobId: string): Promise<boolean> {
+    const live = this.live.get(jobId)
+    if (!live || !this.stop(jobId, 'cancelled')) return false
+    await live.done
+    return true
+  }
+
+  isRunningHere (jobId: string): boolean {
+    return this.live.has(jobId)
   }
 
   /** Shutdown: running jobs go back to the queue (rows cleared) to be resumed at the next start. */
@@ -131,12 +127,7 @@ export class JobRunner {
     // Cancelled between the claim and this read: nothing to run.
     if (job.status !== 'running') return 'ended'
     const tool = registry.get(job.tool)
-    let resolveDone!: () => void
-    const controller = new AbortController()
-    // Every in-flight request, SMTP session and crawler of the job listens on this
-    // one signal; Node's default of 10 listeners would warn on any busy job.
-    setMaxListeners(0, controller.signal)
-    const live: LiveJob = { controller, stopReason: null, stage: 'starting', records: 0, done: new Promise(resolve => { resolveDone = resolve }) }
+    const { live, letGo } = newLiveRun()
     this.live.set(jobId, live)
     let result: RunResult = 'ended'
     try {
@@ -147,7 +138,7 @@ export class JobRunner {
     } finally {
       this.live.delete(jobId)
       this.deps.artifacts.endRun(jobId)
-      resolveDone()
+      letGo()
     }
     return result
   }
@@ -180,7 +171,7 @@ export class JobRunner {
       state: tool.state,
       tools: { run: (key, nestedInput, options) => this.runNested(job, tool, key, nestedInput, { signal, log, depth: depth + 1, maxRows: options?.maxRows ?? maxRows }) },
       remaining: sink.remaining,
-      push: sink.push as ToolContext['push'],
+      push: sink.push,
       stage: sink.stage,
       warn: sink.warn,
       summary: sink.summary,
@@ -233,135 +224,23 @@ export class JobRunner {
     return rows
   }
 
-  /** Runs the plugin and ends the job (or, at shutdown, hands it back to the queue). */
-  private async runTool (job: RunJob & { input: string, columns: string | null }, tool: LoadedTool, live: LiveJob): Promise<RunResult> {
-    const { db, quotas, clock, config, logger, events, secrets } = this.deps
+  /** Runs the plugin with a row recorder as its sink, under the supervisor, which ends the job (or hands it back). */
+  private async runTool (job: RunJob & { input: string, columns: string | null }, tool: LoadedTool, live: LiveRun): Promise<RunResult> {
+    const { config, logger } = this.deps
     const log = logger.child({ jobId: job.id, tool: job.tool })
-    const timeoutSeconds = tool.declaration.timeoutSeconds ?? config.jobTimeoutSeconds
-    const timer = setTimeout(() => this.stop(job.id, 'timeout'), timeoutSeconds * 1000)
-    const heartbeatMs = config.jobHeartbeatMs
-    let warning: string | null = null
-    let summary: Record<string, unknown> = {}
-    const columns: string[] = job.columns ? JSON.parse(job.columns) : []
-    let pushChain: Promise<unknown> = Promise.resolve()
-    let lastEmit = 0
-
-    const emitProgress = (force = false) => {
-      const t = Date.now()
-      if (!force && t - lastEmit < 100) return
-      lastEmit = t
-      events.emit(job.id, { type: 'progress', job_id: job.id, status: 'running', records: live.records, stage: live.stage })
-    }
-    // Rows are written as they come (a crash loses none); the job's counters, stage
-    // and the account's records_today follow on the heartbeat and at the end, so a
-    // push costs one insert. Readers in this process see the live figures.
-    let unflushedRecords = 0
-    const flushOnce = async () => {
-      const records = unflushedRecords
-      unflushedRecords = 0
-      // One transaction for the job's count and the account's: a worker killed between
-      // the two had left rows the reaper saw as counted (job.records) that records_today
-      // never had. Conditional: a job ended elsewhere (a cancel or the reaper of another
-      // process) keeps its outcome, and this run stops.
-      let count: number
-      try {
-        [{ count }] = await db.$transaction([
-          db.job.updateMany({ where: { id: job.id, status: 'running' }, data: { stage: live.stage, records: live.records, heartbeatAt: clock(), columns: JSON.stringify(columns) } }),
-          ...quotas.addRecordsStatements(job.accountId, records),
-        ])
-      } catch (err) {
-        unflushedRecords += records // counted at the next heartbeat or the end
-        throw err
-      }
-      if (count === 0) this.stop(job.id, 'ended')
-    }
-    // One flush at a time: two at once (a slow database, heartbeats 50 ms apart) let the
-    // second write the job's count while the first's share of records_today was failing.
-    let flushChain: Promise<unknown> = Promise.resolve()
-    let flushWaiting = false
-    const flush = (): Promise<void> => {
-      const next = flushChain.then(flushOnce)
-      flushChain = next.catch(() => {})
-      return next
-    }
-    const heartbeat = setInterval(() => {
-      if (flushWaiting) return // the last heartbeat's flush has not run yet
-      flushWaiting = true
-      flush().catch(err => log.warn({ err }, 'heartbeat failed')).finally(() => { flushWaiting = false })
-    }, heartbeatMs)
-
-    const push = (rows: Record<string, unknown>[]): Promise<number> => {
-      // Pushes are serialised so sequence numbers and the cap stay exact under concurrency.
-      const next = pushChain.then(async () => {
-        if (live.controller.signal.aborted) return 0
-        for (const row of rows) {
-          if (!tool.rowCheck.Check(row)) {
-            const first = [...tool.rowCheck.Errors(row)][0]
-            throw new Error(`plugin '${job.tool}' pushed a row that does not match its row schema at ${first?.instancePath || '/'}: ${first?.message}`)
-          }
-        }
-        const room = job.maxRecords - live.records
-        const kept = rows.slice(0, Math.max(0, room))
-        if (kept.length > 0) {
-          for (const row of kept) for (const k of Object.keys(row)) if (!columns.includes(k)) columns.push(k)
-          const start = live.records
-          // Rows are the caller's data, kept as they are, except this server's own credential values.
-          await db.resultRow.createMany({ data: kept.map((row, i) => ({ jobId: job.id, seq: start + i, data: secrets.redactKnownValues(JSON.stringify(row)) })) })
-          live.records += kept.length
-          unflushedRecords += kept.length
-          emitProgress(true)
-        }
-        if (live.records >= job.maxRecords) {
-          if (rows.length > kept.length) warning ??= `Results stop at ${job.maxRecords} rows, the per-run ceiling of this plan.`
-          this.stop(job.id, 'cap')
-        }
-        return kept.length
-      })
-      pushChain = next.catch(() => {})
-      return next
-    }
-
     const signal = live.controller.signal
-    const { ctx, close } = this.toolContext(job, tool, JSON.parse(job.input), { signal, log, depth: 0, maxRows: job.maxRecords }, {
-      remaining: () => Math.max(0, job.maxRecords - live.records),
-      push,
-      // Stage, warning and summary texts leave the server (status, WebSocket, MCP
-      // progress, webhooks) and plugins build them from upstream errors: scrubbed here, once.
-      stage: (text) => { live.stage = secrets.scrubJobText(String(text).slice(0, 500)); emitProgress() },
-      // Several warnings read as one text, in the order they came.
-      warn: (text) => { const t = secrets.scrubJobText(String(text).slice(0, 1000)); if (!warning?.includes(t)) warning = warning ? `${warning} ${t}` : t },
-      summary: (data) => { summary = { ...summary, ...secrets.scrubJobValue(data) } },
+    const recorder = new RowRecorder(this.deps, job, tool.rowCheck, live, signal, reason => stopRun(live, reason))
+    const { ctx, close } = this.toolContext(job, tool, JSON.parse(job.input), { signal, log, depth: 0, maxRows: job.maxRecords }, recorder.sink())
+    return superviseRun(this.deps.ending, {
+      job,
+      live,
+      recorder,
+      run: () => tool.declaration.run(ctx),
+      close,
+      timeoutSeconds: tool.declaration.timeoutSeconds ?? config.jobTimeoutSeconds,
+      heartbeatMs: config.jobHeartbeatMs,
+      log,
     })
-
-    live.stage = 'running'
-    emitProgress(true)
-    let outcome: Outcome
-    try {
-      await raceAbort(tool.declaration.run(ctx), signal)
-      await pushChain
-      outcome = { status: 'done' }
-    } catch (err) {
-      await pushChain.catch(() => {})
-      outcome = classify(err, live.stopReason, timeoutSeconds)
-      if (outcome.status === 'error' && !(err instanceof StopSignal) && !(err instanceof JobOutcomeError)) log.error({ err }, 'tool run failed')
-    } finally {
-      clearTimeout(timer)
-      clearInterval(heartbeat)
-      await close()
-    }
-    await flush().catch(err => log.warn({ err }, 'final flush failed'))
-    if (outcome.status === 'requeue') {
-      // Ended meanwhile (a cancel from another process): it keeps its outcome.
-      return await this.deps.ending.requeue(job.id) ? 'requeued' : 'ended'
-    }
-    if (outcome.status === 'done' && live.records === 0 && !warning) warning = 'The run finished without results.'
-    await this.deps.ending.endJob(job, outcome, {
-      records: live.records,
-      warning,
-      summary: Object.keys(summary).length ? JSON.stringify(summary) : null,
-      columns: JSON.stringify(columns),
-    })
-    return 'ended'
   }
 
   /** The tier's file caps over what the job's media programs write: one file, and the scratch with the stored files (core/exec/sandbox.ts). */
@@ -402,31 +281,4 @@ export function upstreamConfig (tool: LoadedTool, config: AppConfig): UpstreamCo
       return value
     },
   }
-}
-
-/** A plugin that ignores its signal still ends when the signal fires. */
-function raceAbort<T> (work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
-  })
-}
-
-function classify (err: unknown, stopReason: StopReason | null, timeoutSeconds: number): Outcome {
-  switch (stopReason) {
-    case 'cap': return { status: 'done' }
-    case 'cancelled': return CANCELLED
-    case 'timeout': return timedOut(timeoutSeconds)
-    case 'shutdown': return { status: 'requeue' }
-    // Already ended elsewhere: endJob finds it ended and writes nothing.
-    case 'ended': return CANCELLED
-  }
-  if (err instanceof JobOutcomeError) {
-    // What a caller reads of an upstream's failure names the host, never the request's parameters.
-    const error = err.quotesUpstream ? withoutUrlQueries(err.jobError) : err.jobError
-    return { status: 'error', error, refund: err.refund, blocked: err.blocked }
-  }
-  return { status: 'error', error: 'The tool failed unexpectedly; the call was refunded. Retry, or report it if it persists.', refund: true }
 }

@@ -13,7 +13,8 @@ import type { QuotaService } from '../quotas/quota-service.ts'
 import { tierLimits } from '../quotas/tiers.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
 import type { JobQueue } from './job-queue.ts'
-import type { JobRunner } from './job-runner.ts'
+import type { RunningJobs } from './running-jobs.ts'
+import { iterateRows, readRowPage, type ResultRow } from './result-rows.ts'
 import type { JobEvents } from './job-events.ts'
 import { CANCELLED, type JobEnding } from './job-ending.ts'
 import { JOB_STATUS_SQL, storedJobStatus, resultsUrl, withLiveOverlay, statusUrl, type JobStatusRecord } from './job-view.ts'
@@ -22,10 +23,6 @@ import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { IncomingUpload, JobWorkspace, StoredUpload } from '../artifacts/job-workspace.ts'
 import { assertUploadType, uploadDeclaration } from './multipart-start.ts'
 import { LockBusyError, type LockRelease, type SharedStateService } from '../shared-state/shared-state.ts'
-
-/** Rows an export reads at a time (see iterateRows). */
-const EXPORT_PAGE_ROWS = 50
-const ROWS_PAGE_SQL = 'SELECT seq, data FROM result_rows WHERE job_id = ? AND seq >= ? ORDER BY seq LIMIT ?'
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000
 /**
@@ -64,7 +61,7 @@ export class JobService {
    */
   private readonly admissions = new Map<string, Promise<void>>()
 
-  constructor (private readonly deps: { db: Db, reads: HotReads, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: JobRunner, events: JobEvents, queue: () => JobQueue, ending: JobEnding, artifacts: ArtifactService, workspace: JobWorkspace, shared: SharedStateService }) {}
+  constructor (private readonly deps: { db: Db, reads: HotReads, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: RunningJobs, events: JobEvents, queue: () => JobQueue, ending: JobEnding, artifacts: ArtifactService, workspace: JobWorkspace, shared: SharedStateService }) {}
 
   private validateWebhook (webhook: WebhookSpec | undefined): void {
     if (!webhook) return
@@ -264,8 +261,8 @@ export class JobService {
   async status (caller: AccountCaller, jobId: string): Promise<JobStatusRecord> {
     const stored = await this.deps.reads.selectUnchanged(JOB_STATUS_SQL, [jobId], storedJobStatus)
     const job = this.visible(caller, jobId, stored?.job)
-    const live = this.deps.runner.live.get(jobId)
-    return live && job.status === 'running' ? withLiveOverlay(stored!.record, live) : stored!.record
+    const live = job.status === 'running' ? this.deps.runner.progressOf(jobId) : undefined
+    return live ? withLiveOverlay(stored!.record, live) : stored!.record
   }
 
   /** The job when its rows can be read, else 409 naming the status call. */
@@ -277,29 +274,19 @@ export class JobService {
     return job
   }
 
+  /** A page of the job's rows, read the way exports read them (result-rows.ts). */
   async results (caller: AccountCaller, jobId: string, offset: number, limit: number) {
     const job = await this.readable(caller, jobId)
-    const rows = await this.deps.db.resultRow.findMany({ where: { jobId, seq: { gte: offset } }, orderBy: { seq: 'asc' }, take: limit })
-    return { job_id: job.id, tool: job.tool, status: job.status, count: rows.length, total: job.records, offset, limit, results: rows.map(r => JSON.parse(r.data) as Record<string, unknown>) }
+    const { rows } = await readRowPage(this.deps.reads, jobId, offset, limit)
+    return { job_id: job.id, tool: job.tool, status: job.status, count: rows.length, total: job.records, offset, limit, results: rows }
   }
 
   /**
-   * Rows in order, a page at a time, for streamed exports. Pages are small
-   * (rows can hold long texts and lists: 50 rows of a few kB each; a page of
-   * 200 was often alive at a young-generation collection, got promoted, and
-   * grew the process 60 MB during a 100,000-row export, issue 17) and read
-   * on the hot reader by primary key, so an export holds one page, never the
-   * job; the exporter pulls the next page only when the client has taken
-   * what came before (backpressure, core/exports/exporters.ts).
+   * Every row of a job in order, for streamed exports: one page (50 rows) held
+   * at a time, the next read only when the exporter asks (result-rows.ts).
    */
-  async * iterateRows (jobId: string, page = EXPORT_PAGE_ROWS): AsyncGenerator<Record<string, unknown>> {
-    let seq = 0
-    for (;;) {
-      const rows = await this.deps.reads.select<{ seq: number | bigint, data: string }>(ROWS_PAGE_SQL, [jobId, seq, page])
-      for (const r of rows) yield JSON.parse(r.data) as Record<string, unknown>
-      if (rows.length < page) return
-      seq = Number(rows[rows.length - 1]!.seq) + 1
-    }
+  iterateRows (jobId: string): AsyncGenerator<ResultRow> {
+    return iterateRows(this.deps.reads, jobId)
   }
 
   async list (caller: AccountCaller, limit: number) {
@@ -322,8 +309,7 @@ export class JobService {
     const job = await this.find(caller, jobId)
     if (job.status !== 'running') throw conflict(`Job ${jobId} already ended with status '${job.status}'.`)
     // Running here: the runner stops it and ends it with its rows and counters flushed.
-    const live = runner.live.get(jobId)
-    if (live && runner.stop(jobId, 'cancelled')) await live.done
+    await runner.cancel(jobId)
     // Queued; running in another process (which sees the ending on its next
     // heartbeat and stops); or handed back to the queue by a shutdown meanwhile.
     // When the runner already ended it, this finds it ended and does nothing.

@@ -61,7 +61,7 @@ t.test('the running cap of an account holds across two workers, and another acco
   let sampling = true
   const sampler = (async () => {
     while (sampling) {
-      most = Math.max(most, workers.reduce((n, w) => n + aJobs.filter(id => !cancelled.has(id) && w.services.runner.live.has(id)).length, 0))
+      most = Math.max(most, workers.reduce((n, w) => n + aJobs.filter(id => !cancelled.has(id) && w.services.runner.isRunningHere(id)).length, 0))
       await new Promise(r => setTimeout(r, 5))
     }
   })()

@@ -4,6 +4,8 @@ import ExcelJS from 'exceljs'
 import { signup } from '../helpers/build.ts'
 import { buildWithCounter, startJob, waitForEnd } from '../helpers/jobs.ts'
 import { cellText } from '../../core/exports/exporters.ts'
+import { iterateRows, readRowPage } from '../../core/jobs/result-rows.ts'
+import type { HotReads } from '../../core/db/hot-reads.ts'
 
 t.test('CSV, XLSX, JSON and JSONL exports parse back to the JSON results', async t => {
   const app = await buildWithCounter(t)
@@ -66,4 +68,57 @@ t.test('fields= selects columns on every format', async t => {
   await workbook.xlsx.load((await app.inject({ url: `/api/tool-run/${id}/results.xlsx?fields=n`, headers })).rawPayload as unknown as ArrayBuffer)
   t.same(workbook.getWorksheet('results')!.getRow(1).values, [undefined, 'n'])
   t.equal((await app.inject({ url: `/api/tool-run/${id}/results.csv?fields=,`, headers })).statusCode, 400)
+})
+
+t.test('results pages and exports read the rows one way: the same statement on the hot reader', async t => {
+  const app = await buildWithCounter(t)
+  const user = await signup(app)
+  const { job_id: id } = (await startJob(app, user.apiKey, { max_results: 7, batch: 3 })).json()
+  await waitForEnd(app, user.apiKey, id)
+  const headers = { 'x-api-key': user.apiKey }
+  const hot = app.services.database.hot
+  const select = hot.select.bind(hot)
+  const statements: string[] = []
+  hot.select = (sql, params) => { if (sql.includes('result_rows')) statements.push(sql); return select(sql, params) }
+  t.teardown(() => { hot.select = select })
+  const page = (await app.inject({ url: `/api/tool-run/${id}/results?offset=2&limit=3`, headers })).json()
+  t.match(page, { count: 3, total: 7, offset: 2, limit: 3 })
+  const lines = (await app.inject({ url: `/api/tool-run/${id}/results.jsonl`, headers })).body.trim().split('\n').map(l => JSON.parse(l))
+  t.equal(lines.length, 7)
+  t.same(page.results, lines.slice(2, 5), 'a results page is a slice of the export')
+  t.ok(statements.length >= 2, 'both reads went through the hot reader')
+  t.equal(new Set(statements).size, 1, 'one statement for both')
+})
+
+/** A hot reader over an in-memory table that records each page it is asked for. */
+function pagedReads (count: number): { reads: HotReads, asked: Array<[number, number]> } {
+  const asked: Array<[number, number]> = []
+  const reads = {
+    select: async (_sql: string, [, from, limit]: Array<string | number>) => {
+      asked.push([Number(from), Number(limit)])
+      const rows = []
+      for (let seq = Number(from); seq < Math.min(count, Number(from) + Number(limit)); seq++) rows.push({ seq: BigInt(seq), data: JSON.stringify({ n: seq }) })
+      return rows
+    },
+  } as unknown as HotReads
+  return { reads, asked }
+}
+
+t.test('iterateRows reads a page only when its first row is asked for, and stops after a short page', async t => {
+  const { reads, asked } = pagedReads(5)
+  const rows = iterateRows(reads, 'job', 2)
+  t.same((await rows.next()).value, { n: 0 })
+  t.same(asked, [[0, 2]], 'one page read for the first row')
+  await rows.next()
+  t.same(asked, [[0, 2]], 'the second row comes from the same page')
+  const rest = []
+  for await (const row of rows) rest.push(row)
+  t.same(rest, [{ n: 2 }, { n: 3 }, { n: 4 }])
+  t.same(asked, [[0, 2], [2, 2], [4, 2]], 'the short third page ends it')
+})
+
+t.test('readRowPage: rows from an offset, and where the next page starts', async t => {
+  const { reads } = pagedReads(5)
+  t.same(await readRowPage(reads, 'job', 3, 10), { rows: [{ n: 3 }, { n: 4 }], nextSeq: 5 })
+  t.same(await readRowPage(reads, 'job', 9, 10), { rows: [], nextSeq: 9 })
 })

@@ -124,7 +124,7 @@ t.test('cancel of a running job refunds once; a second cancel is 409 and refunds
   await socket.closed
   t.equal(socket.messages.filter(m => m.type !== 'progress').length, 1, 'one final message')
   t.equal((await usageOf(app, user.apiKey)).calls_today, 0, 'refunded')
-  t.notOk(app.services.runner.live.has(id), 'the run stopped')
+  t.notOk(app.services.runner.isRunningHere(id), 'the run stopped')
 
   const again = await cancel(app, user.apiKey, id)
   t.equal(again.statusCode, 409)
@@ -185,7 +185,7 @@ t.test('a job ended outside its runner (another process\'s cancel) stops at the 
   const job = await app.services.db.job.findUniqueOrThrow({ where: { id } })
   // What JobService.cancel does in a process that does not hold the run.
   t.ok(await app.services.ending.endJob(job, CANCELLED))
-  await until('the runner let go of the job', () => !app.services.runner.live.has(id))
+  await until('the runner let go of the job', () => !app.services.runner.isRunningHere(id))
   const s = await waitForEnd(app, user.apiKey, id)
   t.match(s, { status: 'error', error: 'cancelled', refunded: true, stage: 'error' })
   t.equal((await usageOf(app, user.apiKey)).calls_today, 0, 'refunded once')

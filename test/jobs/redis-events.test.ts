@@ -51,8 +51,8 @@ t.test('a job run on A is followed over a WebSocket on B: progress, then one fin
   const { a, b, user, id, messages, closed } = await followedOnB(t, { max_results: 6, delay_ms: 400 })
   // A row counted: B's first message may be the stored status of a job A has not claimed yet.
   await until('the first progress message with a row', () => messages.some(m => m.type === 'progress' && m.records >= 1))
-  t.ok(a.services.runner.live.has(id), 'A runs it')
-  t.notOk(b.services.runner.live.has(id), 'B does not')
+  t.ok(a.services.runner.isRunningHere(id), 'A runs it')
+  t.notOk(b.services.runner.isRunningHere(id), 'B does not')
   t.equal(await closed, 1000)
   const progress = messages.filter(m => m.type === 'progress')
   t.ok(progress.length >= 2, `progress from A reached B (${progress.length} messages)`)

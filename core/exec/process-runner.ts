@@ -291,7 +291,12 @@ export class ExecService {
         if (pid !== undefined) this.groups.delete(pid)
         if (spawnError) return reject(this.spawnFailure(program, spawnError))
         if (stopping === 'abort') return reject(jobSignal.reason)
-        if (stopping === 'timeout') return reject(new UpstreamError(`${program} ran longer than ${Math.round(run.timeoutMs / 1000)} s and was stopped`))
+        if (stopping === 'timeout') {
+          // Without the network nothing upstream can be slow: the time went on the input itself
+          // (its size, or what the caller asked of it), which is the caller's cost, not refunded.
+          if (!grant) return reject(new InputError(`${program} took longer than ${Math.round(run.timeoutMs / 1000)} s on this input and was stopped: ask for less of it (fewer or smaller frames, a shorter part)`))
+          return reject(new UpstreamError(`${program} ran longer than ${Math.round(run.timeoutMs / 1000)} s and was stopped`))
+        }
         if (stopping === 'stdout') return reject(stdoutError)
         if (stopping === 'files' && files) return reject(new FileTooLargeError(`${program} wrote more than the job's files may hold (${files.describe.job}) and was stopped.`, files.maxJobBytes))
         const exitCode = code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0)

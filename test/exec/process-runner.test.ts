@@ -45,9 +45,17 @@ t.test('a run past its time limit is stopped, its children too', async t => {
   // `started` is touched once both are forked, not once both have exec'd sleep: on a loaded machine one may still be a shell.
   t.ok(await eventually(() => processesWith(marker).length === 2), 'two children in the process table')
   const error = await run.catch(e => e)
-  t.type(error, UpstreamError)
-  t.match(error.message, /ffmpeg ran longer than 2 s and was stopped/)
+  t.type(error, InputError, 'offline, the time went on the input: the caller\'s cost, not refunded')
+  t.match(error.message, /ffmpeg took longer than 2 s on this input and was stopped/)
   t.ok(await eventually(() => processesWith(marker).length === 0), 'no orphan left')
+})
+
+t.test('a run with the network past its time limit is an upstream failure (a slow host), refunded', async t => {
+  const { exec } = execService(t, { programs: { ffmpeg: '/bin/sh' } })
+  const error = await exec.forJob(new AbortController().signal, log).run('ffmpeg', ['-c', 'sleep 30'], { timeoutMs: 1000, network: true, cwd: tempDir(t) }).catch(e => e)
+  t.type(error, UpstreamError)
+  t.notOk(error instanceof InputError)
+  t.match(error.message, /ffmpeg ran longer than 1 s and was stopped/)
 })
 
 t.test("the job's signal kills the whole process group (sh ignores SIGTERM: SIGKILL follows)", async t => {

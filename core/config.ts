@@ -1,11 +1,13 @@
-// Configuration from the environment and tools.config.json, validated once at
-// boot. A bad value stops the boot with a message that names it.
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+// Configuration from the environment (core/config-schema.ts says which
+// variables, their types, defaults and ranges) and tools.config.json, validated
+// once at boot. A bad value stops the boot with a message that names it.
+// Reading has no side effects: core/data-dir.ts makes the folders and the secret.
+import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
-import { dirname, isAbsolute, resolve } from 'node:path'
-import { randomBytes } from 'node:crypto'
+import { isAbsolute, resolve } from 'node:path'
 import { Type, type Static } from 'typebox'
 import { Compile } from 'typebox/compile'
+import { ConfigSchema, configVariables, type ConfigValues, type ConfigVariable, type VariableSchema } from './config-schema.ts'
 
 export class ConfigError extends Error {
   constructor (message: string) { super(message); this.name = 'ConfigError' }
@@ -161,101 +163,102 @@ export interface LlmConfig {
   timeoutMs: number
 }
 
+/**
+ * What loadConfig gives: AppConfig but for the secret key, which is SECRET_KEY
+ * as given, or null when the boot step (core/data-dir.ts) is to read or make
+ * DATA_DIR/secret.key.
+ */
+export type LoadedConfig = Omit<AppConfig, 'secretKey'> & { secretKey: string | null }
+
 type Env = Record<string, string | undefined>
 
-function str (env: Env, name: string, fallback: string): string {
-  const v = env[name]
-  return v === undefined || v === '' ? fallback : v
+const configCheck = Compile(ConfigSchema)
+
+/** A variable's text as given, or undefined when unset or blank. */
+function given (env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim()
+  return raw === undefined || raw === '' ? undefined : raw
 }
-function optional (env: Env, name: string): string | null {
-  const v = env[name]
-  return v === undefined || v.trim() === '' ? null : v.trim()
-}
-function int (env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return fallback
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`)
-  const n = Number(raw)
-  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`)
-  return n
-}
-/** A value sent on the wire in a header (User-Agent, Authorization, a model name): no control characters. */
-function headerSafe (env: Env, name: string): string | null {
-  const v = optional(env, name)
-  if (v !== null && /[\x00-\x1f\x7f]/.test(v)) throw new ConfigError(`${name} must not contain control characters (a newline, a tab …)`)
-  return v
-}
-function urlSetting (env: Env, name: string, schemes: string[]): string | null {
-  const v = optional(env, name)
-  if (v === null) return null
-  let parsed: URL
-  try { parsed = new URL(v) } catch { throw new ConfigError(`${name} is not a valid URL`) }
-  if (!schemes.includes(parsed.protocol.slice(0, -1))) throw new ConfigError(`${name} must be a ${schemes.map(s => `${s}://`).join(' or ')} URL, got "${parsed.protocol}//…"`)
-  return v
-}
-/**
- * A program's binary (YTDLP_PATH …): a bare name, looked up on PATH, or an
- * absolute path. A relative path would depend on the directory the server was
- * started from; whether it exists is the boot's warning, not an error.
- */
-function programPath (env: Env, name: string, fallback: string): string {
-  const v = optional(env, name) ?? fallback
-  if (/[\x00-\x1f\x7f]/.test(v)) throw new ConfigError(`${name} must not contain control characters`)
-  if (v.includes('/') ? !isAbsolute(v) || v.endsWith('/') : !/^[\w.+-]+$/.test(v)) {
-    throw new ConfigError(`${name} must be a program name found on PATH (e.g. ${fallback}) or an absolute path to it, got "${v}"`)
+
+function decode (name: string, schema: VariableSchema, raw: string): unknown {
+  if (schema.type === 'integer') {
+    if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`)
+    return Number(raw)
   }
-  return v
+  if (schema.type === 'boolean') {
+    if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true
+    if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false
+    throw new ConfigError(`${name} must be 1/0 or true/false, got "${raw}"`)
+  }
+  return raw
 }
-function bool (env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return fallback
-  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true
-  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false
-  throw new ConfigError(`${name} must be 1/0 or true/false, got "${raw}"`)
+
+/** Why a decoded value breaks its variable's schema, in the words the schema gives. */
+function refusal (name: string, schema: VariableSchema, value: unknown): string {
+  if (schema.type === 'integer') return `${name} must be between ${schema.minimum} and ${schema.maximum}, got ${String(value)}`
+  if (schema.enum) return `${name} must be one of ${schema.enum.join(', ')}; got ${JSON.stringify(value)}`
+  if (schema.invalid) return `${name} ${schema.invalid.replace('{value}', JSON.stringify(value))}`
+  return `${name} is not valid`
 }
 
 /**
- * ARTIFACTS_S3_*: every variable is read (and a bad one refused) whether or not
- * the bucket is set, so a typo never passes silently; with the bucket, region and
+ * The environment read against ConfigSchema: every variable of it decoded and
+ * checked, defaults filled; the first bad one stops the boot naming it.
+ */
+function readEnvironment (env: Env): ConfigValues {
+  const values: Record<string, unknown> = {}
+  const schemas = new Map(configVariables())
+  for (const [name, schema] of schemas) {
+    const raw = given(env, name)
+    if (raw !== undefined) values[name] = decode(name, schema, raw)
+    else if (schema.default !== undefined) values[name] = schema.default
+  }
+  const first = configCheck.Errors(values)[0]
+  if (first) {
+    const name = first.instancePath.split('/')[1] ?? ''
+    const schema = schemas.get(name as ConfigVariable)
+    throw new ConfigError(schema ? refusal(name, schema, values[name]) : `the configuration is invalid: ${first.message}`)
+  }
+  return values as ConfigValues
+}
+
+/** A URL the schema's pattern gave the scheme of: it must also parse. */
+function url (name: string, value: string | undefined): string | null {
+  if (value === undefined) return null
+  try { new URL(value) } catch { throw new ConfigError(`${name} is not a valid URL`) }
+  return value
+}
+
+/**
+ * ARTIFACTS_S3_*: each variable is checked by the schema whether or not the
+ * bucket is set, so a typo never passes silently; with the bucket, region and
  * both keys are required (the default AWS credential chain would read files
  * and instance metadata the operator did not name).
  */
-function artifactsS3From (env: Env): S3StoreConfig | null {
-  const bucket = optional(env, 'ARTIFACTS_S3_BUCKET')
-  const region = optional(env, 'ARTIFACTS_S3_REGION')
-  const endpoint = urlSetting(env, 'ARTIFACTS_S3_ENDPOINT', ['http', 'https'])
-  const accessKeyId = headerSafe(env, 'ARTIFACTS_S3_ACCESS_KEY_ID')
-  const secretAccessKey = headerSafe(env, 'ARTIFACTS_S3_SECRET_ACCESS_KEY')
-  const forcePathStyle = bool(env, 'ARTIFACTS_S3_FORCE_PATH_STYLE', false)
-  const rawPrefix = optional(env, 'ARTIFACTS_S3_PREFIX') ?? ''
-  // S3 bucket naming rules (lower case, 3–63, no leading/trailing dot or hyphen); R2 and MinIO follow them.
-  if (bucket !== null && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw new ConfigError(`ARTIFACTS_S3_BUCKET must be a bucket name (3–63 lower-case letters, digits, dots and hyphens), got "${bucket}"`)
-  if (region !== null && !/^[a-z0-9-]{2,32}$/.test(region)) throw new ConfigError(`ARTIFACTS_S3_REGION must be a region name such as us-east-1 (or auto for R2), got "${region}"`)
-  if (accessKeyId !== null && !/^[\x21-\x7e]+$/.test(accessKeyId)) throw new ConfigError('ARTIFACTS_S3_ACCESS_KEY_ID must not contain spaces')
-  // Safe characters only (AWS's list), no absolute path, no '.' or '..' segment: keys stay under the prefix.
-  if (rawPrefix !== '' && (!/^[A-Za-z0-9!_.*'()/-]+$/.test(rawPrefix) || rawPrefix.startsWith('/') || rawPrefix.split('/').some(seg => seg === '.' || seg === '..') || rawPrefix.includes('//'))) {
-    throw new ConfigError(`ARTIFACTS_S3_PREFIX must be a relative key prefix of letters, digits and !_.*'()/- (no leading '/', no '..'), got "${rawPrefix}"`)
-  }
-  if (bucket === null) return null
-  if (region === null) throw new ConfigError('ARTIFACTS_S3_REGION must be set with ARTIFACTS_S3_BUCKET (the bucket\'s region; auto for R2, us-east-1 for most MinIO setups)')
-  if (accessKeyId === null) throw new ConfigError('ARTIFACTS_S3_ACCESS_KEY_ID must be set with ARTIFACTS_S3_BUCKET')
-  if (secretAccessKey === null) throw new ConfigError('ARTIFACTS_S3_SECRET_ACCESS_KEY must be set with ARTIFACTS_S3_BUCKET')
+function artifactsS3From (v: ConfigValues): S3StoreConfig | null {
+  const endpoint = url('ARTIFACTS_S3_ENDPOINT', v.ARTIFACTS_S3_ENDPOINT)
+  const bucket = v.ARTIFACTS_S3_BUCKET
+  if (bucket === undefined) return null
+  const region = v.ARTIFACTS_S3_REGION
+  if (region === undefined) throw new ConfigError('ARTIFACTS_S3_REGION must be set with ARTIFACTS_S3_BUCKET (the bucket\'s region; auto for R2, us-east-1 for most MinIO setups)')
+  const accessKeyId = v.ARTIFACTS_S3_ACCESS_KEY_ID
+  if (accessKeyId === undefined) throw new ConfigError('ARTIFACTS_S3_ACCESS_KEY_ID must be set with ARTIFACTS_S3_BUCKET')
+  const secretAccessKey = v.ARTIFACTS_S3_SECRET_ACCESS_KEY
+  if (secretAccessKey === undefined) throw new ConfigError('ARTIFACTS_S3_SECRET_ACCESS_KEY must be set with ARTIFACTS_S3_BUCKET')
+  const rawPrefix = v.ARTIFACTS_S3_PREFIX ?? ''
   const prefix = rawPrefix === '' || rawPrefix.endsWith('/') ? rawPrefix : `${rawPrefix}/`
-  return { bucket, region, endpoint, accessKeyId, secretAccessKey, forcePathStyle, prefix }
+  return { bucket, region, endpoint, accessKeyId, secretAccessKey, forcePathStyle: v.ARTIFACTS_S3_FORCE_PATH_STYLE, prefix }
 }
 
-function databaseFrom (env: Env, dataDir: string, cwd: string): Pick<AppConfig, 'databaseUrl' | 'databaseProvider' | 'sqlitePath'> {
-  const url = str(env, 'DATABASE_URL', `file:${resolve(dataDir, 'app.db')}`)
-  if (/^postgres(ql)?:\/\//.test(url)) {
+function databaseFrom (given: string | undefined, dataDir: string, cwd: string): Pick<AppConfig, 'databaseUrl' | 'databaseProvider' | 'sqlitePath'> {
+  const url = given ?? `file:${resolve(dataDir, 'app.db')}`
+  if (!url.startsWith('file:')) {
     try { new URL(url) } catch { throw new ConfigError('DATABASE_URL is not a valid postgresql:// URL') }
     return { databaseUrl: url, databaseProvider: 'postgresql', sqlitePath: null }
   }
-  if (url.startsWith('file:')) {
-    const path = url.slice('file:'.length).split('?')[0]
-    if (!path) throw new ConfigError('DATABASE_URL names no SQLite file')
-    return { databaseUrl: url, databaseProvider: 'sqlite', sqlitePath: isAbsolute(path) ? path : resolve(cwd, path) }
-  }
-  throw new ConfigError('DATABASE_URL must start with file: (SQLite) or postgresql:// (PostgreSQL)')
+  const path = url.slice('file:'.length).split('?')[0]
+  if (!path) throw new ConfigError('DATABASE_URL names no SQLite file')
+  return { databaseUrl: url, databaseProvider: 'sqlite', sqlitePath: isAbsolute(path) ? path : resolve(cwd, path) }
 }
 
 export function loadToolsFile (path: string): ToolsFileConfig {
@@ -277,9 +280,8 @@ export function loadToolsFile (path: string): ToolsFileConfig {
   return parsed
 }
 
-// --- Security settings: proxies, Host/Origin, HTTP timeouts, data at rest -----
+// --- Security settings: proxies, Host/Origin -----------------------------------
 
-const MIN_SECRET = 16
 // proxy-addr's names for ranges, accepted in a TRUST_PROXY list.
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
 
@@ -290,8 +292,8 @@ const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
  * proxy addresses/CIDRs trusts exactly those. `true` (every hop) is refused: it
  * is what let clients rotate X-Forwarded-For.
  */
-function trustProxyFrom (env: Env): AppConfig['trustProxy'] {
-  const raw = (env.TRUST_PROXY ?? '').trim()
+function trustProxyFrom (value: string | undefined): AppConfig['trustProxy'] {
+  const raw = value ?? ''
   if (raw === '' || ['false', 'no', 'off'].includes(raw.toLowerCase())) return false
   if (/^\d+$/.test(raw)) {
     const hops = Number(raw)
@@ -314,16 +316,16 @@ function trustProxyFrom (env: Env): AppConfig['trustProxy'] {
 }
 
 /** A comma list of host names (ALLOWED_HOSTS), lower-cased, without port. */
-function hostList (env: Env, name: string): string[] {
-  return (optional(env, name) ?? '').split(',').map(h => h.trim().toLowerCase()).filter(Boolean).map(h => {
+function hostList (name: string, value: string | undefined): string[] {
+  return (value ?? '').split(',').map(h => h.trim().toLowerCase()).filter(Boolean).map(h => {
     if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(h)) throw new ConfigError(`${name}: "${h}" is not a host name (give names without scheme or port)`)
     return h
   })
 }
 
 /** A comma list of origins (ALLOWED_ORIGINS), normalised as browsers send them: `scheme://host[:port]`. */
-function originList (env: Env, name: string): string[] {
-  return (optional(env, name) ?? '').split(',').map(o => o.trim()).filter(Boolean).map(o => {
+function originList (name: string, value: string | undefined): string[] {
+  return (value ?? '').split(',').map(o => o.trim()).filter(Boolean).map(o => {
     let url: URL
     try { url = new URL(o) } catch { throw new ConfigError(`${name}: "${o}" is not an origin such as https://app.example.com`) }
     if (!['http:', 'https:'].includes(url.protocol) || url.origin === 'null' || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
@@ -334,175 +336,94 @@ function originList (env: Env, name: string): string[] {
 }
 
 /** PUBLIC_URL: one origin (`https://example.com`), what the public pages' canonical and Open Graph URLs start with. */
-function publicOrigin (env: Env): string | null {
-  const origins = originList(env, 'PUBLIC_URL')
+function publicOrigin (value: string | undefined): string | null {
+  const origins = originList('PUBLIC_URL', value)
   if (origins.length > 1) throw new ConfigError('PUBLIC_URL must be one origin such as https://example.com, not a list')
   return origins[0] ?? null
 }
 
 /**
- * DATA_DIR holds the database, its secrets and every tenant's rows: owner-only
- * (0700), created that way and tightened at start if it was created wider.
- * A sticky directory (/tmp, /var/tmp, /dev/shm: one every user of the machine
- * shares) is refused rather than tightened: making it 0700 would lock every
- * other user out (a benchmark script of ours once did that to /tmp). A
- * world-writable one without the sticky bit is tightened as before: a volume
- * given to the service alone can be made that way (Kubernetes' emptyDir is 0777).
+ * Reads the environment and the tools file, and nothing else: no folder is
+ * made, no file written. The boot step of core/data-dir.ts prepares DATA_DIR,
+ * ARTIFACTS_DIR and the secret key before the services use them.
  */
-function secureDataDir (dataDir: string, name = 'DATA_DIR'): void {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-  const mode = statSync(dataDir).mode
-  if ((mode & 0o077) === 0) return
-  if ((mode & 0o1000) !== 0) {
-    throw new ConfigError(`${name} (${dataDir}) is a shared directory (sticky, like /tmp): point ${name} at a directory of the service's own`)
-  }
-  try {
-    chmodSync(dataDir, 0o700)
-  } catch (err) {
-    throw new ConfigError(`${name} (${dataDir}) is readable by others and cannot be made owner-only (0700): ${(err as Error).message}`)
-  }
-}
-
-/** Makes sure `path` is a directory we can use, or stops the boot naming the variable that chose it. */
-function directory (path: string, name: string, mode?: number): string {
-  try {
-    mkdirSync(path, { recursive: true, mode })
-    if (!statSync(path).isDirectory()) throw new Error('not a directory')
-  } catch (err) {
-    throw new ConfigError(`${name}: ${path} cannot be used as a directory (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
-  }
-  return path
-}
-
-/** A secret generated on first start and kept in DATA_DIR, readable by the owner only. */
-function secretKeyFrom (env: Env, dataDir: string): string {
-  const given = optional(env, 'SECRET_KEY')
-  if (given) {
-    if (given.length < MIN_SECRET) throw new ConfigError(`SECRET_KEY must be at least ${MIN_SECRET} characters`)
-    return given
-  }
-  const file = resolve(dataDir, 'secret.key')
-  if (existsSync(file)) {
-    const stored = readFileSync(file, 'utf8').trim()
-    // An empty or truncated file would otherwise become a guessable encryption key.
-    if (stored.length < MIN_SECRET) throw new ConfigError(`SECRET_KEY file ${file} holds ${stored.length} characters, fewer than ${MIN_SECRET}: restore it, or remove it to have a new one generated (stored personal keys then can no longer be recovered)`)
-    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600)
-    return stored
-  }
-  const secret = randomBytes(32).toString('base64url')
-  writeFileSync(file, secret + '\n', { mode: 0o600 })
-  chmodSync(file, 0o600)
-  return secret
-}
-
-export function loadConfig (env: Env = process.env, cwd = process.cwd()): AppConfig {
-  const dataDir = directory(resolve(cwd, str(env, 'DATA_DIR', './data')), 'DATA_DIR', 0o700)
-  secureDataDir(dataDir)
-  // Job files are tenants' data too: owner-only, wherever the operator puts them.
-  const artifactsDir = directory(resolve(cwd, str(env, 'ARTIFACTS_DIR', resolve(dataDir, 'artifacts'))), 'ARTIFACTS_DIR', 0o700)
-  secureDataDir(artifactsDir, 'ARTIFACTS_DIR')
-  const db = databaseFrom(env, dataDir, cwd)
-  if (db.sqlitePath) directory(dirname(db.sqlitePath), 'DATABASE_URL', 0o700)
-  const toolsConfigPath = resolve(cwd, str(env, 'TOOLS_CONFIG', 'tools.config.json'))
-  const publicTokens = (optional(env, 'PUBLIC_TOKENS') ?? '').split(',').map(t => t.trim()).filter(Boolean)
-  for (const t of publicTokens) {
-    if (!t.startsWith('pub-')) throw new ConfigError('PUBLIC_TOKENS must be a comma-separated list of tokens that start with "pub-"')
-  }
-  const proxyUrl = urlSetting(env, 'PROXY_URL', ['http', 'https', 'socks', 'socks4', 'socks5'])
-  const llmBaseUrl = urlSetting(env, 'LLM_BASE_URL', ['http', 'https'])
-  const logLevel = str(env, 'LOG_LEVEL', 'info')
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`)
-  const requestTimeoutMs = int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000)
-  const headersTimeoutMs = int(env, 'HEADERS_TIMEOUT_MS', 15_000, 1000, 3_600_000)
+export function loadConfig (env: Env = process.env, cwd = process.cwd()): LoadedConfig {
+  const v = readEnvironment(env)
+  const dataDir = resolve(cwd, v.DATA_DIR)
+  const artifactsDir = resolve(cwd, v.ARTIFACTS_DIR ?? resolve(dataDir, 'artifacts'))
   // Node refuses a headers timeout longer than the request timeout.
-  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`)
-  const adminApiKey = optional(env, 'ADMIN_API_KEY')
-  if (adminApiKey && adminApiKey.length < 16) throw new ConfigError('ADMIN_API_KEY must be at least 16 characters')
-  const blogApiKey = optional(env, 'BLOG_API_KEY')
-  if (blogApiKey && blogApiKey.length < 16) throw new ConfigError('BLOG_API_KEY must be at least 16 characters')
-  const host = str(env, 'HOST', '127.0.0.1')
-  if (!/^[A-Za-z0-9.:_%[\]-]+$/.test(host)) throw new ConfigError(`HOST must be a host name or an IP address, got "${host}"`)
-  const userAgent = headerSafe(env, 'USER_AGENT') ?? 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
-  const redisUrl = urlSetting(env, 'REDIS_URL', ['redis', 'rediss'])
+  if (v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS) throw new ConfigError(`HEADERS_TIMEOUT_MS (${v.HEADERS_TIMEOUT_MS}) must not exceed REQUEST_TIMEOUT_MS (${v.REQUEST_TIMEOUT_MS})`)
+  const redisUrl = url('REDIS_URL', v.REDIS_URL)
   // Without Redis the one process is the only one that can run jobs: RUN_JOBS=0 would leave them queued for ever.
-  const runJobs = bool(env, 'RUN_JOBS', redisUrl === null)
+  const runJobs = v.RUN_JOBS ?? redisUrl === null
   if (!runJobs && redisUrl === null) throw new ConfigError('RUN_JOBS=0 needs REDIS_URL: without the Redis queue no other process runs this one\'s jobs')
-  const redisKeyPrefix = str(env, 'REDIS_KEY_PREFIX', 'ejs')
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(redisKeyPrefix)) throw new ConfigError(`REDIS_KEY_PREFIX must be 1 to 64 letters, digits, '_', '.' or '-', got "${redisKeyPrefix}"`)
+  const toolsConfigPath = resolve(cwd, v.TOOLS_CONFIG)
+  // The process environment children inherit (core/exec): not settings of the service.
+  const childPath = env.PATH === undefined || env.PATH === '' ? '/usr/local/bin:/usr/bin:/bin' : env.PATH
 
   return {
-    host,
-    port: int(env, 'PORT', 3000, 0, 65535),
-    ...db,
+    host: v.HOST,
+    port: v.PORT,
+    ...databaseFrom(v.DATABASE_URL, dataDir, cwd),
     dataDir,
     artifactsDir,
-    artifactsS3: artifactsS3From(env),
-    adminApiKey,
-    blogApiKey,
-    publicTokens,
-    secretKey: secretKeyFrom(env, dataDir),
-    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
-    rateLimitProPerMinute: int(env, 'RATE_LIMIT_PRO_PER_MINUTE', 600, 1, 1_000_000),
-    allowPrivateTargets: bool(env, 'ALLOW_PRIVATE_TARGETS', false),
-    // At least 64 KiB (a sitemap or a search page must fit); at most 1 GiB.
-    maxResponseBytes: int(env, 'MAX_RESPONSE_BYTES', 5 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
-    trustProxy: trustProxyFrom(env),
-    allowedHosts: hostList(env, 'ALLOWED_HOSTS'),
-    allowedOrigins: originList(env, 'ALLOWED_ORIGINS'),
-    requestTimeoutMs,
-    headersTimeoutMs,
-    connectionTimeoutMs: int(env, 'CONNECTION_TIMEOUT_MS', 300_000, 1000, 86_400_000),
-    keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 3_600_000),
-    passwordHashConcurrency: int(env, 'PASSWORD_HASH_CONCURRENCY', 2, 1, 64),
-    passwordHashQueue: int(env, 'PASSWORD_HASH_QUEUE', 128, 0, 10_000),
-    logLevel,
-    jobConcurrency: int(env, 'JOB_CONCURRENCY', 4, 1, 256),
+    artifactsS3: artifactsS3From(v),
+    adminApiKey: v.ADMIN_API_KEY ?? null,
+    blogApiKey: v.BLOG_API_KEY ?? null,
+    publicTokens: (v.PUBLIC_TOKENS ?? '').split(',').map(t => t.trim()).filter(Boolean),
+    secretKey: v.SECRET_KEY ?? null,
+    rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
+    rateLimitProPerMinute: v.RATE_LIMIT_PRO_PER_MINUTE,
+    allowPrivateTargets: v.ALLOW_PRIVATE_TARGETS,
+    maxResponseBytes: v.MAX_RESPONSE_BYTES,
+    trustProxy: trustProxyFrom(v.TRUST_PROXY),
+    allowedHosts: hostList('ALLOWED_HOSTS', v.ALLOWED_HOSTS),
+    allowedOrigins: originList('ALLOWED_ORIGINS', v.ALLOWED_ORIGINS),
+    requestTimeoutMs: v.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: v.HEADERS_TIMEOUT_MS,
+    connectionTimeoutMs: v.CONNECTION_TIMEOUT_MS,
+    keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_MS,
+    passwordHashConcurrency: v.PASSWORD_HASH_CONCURRENCY,
+    passwordHashQueue: v.PASSWORD_HASH_QUEUE,
+    logLevel: v.LOG_LEVEL,
+    jobConcurrency: v.JOB_CONCURRENCY,
     extraction: {
-      // Small by default: a worker under tsx with the DOM and phone libraries costs ≈ 60–100 MB while it lives.
-      workers: int(env, 'EXTRACT_WORKERS', 2, 1, 64),
-      taskTimeoutMs: int(env, 'EXTRACT_TASK_TIMEOUT_MS', 15_000, 100, 600_000),
-      workerMemoryMb: int(env, 'EXTRACT_WORKER_MEMORY_MB', 512, 32, 16_384),
+      workers: v.EXTRACT_WORKERS,
+      taskTimeoutMs: v.EXTRACT_TASK_TIMEOUT_MS,
+      workerMemoryMb: v.EXTRACT_WORKER_MEMORY_MB,
     },
-    proxyUrl,
-    userAgent,
+    proxyUrl: url('PROXY_URL', v.PROXY_URL),
+    userAgent: v.USER_AGENT,
     exec: {
-      programs: {
-        'yt-dlp': programPath(env, 'YTDLP_PATH', 'yt-dlp'),
-        ffmpeg: programPath(env, 'FFMPEG_PATH', 'ffmpeg'),
-        ffprobe: programPath(env, 'FFPROBE_PATH', 'ffprobe'),
-      },
-      timeoutMs: int(env, 'EXEC_TIMEOUT_MS', 600_000, 1000, 7 * 24 * 3600_000),
-      // At least 1 MiB; at most 1 TiB.
-      networkMaxBytes: int(env, 'EXEC_NETWORK_MAX_BYTES', 2 * 1024 ** 3, 1024 * 1024, 1024 ** 4),
-      // 15 min of one core: a long HD decode fits; a run (or an orphan) spinning on a hostile input does not go on for ever.
-      cpuSeconds: int(env, 'EXEC_CPU_SECONDS', 900, 1, 7 * 24 * 3600),
-      // Address space, not RSS: thread stacks and malloc arenas count whole. ffmpeg cutting 3840-wide PNGs from
-      // 1080p reserved 0.54 GB with 2 threads, 0.97 GB with 16 and 1.8 GB with 64 filter threads (core/exec/README.md).
-      memoryMb: int(env, 'EXEC_MEMORY_MB', 2048, 512, 1024 * 1024),
-      childPath: str(env, 'PATH', '/usr/local/bin:/usr/bin:/bin'),
+      programs: { 'yt-dlp': v.YTDLP_PATH, ffmpeg: v.FFMPEG_PATH, ffprobe: v.FFPROBE_PATH },
+      timeoutMs: v.EXEC_TIMEOUT_MS,
+      networkMaxBytes: v.EXEC_NETWORK_MAX_BYTES,
+      cpuSeconds: v.EXEC_CPU_SECONDS,
+      memoryMb: v.EXEC_MEMORY_MB,
+      childPath,
       childLang: 'C.UTF-8',
-      childTz: optional(env, 'TZ'),
+      childTz: env.TZ?.trim() || null,
     },
     redisUrl,
-    publicUrl: publicOrigin(env),
+    publicUrl: publicOrigin(v.PUBLIC_URL),
     distributed: {
       runJobs,
-      workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 256),
-      shutdownGraceMs: int(env, 'WORKER_SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
-      keyPrefix: redisKeyPrefix,
+      workerConcurrency: v.WORKER_CONCURRENCY,
+      shutdownGraceMs: v.WORKER_SHUTDOWN_GRACE_MS,
+      keyPrefix: v.REDIS_KEY_PREFIX,
     },
     llm: {
-      baseUrl: llmBaseUrl,
-      apiKey: headerSafe(env, 'LLM_API_KEY'),
-      model: headerSafe(env, 'LLM_MODEL'),
-      imageModel: headerSafe(env, 'LLM_IMAGE_MODEL'),
-      timeoutMs: int(env, 'LLM_TIMEOUT_MS', 60_000, 1, 600_000),
+      baseUrl: url('LLM_BASE_URL', v.LLM_BASE_URL),
+      apiKey: v.LLM_API_KEY ?? null,
+      model: v.LLM_MODEL ?? null,
+      imageModel: v.LLM_IMAGE_MODEL ?? null,
+      timeoutMs: v.LLM_TIMEOUT_MS,
     },
-    jobTimeoutSeconds: int(env, 'JOB_TIMEOUT_SECONDS', 900, 1, 7 * 24 * 3600),
-    jobHeartbeatMs: int(env, 'JOB_HEARTBEAT_MS', 5000, 10, 600_000),
-    jobSweepIntervalMs: int(env, 'JOB_SWEEP_INTERVAL_MS', 60_000, 10, 24 * 3600_000),
-    syncWaitSeconds: int(env, 'SYNC_WAIT_SECONDS', 90, 1, 3600),
-    webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 1000, 1, 3600_000),
+    jobTimeoutSeconds: v.JOB_TIMEOUT_SECONDS,
+    jobHeartbeatMs: v.JOB_HEARTBEAT_MS,
+    jobSweepIntervalMs: v.JOB_SWEEP_INTERVAL_MS,
+    syncWaitSeconds: v.SYNC_WAIT_SECONDS,
+    webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_MS,
     toolsConfigPath,
     tools: loadToolsFile(toolsConfigPath),
     env: { ...env },

@@ -9,7 +9,8 @@ async function main (): Promise<void> {
   let config
   let app
   // loadConfig checks the environment and tools.config.json's shape; buildApp
-  // loads the plugins and checks their settings and `uses`: both are config errors.
+  // readies DATA_DIR, ARTIFACTS_DIR and the secret key (core/data-dir.ts), loads
+  // the plugins and checks their settings and `uses`: all are config errors.
   try {
     config = loadConfig(process.env)
     app = await buildApp({ config })

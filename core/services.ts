@@ -5,7 +5,8 @@
 import { dirname } from 'node:path'
 import type { AwilixContainer } from 'awilix'
 import type { DestinationStream } from 'pino'
-import { loadConfig, type AppConfig } from './config.ts'
+import { loadConfig, type LoadedConfig } from './config.ts'
+import { prepareDataDirs } from './data-dir.ts'
 import { systemClock, type Clock } from './clock.ts'
 import { createLogger } from './logger.ts'
 import type { ScryptCost } from './crypto.ts'
@@ -22,8 +23,8 @@ const REDIS_BOOT_WAIT_MS = 5000
 export interface ServicesOptions {
   /** Environment to read the configuration from (default: process.env). */
   env?: Record<string, string | undefined>
-  /** A ready configuration (skips reading the environment). */
-  config?: AppConfig
+  /** A configuration already read (skips reading the environment); its folders and secret are readied here. */
+  config?: LoadedConfig
   clock?: Clock
   /** Where JSON log lines go (default: stdout). */
   logStream?: DestinationStream
@@ -53,7 +54,8 @@ export interface ServiceHost {
 }
 
 export async function buildServices (options: ServicesOptions = {}): Promise<ServiceHost> {
-  const config = options.config ?? loadConfig(options.env ?? process.env)
+  // Before anything opens a file in them: DATA_DIR, ARTIFACTS_DIR and the secret key.
+  const config = prepareDataDirs(options.config ?? loadConfig(options.env ?? process.env))
   const clock = options.clock ?? systemClock
   // Built before the logger: every log line, from the first, passes through it.
   const secrets = createSecretScrubber(config)

@@ -4,6 +4,7 @@ import t from 'tap'
 import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { loadConfig } from '../../core/config.ts'
+import { prepareDataDirs } from '../../core/data-dir.ts'
 import { build, tempDir, testDatabaseKind } from '../helpers/build.ts'
 import { prepareServiceBuild, runServiceToExit } from '../helpers/service-build.ts'
 
@@ -12,16 +13,18 @@ prepareServiceBuild()
 
 const mode = (path: string) => statSync(path).mode & 0o777
 const base = (dir: string) => ({ DATA_DIR: dir, TOOLS_CONFIG: resolve('tools.config.json') })
+/** What a start does with an environment: read it, then ready the folders and the secret (core/data-dir.ts). */
+const boot = (env: Record<string, string | undefined>) => prepareDataDirs(loadConfig(env))
 
 t.test('DATA_DIR is made owner-only, created or existing', async t => {
   const parent = tempDir(t)
   const fresh = join(parent, 'fresh', 'data')
-  loadConfig({ ...base(fresh), SECRET_KEY: 'a-secret-of-sixteen+' })
+  boot({ ...base(fresh), SECRET_KEY: 'a-secret-of-sixteen+' })
   t.equal(mode(fresh), 0o700, 'created 0700')
   const wide = join(parent, 'wide')
   mkdirSync(wide, { mode: 0o755 })
   chmodSync(wide, 0o755)
-  loadConfig({ ...base(wide), SECRET_KEY: 'a-secret-of-sixteen+' })
+  boot({ ...base(wide), SECRET_KEY: 'a-secret-of-sixteen+' })
   t.equal(mode(wide), 0o700, 'tightened at start')
 })
 
@@ -31,16 +34,16 @@ t.test('a shared DATA_DIR (sticky, like /tmp) is refused and left as it was; a w
   const open = join(parent, 'open')
   mkdirSync(open)
   chmodSync(open, 0o777)
-  loadConfig({ ...base(open), SECRET_KEY: 'a-secret-of-sixteen+' })
+  boot({ ...base(open), SECRET_KEY: 'a-secret-of-sixteen+' })
   t.equal(mode(open), 0o700, 'world-writable, not sticky: tightened')
   for (const [name, wanted] of [['sticky', 0o1777], ['sticky-group', 0o1770]] as const) {
     const shared = join(parent, name)
     mkdirSync(shared)
     chmodSync(shared, wanted)
-    t.throws(() => loadConfig({ ...base(shared), SECRET_KEY: 'a-secret-of-sixteen+' }), { name: 'ConfigError', message: /sticky, like \/tmp/ }, `${name}: refused`)
+    t.throws(() => boot({ ...base(shared), SECRET_KEY: 'a-secret-of-sixteen+' }), { name: 'ConfigError', message: /sticky, like \/tmp/ }, `${name}: refused`)
     t.equal(statSync(shared).mode & 0o7777, wanted, `${name}: its mode is unchanged`)
     const artifacts = join(parent, 'own-' + name)
-    t.throws(() => loadConfig({ ...base(artifacts), ARTIFACTS_DIR: shared, SECRET_KEY: 'a-secret-of-sixteen+' }), { message: /ARTIFACTS_DIR/ }, `${name}: refused as ARTIFACTS_DIR too`)
+    t.throws(() => boot({ ...base(artifacts), ARTIFACTS_DIR: shared, SECRET_KEY: 'a-secret-of-sixteen+' }), { message: /ARTIFACTS_DIR/ }, `${name}: refused as ARTIFACTS_DIR too`)
   }
 })
 
@@ -70,12 +73,12 @@ t.test('a secret.key shorter than 16 characters (or empty) refuses the boot, nam
     const dir = tempDir(t)
     const file = join(dir, 'secret.key')
     writeFileSync(file, content, { mode: 0o600 })
-    t.throws(() => loadConfig(base(dir)), { name: 'ConfigError', message: new RegExp(file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')) }, JSON.stringify(content))
+    t.throws(() => boot(base(dir)), { name: 'ConfigError', message: new RegExp(file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')) }, JSON.stringify(content))
   }
   const dir = tempDir(t)
   writeFileSync(join(dir, 'secret.key'), 'a-long-enough-secret-value\n', { mode: 0o644 })
   chmodSync(join(dir, 'secret.key'), 0o644)
-  t.equal(loadConfig(base(dir)).secretKey, 'a-long-enough-secret-value')
+  t.equal(boot(base(dir)).secretKey, 'a-long-enough-secret-value')
   t.equal(mode(join(dir, 'secret.key')), 0o600, 'an existing secret file is made owner-only')
 
   const empty = tempDir(t)

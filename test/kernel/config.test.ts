@@ -1,7 +1,8 @@
 import t from 'tap'
-import { readdirSync, statSync, writeFileSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, statSync, writeFileSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { ConfigError, loadConfig } from '../../core/config.ts'
+import { prepareDataDirs } from '../../core/data-dir.ts'
 import { build, tempDir } from '../helpers/build.ts'
 import { prepareServiceBuild, runServiceToExit } from '../helpers/service-build.ts'
 
@@ -22,8 +23,10 @@ function readmeVariables (): string[] {
 }
 
 const base = (dir: string) => ({ DATA_DIR: dir, SECRET_KEY: 'a-secret-of-sixteen+', TOOLS_CONFIG: resolve('tools.config.json') })
+/** What a start does with an environment: read it, then ready the folders and the secret. */
+const boot = (env: Record<string, string | undefined>) => prepareDataDirs(loadConfig(env))
 
-t.test('each bad value stops loadConfig with a message naming it', async t => {
+t.test('each bad value stops the boot (loadConfig, or the data-dir step for folders) with a message naming it', async t => {
   const dir = tempDir(t)
   const toolsBad = join(dir, 'tools-bad.json')
   writeFileSync(toolsBad, JSON.stringify({ tools: [{ key: 'a', plugin: null, enabled: 'yes' }], retired: [] }))
@@ -130,7 +133,7 @@ t.test('each bad value stops loadConfig with a message naming it', async t => {
     [{ TOOLS_CONFIG: toolsDup }, /TOOLS_CONFIG.*twice/],
   ]
   for (const [env, pattern] of cases) {
-    t.throws(() => loadConfig({ ...base(dir), ...env }), { name: 'ConfigError', message: pattern }, JSON.stringify(env))
+    t.throws(() => boot({ ...base(dir), ...env }), { name: 'ConfigError', message: pattern }, JSON.stringify(env))
   }
   // The guard against a setting read raw somewhere else: every variable the README documents has a bad-value case here.
   const covered = new Set(cases.flatMap(([env]) => Object.keys(env)))
@@ -181,12 +184,47 @@ t.test('no kernel or plugin file reads a setting from the environment but config
 
 t.test('without SECRET_KEY one is generated once, kept in DATA_DIR, owner-only', async t => {
   const dir = tempDir(t)
-  const a = loadConfig({ ...base(dir), SECRET_KEY: undefined })
-  const b = loadConfig({ ...base(dir), SECRET_KEY: '' })
+  const a = boot({ ...base(dir), SECRET_KEY: undefined })
+  const b = boot({ ...base(dir), SECRET_KEY: '' })
   t.equal(a.secretKey, b.secretKey, 'the same secret on the second start')
   t.ok(a.secretKey.length >= 32)
   t.equal(readFileSync(join(dir, 'secret.key'), 'utf8').trim(), a.secretKey)
   t.equal(statSync(join(dir, 'secret.key')).mode & 0o777, 0o600)
+})
+
+t.test('loadConfig only reads: no folder made, no secret written; the data-dir step makes them', async t => {
+  const dir = join(tempDir(t), 'data')
+  const artifacts = join(tempDir(t), 'files')
+  const env = { ...base(dir), ARTIFACTS_DIR: artifacts, SECRET_KEY: undefined }
+  const loaded = loadConfig(env)
+  t.equal(loaded.secretKey, null, 'no SECRET_KEY: left to the data-dir step')
+  t.notOk(existsSync(dir), 'DATA_DIR not made')
+  t.notOk(existsSync(artifacts), 'ARTIFACTS_DIR not made')
+  // A DATA_DIR that could never be a directory is the data-dir step's refusal, not loadConfig's.
+  const aFile = join(tempDir(t), 'a-file')
+  writeFileSync(aFile, 'x')
+  t.doesNotThrow(() => loadConfig({ ...base(aFile) }))
+  const ready = prepareDataDirs(loaded)
+  t.equal(statSync(dir).mode & 0o777, 0o700)
+  t.equal(statSync(artifacts).mode & 0o777, 0o700)
+  t.equal(ready.secretKey, readFileSync(join(dir, 'secret.key'), 'utf8').trim())
+  t.same({ ...ready, secretKey: null }, loaded, 'otherwise the configuration read')
+  t.equal(prepareDataDirs({ ...loaded, secretKey: 'a-secret-of-sixteen+' }).secretKey, 'a-secret-of-sixteen+', 'SECRET_KEY given: taken as it is')
+})
+
+t.test('the schema\'s words: whole numbers and their range, flags, lists of choices, values shown quoted, secrets never', async t => {
+  const dir = tempDir(t)
+  const refusal = (env: Record<string, string>) => { try { loadConfig({ ...base(dir), ...env }); return 'accepted' } catch (err) { return (err as Error).message } }
+  t.equal(refusal({ PORT: 'abc' }), 'PORT must be a whole number, got "abc"')
+  t.equal(refusal({ PORT: '70000' }), 'PORT must be between 0 and 65535, got 70000')
+  t.equal(refusal({ RUN_JOBS: 'sometimes' }), 'RUN_JOBS must be 1/0 or true/false, got "sometimes"')
+  t.equal(refusal({ LOG_LEVEL: 'loud' }), 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "loud"')
+  t.equal(refusal({ HOST: 'a\nb' }), 'HOST must be a host name or an IP address, got "a\\nb"', 'a control character is shown escaped')
+  t.equal(refusal({ ADMIN_API_KEY: 'admin-short' }), 'ADMIN_API_KEY must be at least 16 characters')
+  t.notMatch(refusal({ REDIS_URL: 'http://user:hunter2@redis' }), /hunter2/, 'a URL (it may hold a password) is not repeated')
+  // Blank is unset: the default applies.
+  t.equal(loadConfig({ ...base(dir), PORT: '  ', LOG_LEVEL: '' }).port, 3000)
+  t.equal(loadConfig({ ...base(dir), PORT: ' 8080 ' }).port, 8080)
 })
 
 t.test('buildApp refuses a bad config', async t => {

@@ -1,7 +1,7 @@
-// The README tables written by hand are checked against what they describe, so
-// they cannot drift: the Configuration table names every variable config.ts
-// reads (config.test.ts checks the other way: each named variable has a
-// bad-value case), the tier table carries core/quotas/tiers.ts's numbers, and
+// The README tables are checked against what they describe, so they cannot
+// drift: the Configuration table is the one scripts/config-table.ts writes from
+// core/config-schema.ts and names every variable config.ts reads (config.test.ts
+// checks the other way: each named variable has a bad-value case), the tier table carries core/quotas/tiers.ts's numbers, and
 // each plugin README's Settings table lists exactly its settings schema, with
 // its defaults. (The Tools table: readme-tool-table.test.ts; the
 // Authentication table: route-access.test.ts.)
@@ -12,6 +12,7 @@ import { loadConfig, loadToolsFile } from '../../core/config.ts'
 import { tierLimits, type TierName } from '../../core/quotas/tiers.ts'
 import { PLUGINS_DIR, ToolRegistry } from '../../core/tools/registry.ts'
 import { tempDir } from '../helpers/build.ts'
+import { configurationRows, configurationTable, TABLE_END, TABLE_START, withTable } from '../../scripts/config-table.ts'
 
 const README = readFileSync(resolve('README.md'), 'utf8')
 
@@ -53,6 +54,21 @@ t.test('the Configuration table names every variable config.ts reads', async t =
   const variables = [...read].filter(name => /^[A-Z][A-Z0-9_]*$/.test(name) && !credentials.has(name) && !inherited.has(name))
   t.ok(variables.length >= 25, `config.ts read ${variables.length} variables`)
   for (const name of variables) t.ok(documented.has(name), `${name} is in the README's Configuration table`)
+})
+
+t.test('the Configuration table is the schema\'s (node --import tsx scripts/config-table.ts --write)', async t => {
+  const between = README.slice(README.indexOf(TABLE_START) + TABLE_START.length, README.indexOf(TABLE_END))
+  t.ok(README.indexOf(TABLE_START) !== -1 && README.indexOf(TABLE_END) !== -1, 'the markers are in README.md')
+  const readmeRows = new Map<string, string>()
+  for (const line of between.split('\n')) {
+    const name = /^\| `([A-Z][A-Z0-9_]*)` \|/.exec(line)?.[1]
+    if (name) readmeRows.set(name, line)
+  }
+  const schemaRows = configurationRows()
+  for (const { name, row } of schemaRows) t.equal(readmeRows.get(name), row, `${name}: README's row is the schema's`)
+  for (const name of readmeRows.keys()) t.ok(schemaRows.some(r => r.name === name), `${name}: in README's table, not in core/config-schema.ts`)
+  t.same([...readmeRows.keys()], schemaRows.map(r => r.name), 'in the schema\'s order')
+  t.equal(withTable(README, configurationTable()), README, 'the whole table, as the script writes it')
 })
 
 t.test('the tier table carries the numbers core/quotas/tiers.ts enforces', async t => {

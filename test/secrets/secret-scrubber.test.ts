@@ -4,6 +4,7 @@
 import t from 'tap'
 import { REDACTED, SecretScrubber, createSecretScrubber, originOf, secretValuesOf, serverPathsOf, urlsAsOrigins, withoutUrlQueries } from '../../core/secrets/secret-scrubber.ts'
 import { loadConfig } from '../../core/config.ts'
+import { prepareDataDirs } from '../../core/data-dir.ts'
 import { tempDir } from '../helpers/build.ts'
 
 const VALUE = 'Kilo/77+31 "q"=='
@@ -76,7 +77,8 @@ t.test('withoutUrlQueries, urlsAsOrigins and originOf', async t => {
 
 t.test('the values come from the one config: tool credentials and the kernel secrets', async t => {
   const dir = tempDir(t)
-  const config = loadConfig({
+  // Without SECRET_KEY: the one the data-dir step generates is scrubbed too.
+  const config = prepareDataDirs(loadConfig({
     DATA_DIR: dir,
     TOOLS_CONFIG: 'tools.config.json',
     SERPAPI_API_KEY: ' serpapi-Kilo-7731 ',
@@ -92,7 +94,7 @@ t.test('the values come from the one config: tool credentials and the kernel sec
     ARTIFACTS_S3_SECRET_ACCESS_KEY: 's3-Sierra/secret+42',
     REDIS_URL: 'rediss://default:redis-Sierra-77@redis.example:6380',
     UNRELATED_VARIABLE: 'not-a-credential-value',
-  }, process.cwd())
+  }, process.cwd()))
   const values = secretValuesOf(config)
   for (const v of ['serpapi-Kilo-7731', 'cse-Lima-8842', 'admin-Mike-0123456789', 'blog-November-42', 'llm-Oscar-4242', 'pub-Papa-1', 'pub-Quebec-2', 'proxy-Romeo/9', 's3-Sierra/secret+42', 'redis-Sierra-77', config.secretKey]) {
     t.ok(values.includes(v), `includes ${v.slice(0, 8)}…`)

@@ -15,20 +15,38 @@
 // samples, whose p99 is simply their worst one; three give the p99 a few
 // samples above it and measure the same attack longer.
 //
+// The media attacks (when ffmpeg is installed) run next, one at a time, each in
+// its own measured window: video_frames on a 64×384 upload scaled to the widest
+// width the schema allows (BENCH_MEDIA_WIDTH, default 3840) as PNG, and on a
+// 100 MB upload of noise. For each: the ffmpeg child's peak RSS (VmHWM of the
+// bench's own children, read from /proc every 10 ms; goal < 512 MB), the job's
+// scratch peak (its upload not counted; goal ≤ the tier's per-job file cap) and GET /api/health's p99
+// (goal < 100 ms).
+//
 // Run: node --import tsx scripts/bench/hostile.ts
 //      BENCH_IDLE_SECONDS=5 BENCH_HEALTH_INTERVAL_MS=20 EXTRACT_WORKERS=2 BENCH_JOBS=1,2,3,4 BENCH_ATTACK_ROUNDS=3
+//      BENCH_MEDIA=0 (skip the media attacks; `only`: nothing else) BENCH_MEDIA_WIDTH=3840
+import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
 import type { AddressInfo } from 'node:net'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Worker } from 'node:worker_threads'
 import { pageScanner } from '../../plugins/lib/page-scanner.ts'
 import { createExtraction } from '../../core/workers/extraction.ts'
-import { goal, jobResults, jobStatus, median, percentile, printTable, proAccount, runMain, startBenchApp, startJob } from './harness.ts'
+import { goal, jobResults, jobStatus, mb, median, percentile, printTable, proAccount, REPO, runMain, startBenchApp, startJob } from './harness.ts'
+import { tierLimits } from '../../core/quotas/tiers.ts'
 
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 5)
 const HEALTH_INTERVAL_MS = Number(process.env.BENCH_HEALTH_INTERVAL_MS ?? 20)
 const WORKERS = process.env.EXTRACT_WORKERS ?? '2'
 const ATTACK_ROUNDS = Number(process.env.BENCH_ATTACK_ROUNDS ?? 3)
+const MEDIA = process.env.BENCH_MEDIA !== '0'
+const MEDIA_WIDTH = Number(process.env.BENCH_MEDIA_WIDTH ?? 3840)
 
 // ---------------------------------------------------------------- hostile site
 
@@ -116,6 +134,7 @@ const ms = (x: number) => Number.isFinite(x) ? x.toFixed(1) : 'n/a'
 // ---------------------------------------------------------------- main
 
 async function main (): Promise<void> {
+  if (process.env.BENCH_MEDIA === 'only') return mediaAttacks()
   const site = await serveHostileSite()
   const bench = await startBenchApp([
     { key: 'webemail', plugin: 'webemail', enabled: true, settings: { max_concurrency: 4, page_timeout_secs: 60, default_phone_country: 'US' } },
@@ -196,6 +215,116 @@ async function main (): Promise<void> {
   goal('GET /api/health p99 < 100 ms during the attack', attack.healthP99 < 100 && attack.healthFailed === 0)
   await bench.close()
   await site.close()
+  if (MEDIA && hasFfmpeg()) await mediaAttacks()
+}
+
+// ---------------------------------------------------------------- media attacks
+
+function hasFfmpeg (): boolean {
+  try { execFileSync('ffmpeg', ['-version'], { stdio: 'ignore' }); return true } catch { return false }
+}
+
+/** The peak RSS (VmHWM, bytes) of this process's ffmpeg children, sampled every 10 ms; the wrapper programs exec into ffmpeg, so its pid is our child's. */
+function startChildPeakSampler (): { stop (): number } {
+  let peak = 0
+  const sample = () => {
+    for (const pid of readdirSync('/proc').filter(n => /^\d+$/.test(n))) {
+      try {
+        const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+        if (!/^Name:\s+ffmpeg$/m.test(status) || !new RegExp(`^PPid:\\s+${process.pid}$`, 'm').test(status)) continue
+        const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(status)
+        if (hwm) peak = Math.max(peak, Number(hwm[1]) * 1024)
+      } catch {}
+    }
+  }
+  const timer = setInterval(sample, 10)
+  return { stop () { clearInterval(timer); sample(); return peak } }
+}
+
+/** The largest total size the folder reached, sampled every 10 ms. */
+function startFolderPeakSampler (folder: () => string | null): { stop (): number } {
+  let peak = 0
+  const size = (dir: string): number => {
+    let total = 0
+    for (const entry of (() => { try { return readdirSync(dir, { withFileTypes: true }) } catch { return [] } })()) {
+      const path = join(dir, entry.name)
+      try { total += entry.isDirectory() ? size(path) : statSync(path).size } catch {}
+    }
+    return total
+  }
+  const sample = () => { const dir = folder(); if (dir) peak = Math.max(peak, size(dir)) }
+  const timer = setInterval(sample, 10)
+  return { stop () { clearInterval(timer); return peak } }
+}
+
+function multipart (params: Record<string, unknown>, file: { name: string, type: string, body: () => AsyncIterable<Buffer> }): { payload: Readable, headers: Record<string, string> } {
+  const boundary = `----bench${randomBytes(8).toString('hex')}`
+  async function * body (): AsyncGenerator<Buffer> {
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="tool"\r\n\r\nvideo_frames\r\n`)
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="params"\r\n\r\n${JSON.stringify(params)}\r\n`)
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`)
+    yield * file.body()
+    yield Buffer.from(`\r\n--${boundary}--\r\n`)
+  }
+  return { payload: Readable.from(body()), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
+}
+
+async function mediaAttacks (): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-media-'))
+  const tall = join(dir, 'tall.mp4')
+  execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=64x384:rate=5', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-y', tall])
+  const tallBytes = readFileSync(tall)
+  const noisy = join(dir, 'noisy.mp4')
+  execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'nullsrc=size=640x360:rate=10:duration=10,geq=lum=random(1)*255:cb=128:cr=128', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-y', noisy])
+  const noisyBytes = readFileSync(noisy)
+  const bench = await startBenchApp([{ key: 'video_frames', plugin: join(REPO, 'plugins/video_frames'), enabled: true }], { LOG_LEVEL: 'error' })
+  const { app } = bench
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const healthUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/health`
+  const apiKey = await proAccount(app)
+  const cap = tierLimits('pro').max_job_files_mb * 1024 * 1024
+  const attacks = [
+    { name: `${tallBytes.length} B 64×384 upload, PNG width ${MEDIA_WIDTH}`, params: { mode: 'interval', every_seconds: 0.2, max_frames: 10, format: 'png', width: MEDIA_WIDTH }, file: { name: 'tall.mp4', type: 'video/mp4', body: async function * () { yield tallBytes } } },
+    { name: `${mb(noisyBytes.length)} MB 10 s noise video, 100 PNG frames at width ${MEDIA_WIDTH}`, params: { mode: 'interval', every_seconds: 0.1, max_frames: 100, format: 'png', width: MEDIA_WIDTH }, file: { name: 'noisy.mp4', type: 'video/mp4', body: async function * () { yield noisyBytes } } },
+    {
+      name: '100 MB noise upload',
+      params: { max_frames: 50 },
+      file: { name: 'noise.mp4', type: 'video/mp4', body: async function * () { for (let i = 0; i < 100 * 16; i++) yield randomBytes(64 * 1024) } },
+    },
+  ]
+  const rows: Array<Array<string | number>> = [['attack', 'answer', 'job', 'ffmpeg peak RSS MB', 'scratch peak MB', 'health p99 ms', 'health max ms', 'failed', 'message']]
+  const verdicts: Array<{ rss: number, scratch: number, p99: number, failed: number }> = []
+  for (const attack of attacks) {
+    let jobId: string | null = null
+    const rss = startChildPeakSampler()
+    const scratch = startFolderPeakSampler(() => (jobId ? join(bench.dir, 'work', jobId, 'scratch') : null))
+    let answer = 0
+    let outcome = ''
+    let message = ''
+    const window = await measure(healthUrl, async () => {
+      const { payload, headers } = multipart(attack.params, attack.file)
+      const res = await app.inject({ method: 'POST', url: '/api/tool-run', headers: { ...headers, 'x-api-key': apiKey }, payload })
+      answer = res.statusCode
+      if (res.statusCode !== 202) { message = res.json().detail ?? res.body; return }
+      jobId = res.json().job_id as string
+      await bench.finished(jobId)
+    })
+    const peak = rss.stop()
+    const scratchPeak = scratch.stop()
+    if (jobId) {
+      const status = await jobStatus(app, apiKey, jobId)
+      outcome = `${status.status}${status.refunded ? ', refunded' : ''}, ${(await jobResults(app, apiKey, jobId)).length} rows`
+      message = status.error ?? status.warning ?? ''
+    }
+    rows.push([attack.name, answer, outcome, mb(peak), mb(scratchPeak), ms(window.healthP99), ms(window.healthMax), window.healthFailed, String(message).slice(0, 80)])
+    verdicts.push({ rss: peak, scratch: scratchPeak, p99: window.healthP99, failed: window.healthFailed })
+  }
+  printTable(`Media attacks on video_frames (pro tier: per-job file cap ${mb(cap)} MB; health every ${HEALTH_INTERVAL_MS} ms)`, rows)
+  goal('ffmpeg peak RSS < 512 MB in every media attack', verdicts.every(v => v.rss < 512 * 1024 * 1024))
+  goal('scratch peak ≤ the tier\'s per-job file cap in every media attack', verdicts.every(v => v.scratch <= cap))
+  goal('GET /api/health p99 < 100 ms during every media attack', verdicts.every(v => v.p99 < 100 && v.failed === 0))
+  await bench.close()
+  rmSync(dir, { recursive: true, force: true })
 }
 
 runMain(main)

@@ -79,6 +79,7 @@ if (!haveChromium()) {
     { hash: 'jobs', heading: 'Jobs', name: 'jobs' },
     { hash: 'tokens', heading: 'Scoped tokens', name: 'tokens' },
     { hash: 'search', heading: 'Search engines', name: 'search' },
+    { hash: 'media', heading: 'Media platforms', name: 'media' },
     { hash: `results/${rowsJob}`, heading: 'Results of counter', name: 'results' },
     { hash: `results/${filesJob}`, heading: 'Results of files', name: 'files' },
   ]
@@ -92,6 +93,7 @@ if (!haveChromium()) {
       if (view.name === 'results') await page.locator('[data-results]').waitFor()
       if (view.name === 'files') await page.getByRole('button', { name: 'Download all as a zip' }).waitFor()
       if (view.name === 'search') await page.getByRole('heading', { name: 'Engines', exact: true }).waitFor()
+      if (view.name === 'media') await page.getByRole('rowheader', { name: 'Instagram' }).waitFor()
       if (view.name === 'tokens') await page.getByRole('rowheader', { name: 'Reporting' }).waitFor()
       await check(t, page, view.name)
     }

@@ -1,6 +1,6 @@
 // The dashboard: signed out, the sign-up and login forms; signed in, the
 // views below, one per hash (#account, #playground, #results/<job>, #jobs,
-// #tokens, #search). Nothing is stored but the key, in sessionStorage.
+// #tokens, #search, #media). Nothing is stored but the key, in sessionStorage.
 import './dashboard.css'
 import { ApiError, call, session, type Me, type ToolInfo, type ToolList } from './api.ts'
 import { errorBox, h } from './dom.ts'
@@ -12,6 +12,7 @@ import { resultsView } from './views/results.ts'
 import { jobsView } from './views/jobs.ts'
 import { tokensView } from './views/tokens.ts'
 import { searchView } from './views/search-status.ts'
+import { mediaView } from './views/media-status.ts'
 
 const VIEWS: Record<string, { title: string, view: View, inNav: boolean }> = {
   account: { title: 'Account', view: accountView, inNav: true },
@@ -19,6 +20,7 @@ const VIEWS: Record<string, { title: string, view: View, inNav: boolean }> = {
   jobs: { title: 'Jobs', view: jobsView, inNav: true },
   tokens: { title: 'Tokens', view: tokensView, inNav: true },
   search: { title: 'Search engines', view: searchView, inNav: true },
+  media: { title: 'Media platforms', view: mediaView, inNav: true },
   results: { title: 'Results', view: resultsView, inNav: false },
 }
 

@@ -30,7 +30,6 @@ import { JobMaintenance } from './jobs/job-maintenance.ts'
 import { WebhookSender } from './jobs/webhooks.ts'
 import { JobEnding } from './jobs/job-ending.ts'
 import { createNetFactory, type NetFactory, type NetworkOverrides } from './jobs/net-factory.ts'
-import { BlogService } from './blog/blog-service.ts'
 import { ExtractionPool, type ExtractionPoolOptions } from './workers/extraction-pool.ts'
 import { EgressProxy } from './exec/egress-proxy.ts'
 import { ExecService } from './exec/process-runner.ts'
@@ -41,7 +40,6 @@ import { S3ArtifactStore } from './artifacts/s3-store.ts'
 import { ArtifactService } from './artifacts/artifact-service.ts'
 import { JobWorkspace } from './artifacts/job-workspace.ts'
 import { UploadBudget } from './artifacts/upload-budget.ts'
-import { PublicPages } from './web/pages/public-pages.ts'
 
 export interface Services {
   config: AppConfig
@@ -82,9 +80,6 @@ export interface Services {
   queue: JobQueue
   jobs: JobService
   maintenance: JobMaintenance
-  blog: BlogService
-  /** The public pages' renderer and stylesheets (core/web). */
-  pages: PublicPages
 }
 
 /** Pools an app borrows instead of making its own (ServicesOptions.extractionPools): closed by their owner, not by the app. */
@@ -173,8 +168,6 @@ export function createAppContainer (base: {
       db: s.db, clock: s.clock, runner: s.runner, ending: s.ending, queue: () => container.cradle.queue, logger: s.logger,
       artifacts: s.artifacts, workspace: s.workspace, heartbeatMs: s.config.jobHeartbeatMs, intervalMs: s.config.jobSweepIntervalMs,
     })).singleton(),
-    blog: asFunction(({ db, clock, quotas, logger, config }: Services) => new BlogService(db, clock, quotas, logger, config)).singleton(),
-    pages: asFunction(() => new PublicPages()).singleton(),
   })
   return container
 }

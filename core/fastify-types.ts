@@ -24,7 +24,11 @@ export const ROUTE_AUTH_CLASSES: readonly RouteAuth[] = ['none', 'key', 'user', 
 export type RouteResponses = Record<string, TSchema | { content: Record<string, { schema: Record<string, unknown> }> }>
 
 declare module 'fastify' {
-  interface FastifyInstance { services: Services }
+  interface FastifyInstance {
+    services: Services
+    /** The OpenAPI document of every route (core/openapi), built on first use, when the route table is complete. */
+    openapiDocument (): Record<string, unknown>
+  }
   interface FastifyRequest {
     principal: Principal
     /** The file of a multipart job start, on disk until its job adopts it (core/jobs/multipart-start.ts). */
@@ -53,9 +57,10 @@ declare module 'fastify' {
     /** The OpenAPI tag (section of /docs). */
     tag?: string
     /**
-     * A page for browsers (core/web): left out of the OpenAPI document, and a
-     * client whose Accept asks for text/html gets its errors as an HTML page
-     * (same status and detail); every other client still gets `{detail}`.
+     * A page for browsers (a feature's, core/features/web): left out of the
+     * OpenAPI document, and a client whose Accept asks for text/html gets its
+     * errors as the HTML page a feature gave (core/feature.ts), same status and
+     * detail; every other client still gets `{detail}`.
      */
     webPage?: boolean
     /** The route also takes this multipart/form-data body (OpenAPI), besides its JSON `body` schema. */

@@ -2,7 +2,7 @@
 // 5xx details never carry the cause: no stack, no SQL, no driver message.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, badRequest, internalError, isAppError, malformedJson, payloadTooLarge, unavailable, unsupportedMediaType } from './errors.ts'
-import { acceptsHtml, sendErrorPage } from './web/pages/browser-requests.ts'
+import { acceptsHtml, sendErrorPage, type HtmlErrorPage } from './html-error-pages.ts'
 
 interface ValidationIssue { instancePath?: string, message?: string, keyword?: string, params?: Record<string, unknown> }
 
@@ -29,11 +29,12 @@ const DATABASE_DOWN = /P1001|P1002|P1017|ECONNREFUSED|database is locked|SQLITE_
 /** A transaction that could not start or finish in time (TRANSACTION_OPTIONS, core/db/database.ts), or no pool connection: busy, not broken. */
 const DATABASE_BUSY = /\bP2028\b|\bP2024\b/
 
-export function errorHandler (error: FastifyError & { validation?: ValidationIssue[], validationContext?: string }, request: FastifyRequest, reply: FastifyReply): void {
+/** `htmlErrorPage`: a feature's page for browsers (core/feature.ts), or null: `{detail}` only. */
+export function errorHandler (error: FastifyError & { validation?: ValidationIssue[], validationContext?: string }, request: FastifyRequest, reply: FastifyReply, htmlErrorPage: HtmlErrorPage | null = null): void {
   const known = toAppError(error, request)
   if (isAppError(error) && error.statusCode >= 500) request.log.warn({ err: error }, 'request failed')
-  // A page for browsers (core/web) answers a browser with an error page: same status, same detail.
-  if (request.routeOptions?.config?.webPage && acceptsHtml(request)) return sendErrorPage(request, reply, known)
+  // A page for browsers answers a browser with an error page: same status, same detail.
+  if (htmlErrorPage && request.routeOptions?.config?.webPage && acceptsHtml(request)) return sendErrorPage(reply, known, htmlErrorPage)
   reply.code(known.statusCode).headers(known.headers).send({ detail: known.detail, ...known.extra })
 }
 

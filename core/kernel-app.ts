@@ -1,9 +1,10 @@
-// buildKernelApp(options, features): the container, the kernel plugins, the
+// buildKernelApp(options): the container, the kernel plugins, the
 // tools and the routes, then the features beside the kernel (core/feature.ts),
 // ready for `inject` or `listen`. It never listens itself; core/app.ts says
 // which features an app has.
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify'
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox'
+import fp from 'fastify-plugin'
 import './fastify-types.ts'
 import type { AppConfig } from './config.ts'
 import type { Logger } from './logger.ts'
@@ -16,7 +17,6 @@ import { lazyChildLogger } from './logger.ts'
 import authPlugin from './auth/auth-plugin.ts'
 import hostOriginGuard from './auth/host-origin-guard.ts'
 import accountRoutes from './accounts/routes.ts'
-import blogRoutes from './blog/routes.ts'
 import healthRoutes from './health/routes.ts'
 import jobRoutes from './jobs/routes.ts'
 import artifactRoutes from './artifacts/routes.ts'
@@ -27,10 +27,9 @@ import websocket from '@fastify/websocket'
 import agentRoutes from './agent/routes.ts'
 import openapiPlugin from './openapi/openapi-plugin.ts'
 import toolListRoutes from './tools/tool-list-routes.ts'
-import dashboardRoutes from './web/dashboard/dashboard-routes.ts'
-import pageSecurityHeaders from './web/security-headers.ts'
-import publicPageRoutes from './web/pages/routes.ts'
-import { isPageRequest, sendErrorPage } from './web/pages/browser-requests.ts'
+import pageSecurityHeaders from './security-headers.ts'
+import { isPageRequest, sendErrorPage, type HtmlErrorPage } from './html-error-pages.ts'
+import type { Feature, FeatureHost } from './feature.ts'
 
 export interface BuildOptions extends ServicesOptions {
   /**
@@ -38,6 +37,8 @@ export interface BuildOptions extends ServicesOptions {
    * from the app itself, so a new route is fuzzed without being listed anywhere).
    */
   onRoute?: (route: RouteOptions) => void
+  /** Registered after the kernel's routes, in this order (core/app.ts gives the service's; tests, none or their own). */
+  features?: readonly Feature[]
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
@@ -99,6 +100,8 @@ const lazyValidatorCompiler: typeof TypeBoxValidatorCompiler = (routeSchema) => 
 
 export async function buildKernelApp (options: BuildOptions = {}): Promise<FastifyInstance> {
   const host = await buildServices(options)
+  // A feature's (core/feature.ts); none: every error is {detail}.
+  let htmlErrorPage: HtmlErrorPage | null = null
   const { config, logger } = host.services
   const app = Fastify({
     loggerInstance: logger,
@@ -115,7 +118,7 @@ export async function buildKernelApp (options: BuildOptions = {}): Promise<Fasti
     childLoggerFactory: lazyChildLogger as unknown as FastifyServerOptions['childLoggerFactory'],
     // Errors fastify raises before routing (a malformed URL escape, a bad
     // content-type header) skip the error handler; they still answer {detail}.
-    frameworkErrors: (error, req, reply: FastifyReply) => errorHandler(error, req, reply),
+    frameworkErrors: (error, req, reply: FastifyReply) => errorHandler(error, req, reply, htmlErrorPage),
   })
   app.setValidatorCompiler(lazyValidatorCompiler)
   app.setSerializerCompiler(responseSerializerCompiler)
@@ -126,7 +129,7 @@ export async function buildKernelApp (options: BuildOptions = {}): Promise<Fasti
   const services = host.services
   app.decorate('services', { getter: () => services })
   app.addHook('onClose', () => host.close())
-  app.setErrorHandler(errorHandler)
+  app.setErrorHandler((error: Parameters<typeof errorHandler>[0], req, reply) => errorHandler(error, req, reply, htmlErrorPage))
   // Before any schema or service walks the body (see body-depth.ts).
   // The callback form: no promise per request, and most requests (GETs) have no body.
   app.addHook('preValidation', (req, _reply, done) => {
@@ -141,7 +144,7 @@ export async function buildKernelApp (options: BuildOptions = {}): Promise<Fasti
   app.setNotFoundHandler((req, reply) => {
     const error = notFound(`No route ${req.method} ${req.url.split('?')[0]}.`)
     // A browser that opens an unknown address outside the API gets a page; the API's clients get {detail}.
-    if (isPageRequest(req)) return sendErrorPage(req, reply, error)
+    if (htmlErrorPage && isPageRequest(req)) return sendErrorPage(reply, error, htmlErrorPage)
     reply.code(404).send({ detail: error.detail })
   })
 
@@ -155,13 +158,12 @@ export async function buildKernelApp (options: BuildOptions = {}): Promise<Fasti
     },
   })
   await app.register(hostOriginGuard)
-  // Every text/html answer (pages, /docs, HTML errors) gets the CSP and its companions (core/web/README.md).
+  // Every text/html answer (the features' pages, HTML errors, an artifact) gets the CSP and its companions (security-headers.ts).
   await app.register(pageSecurityHeaders)
   await app.register(authPlugin)
   await app.register(openapiPlugin)
   await app.register(healthRoutes)
   await app.register(accountRoutes)
-  await app.register(blogRoutes)
   await app.register(jobRoutes)
   await app.register(artifactRoutes)
   await app.register(aliasRoutes)
@@ -169,8 +171,16 @@ export async function buildKernelApp (options: BuildOptions = {}): Promise<Fasti
   await app.register(toolEndpointRoutes)
   await app.register(agentRoutes)
   await app.register(toolListRoutes)
-  await app.register(dashboardRoutes)
-  await app.register(publicPageRoutes)
+  const featureHost: FeatureHost = {
+    services,
+    setHtmlErrorPage: (page) => {
+      if (htmlErrorPage) throw new Error('a feature already set the HTML error page')
+      htmlErrorPage = page
+    },
+  }
+  for (const feature of options.features ?? []) {
+    await app.register(fp(async (scope: FastifyInstance) => feature.register(scope, featureHost), { name: feature.name, dependencies: feature.dependencies, fastify: '5.x' }))
+  }
   await app.ready()
   await host.start()
   // The pino-typed instance is a FastifyInstance for every caller.

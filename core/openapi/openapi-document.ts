@@ -95,7 +95,7 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
   const taken = new Set<string>()
   const sorted = [...routes].sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method))
   for (const route of sorted) {
-    // Pages for browsers (core/web) are not part of the API.
+    // Pages for browsers (core/features/web) are not part of the API.
     if (route.config?.webPage) continue
     const { method, url, schema = {} } = route
     const tag = route.config?.tag ?? 'Service'

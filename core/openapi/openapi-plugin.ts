@@ -1,12 +1,12 @@
-// GET /openapi.json (OpenAPI 3.0.3, info.version 1.0.0) and GET /docs (the
-// same as a page), built from fastify's own route table: an onRoute hook
+// GET /openapi.json (OpenAPI 3.0.3, info.version 1.0.0), built from fastify's
+// own route table, and `app.openapiDocument()`, the same document for a feature
+// that draws it (/docs, core/features/web): an onRoute hook
 // records every route with the schemas it validates with, so a new route is
 // documented without touching this file. It must be registered before the
 // routes it describes; the document is built on first request, when the table
 // is complete. Tool params and rows come from the registry's TypeBox schemas.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { renderDocsPage } from './docs-page.ts'
 import { buildOpenApiDocument, type RecordedRoute } from './openapi-document.ts'
 
 async function openapiPlugin (app: FastifyInstance): Promise<void> {
@@ -18,14 +18,10 @@ async function openapiPlugin (app: FastifyInstance): Promise<void> {
   })
 
   let document: Record<string, unknown> | undefined
-  let page: string | undefined
   const openapi = () => (document ??= buildOpenApiDocument(routes.map(({ method, route }) => ({ method, url: route.url, schema: route.schema as RecordedRoute['schema'], config: route.config, websocket: Boolean(route.websocket || route.wsHandler) })), app.services.registry))
 
   app.get('/openapi.json', { config: { auth: 'none', tag: 'Documentation', responses: { 200: { content: { 'application/json': { schema: { type: 'object', description: 'This OpenAPI 3.0.3 document.' } } } } } } }, async () => openapi())
-  app.get('/docs', { config: { auth: 'none', tag: 'Documentation', responses: { 200: { content: { 'text/html': { schema: { type: 'string' } } } } } } }, async (_req, reply) => {
-    reply.type('text/html; charset=utf-8')
-    return (page ??= renderDocsPage(openapi()))
-  })
+  app.decorate('openapiDocument', openapi)
 }
 
 export default fp(openapiPlugin, { name: 'openapi', fastify: '5.x' })

@@ -1,7 +1,7 @@
 // XSS payloads are removed before anything is stored; ordinary article markup stays.
 import t from 'tap'
 import { build } from '../helpers/build.ts'
-import { plainText, sanitizeArticle, sanitizeInline } from '../../core/blog/sanitize.ts'
+import { plainText, sanitizeArticle, sanitizeInline } from '../../core/features/blog/sanitize.ts'
 import { published } from './_blog.ts'
 
 const DANGER = /<script|<style|<iframe|<svg|<object|<embed|onerror|onclick|onload|onmouseover|javascript:|vbscript:|data:text/i

@@ -1,7 +1,7 @@
 // Slugs derived from titles: ASCII folding, symbols, length, duplicates, reserved names.
 import t from 'tap'
 import { build } from '../helpers/build.ts'
-import { baseSlug, firstFreeSlug, slugify, SLUG_MAX } from '../../core/blog/slug.ts'
+import { baseSlug, firstFreeSlug, slugify, SLUG_MAX } from '../../core/features/blog/slug.ts'
 import { publish, published } from './_blog.ts'
 
 t.test('slugify folds to ASCII through NFKD', async t => {

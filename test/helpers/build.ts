@@ -43,6 +43,8 @@ export interface BuildTestOptions {
   network?: BuildOptions['network']
   /** Sees every route the app adds (the route fuzz takes its route list from here). */
   onRoute?: BuildOptions['onRoute']
+  /** Instead of the service's features (core/app.ts): [] is the kernel alone. */
+  features?: BuildOptions['features']
   /**
    * false: the app is exactly what its env says: no worker beside it under
    * TEST_REDIS_URL, and with a REDIS_URL of the test's own, RUN_JOBS as given
@@ -197,7 +199,7 @@ export async function build (t: Teardown, options: BuildTestOptions = {}): Promi
     env.WORKER_SHUTDOWN_GRACE_MS ??= '0'
   }
   const extractionPools = options.ownExtractionPool ? undefined : processPools
-  const app = await buildApp({ env, clock: options.clock, logStream, network: options.network, onRoute: options.onRoute, extractionPools, passwordCost: TEST_PASSWORD_COST })
+  const app = await buildApp({ env, clock: options.clock, logStream, network: options.network, onRoute: options.onRoute, features: options.features, extractionPools, passwordCost: TEST_PASSWORD_COST })
   t.teardown(() => app.close())
   if (distributed) {
     // The test's JOB_CONCURRENCY is the worker's concurrency (the app itself runs nothing).

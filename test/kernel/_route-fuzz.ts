@@ -476,7 +476,7 @@ export function problemWith (route: FuzzRoute, res: LightMyRequestResponse): str
   // JSON-RPC's 500: the agent endpoint answers a client's mistake with -32602/-32600, never -32603.
   if (/"code":\s*-32603\b/.test(text)) return 'a JSON-RPC internal error (-32603)'
   if (status < 400) return null
-  // A page for browsers answers an Accept: text/html request's error as a page, the detail as its lead (core/web/README.md);
+  // A page for browsers answers an Accept: text/html request's error as a page, the detail as its lead (core/features/web/README.md);
   // so does the not-found answer to a browser outside the API's paths (a fuzzed URL that matches no route, e.g. an empty parameter).
   const apiPath = /^\/(?:api|mcp)(?:[/?.]|$)|^\/openapi\.json/.test(route.url)
   if ((route.webPage || (status === 404 && !apiPath)) && /^text\/html/.test(String(res.headers['content-type'] ?? ''))) return /<h1>[^<]+<\/h1>\s*<p class="lead">[^<]+<\/p>/.test(text) ? null : 'an HTML error page without its title and detail'

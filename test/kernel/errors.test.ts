@@ -1,6 +1,8 @@
 import t from 'tap'
 import { build, signup, testDatabaseKind, PUBLIC_TOKEN, ADMIN_KEY } from '../helpers/build.ts'
 import { errorHandler } from '../../core/http-errors.ts'
+import type { Feature } from '../../core/feature.ts'
+import { notFound } from '../../core/errors.ts'
 import { isDetail } from './_kernel.ts'
 
 t.test('a body over 1 MB is 413 {detail}', async t => {
@@ -98,4 +100,37 @@ t.test('a NUL character refused by PostgreSQL maps to a 400, not a 500', async t
   errorHandler(error as never, { log: app.log } as never, reply as never)
   t.equal(sent.status, 400)
   t.type((sent.body as { detail?: string }).detail, 'string')
+})
+
+t.test('the kernel alone answers browsers {detail}: an HTML error page is a feature\'s (core/feature.ts)', async t => {
+  const browser = { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' }
+  const kernel = await build(t, { features: [] })
+  for (const url of ['/nope', '/blog', '/app', '/docs']) {
+    const res = await kernel.inject({ url, headers: browser })
+    t.equal(res.statusCode, 404, `${url}: no feature, no route`)
+    t.match(res.headers['content-type'], /^application\/json/, `${url}: JSON`)
+    t.ok(isDetail(res.body), `${url}: {detail}`)
+  }
+  t.equal((await kernel.inject({ url: '/openapi.json' })).statusCode, 200, 'the OpenAPI document is the kernel\'s')
+
+  // A feature of the test's own: a page route whose errors a browser gets as the feature's page.
+  const pages: Feature = {
+    name: 'test-pages',
+    async register (app, host) {
+      host.setHtmlErrorPage((status, detail) => `<!doctype html><h1>${status}</h1><p class="lead">${detail}</p>`)
+      app.get('/page', { config: { auth: 'none', webPage: true } }, async () => { throw notFound('No such page.') })
+    },
+  }
+  const app = await build(t, { features: [pages] })
+  const page = await app.inject({ url: '/page', headers: browser })
+  t.equal(page.statusCode, 404)
+  t.match(page.headers['content-type'], /^text\/html/)
+  t.equal(page.body, '<!doctype html><h1>404</h1><p class="lead">No such page.</p>', 'the feature\'s page, with the detail')
+  t.equal(page.headers.vary, 'accept')
+  t.ok(isDetail((await app.inject({ url: '/page' })).body), 'a client that does not ask for HTML: {detail}')
+  const unknown = await app.inject({ url: '/elsewhere', headers: browser })
+  t.match(unknown.headers['content-type'], /^text\/html/, 'an unknown address outside the API: the page')
+  t.ok(isDetail((await app.inject({ url: '/api/elsewhere', headers: browser })).body), 'the API stays JSON')
+
+  await t.rejects(build(t, { features: [pages, { ...pages, name: 'second-pages', register: async (_app, host) => host.setHtmlErrorPage(() => '') }] }), /already set the HTML error page/, 'one error page per app')
 })

@@ -10,7 +10,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { signup, PUBLIC_TOKEN } from '../helpers/build.ts'
 import { buildWithCounter, startJob, waitForEnd } from '../helpers/jobs.ts'
 import { mintToken } from '../kernel/_kernel.ts'
-import { PAGE_CSP as DASHBOARD_CSP } from '../../core/web/security-headers.ts'
+import { PAGE_CSP as DASHBOARD_CSP } from '../../core/security-headers.ts'
 
 // The tests of the routes share one app, the parent test's (a top-level app would be shared with the
 // other files of a test group, test/groups/).
@@ -90,7 +90,7 @@ t.test('the dashboard\'s routes, on one app', async t => {
 })
 
 t.test('the front-end never writes data as markup', async t => {
-  const dir = 'core/web/dashboard/client'
+  const dir = 'core/features/web/dashboard/client'
   const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter(f => f.endsWith('.ts'))
   t.ok(files.length >= 8, `${files.length} source files`)
   for (const file of files) {

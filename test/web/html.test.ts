@@ -1,10 +1,10 @@
-// The pages' escaping template (core/web/pages/html.ts), fuzzed: whatever
+// The pages' escaping template (core/features/web/pages/html.ts), fuzzed: whatever
 // text goes into an element or a quoted attribute, an HTML parser reads back
 // exactly that text, in exactly the elements the template wrote.
 import t from 'tap'
 import fc from 'fast-check'
 import * as cheerio from 'cheerio'
-import { escapeHtml, html, Html, safeUrl, trustedHtml } from '../../core/web/pages/html.ts'
+import { escapeHtml, html, Html, safeUrl, trustedHtml } from '../../core/features/web/pages/html.ts'
 
 /**
  * Text a page may be given: anything, weighted towards markup and entity

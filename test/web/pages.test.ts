@@ -8,9 +8,9 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import * as cheerio from 'cheerio'
 import { build, tempDir, ADMIN_KEY } from '../helpers/build.ts'
-import { PAGE_CSP } from '../../core/web/security-headers.ts'
-import { oneLine } from '../../core/web/pages/home-page.ts'
-import { chooseCoding } from '../../core/web/pages/static-assets.ts'
+import { PAGE_CSP } from '../../core/security-headers.ts'
+import { oneLine } from '../../core/features/web/pages/home-page.ts'
+import { chooseCoding } from '../../core/features/web/pages/static-assets.ts'
 
 const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }
 
@@ -260,7 +260,7 @@ t.test('/docs gets the same headers, and its stylesheet is a file now (the CSP r
 t.test('the stylesheet: brotli or gzip as accepted, an ETag and 304, immutable when versioned', async t => {
   const app = await build(t)
   const href = cheerio.load((await app.inject({ url: '/' })).body)('link[rel=stylesheet]').attr('href')!
-  const original = readFileSync('core/web/pages/site.css', 'utf8')
+  const original = readFileSync('core/features/web/pages/site.css', 'utf8')
 
   const plain = await app.inject({ url: href })
   t.equal(plain.statusCode, 200)

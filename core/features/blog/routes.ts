@@ -2,12 +2,12 @@
 // list (no key; drafts for the admin key), generate (any user key, charged),
 // and the generated featured images.
 import { createReadStream } from 'node:fs'
-import { routeDefaults } from '../openapi/route-defaults.ts'
+import { routeDefaults } from '../../openapi/route-defaults.ts'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { requireAccount } from '../auth/guards.ts'
-import type { Principal } from '../auth/principal.ts'
-import { notFound, unauthorized } from '../errors.ts'
+import { requireAccount } from '../../auth/guards.ts'
+import type { Principal } from '../../auth/principal.ts'
+import { notFound, unauthorized } from '../../errors.ts'
 import { EditBody, GenerateBody, GeneratedAnswer, ImageAnswer, ImageParams, ListAnswer, ListQuery, PostAnswer, PublishBody, ReadAnswer, SlugParams } from './schemas.ts'
 
 /** Reads need no key, but a key that is sent must be valid (a mistyped admin key would silently hide drafts). */
@@ -19,7 +19,7 @@ function readerSeesDrafts (p: Principal): boolean {
 export default async function blogRoutes (fastify: FastifyInstance): Promise<void> {
   routeDefaults(fastify, { tag: 'Blog', auth: 'admin' })
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { blog } = app.services
+  const { blog } = app
 
   // The access class is enforced by the auth hook, before the body is read or
   // validated: a caller without the right key learns nothing about the body's

@@ -2,7 +2,7 @@
 // self-hosted server may have no internet, and the page needs none). Its
 // stylesheet is served from /assets/docs.css (core/web): the pages' CSP
 // (core/web/security-headers.ts) refuses inline styles.
-import { escapeHtml } from '../web/pages/html.ts'
+import { escapeHtml } from './html.ts'
 
 type Doc = Record<string, any>
 

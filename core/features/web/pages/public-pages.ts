@@ -4,7 +4,7 @@
 // answer to browsers. The routes (routes.ts) ask the services for data and
 // hand it to the page functions (home-page.ts, blog-pages.ts).
 import { readFileSync } from 'node:fs'
-import { DOCS_STYLESHEET } from '../../openapi/docs-page.ts'
+import { DOCS_STYLESHEET } from './docs-page.ts'
 import { html } from './html.ts'
 import { renderPage, type PageHead } from './layout.ts'
 import { buildAsset, type StaticAsset } from './static-assets.ts'

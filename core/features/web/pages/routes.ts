@@ -2,7 +2,7 @@
 // `/assets/`. Every route is `auth: 'none'` (keys are not needed, and not
 // refused: a page is the same for everyone) and `webPage: true` (left out of
 // the OpenAPI document; a browser gets its errors as an HTML page). The
-// security headers come from core/web/security-headers.ts, for every
+// security headers come from core/security-headers.ts, for every
 // text/html answer, so nothing here sets them.
 import { promisify } from 'node:util'
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib'
@@ -10,10 +10,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { isSlug } from '../../blog/slug.ts'
-import { notFound } from '../../errors.ts'
+import { notFound } from '../../../errors.ts'
 import type * as BlogPages from './blog-pages.ts'
 import { homePage } from './home-page.ts'
 import { chooseCoding, sendAsset } from './static-assets.ts'
+import type { PublicPages } from './public-pages.ts'
 
 const HTML = { content: { 'text/html': { schema: { type: 'string', description: 'An HTML page.' } } } }
 const CSS = { content: { 'text/css': { schema: { type: 'string' } } } }
@@ -49,9 +50,10 @@ async function sendPage (req: FastifyRequest, reply: FastifyReply, page: string)
     : gzipAsync(body, { level: 6 })
 }
 
-export default async function publicPageRoutes (fastify: FastifyInstance): Promise<void> {
+export default async function publicPageRoutes (fastify: FastifyInstance, { pages }: { pages: PublicPages }): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  const { pages, registry, blog, config } = app.services
+  const { registry, config } = app.services
+  const { blog } = app
   const page = { auth: 'none', webPage: true } as const
 
   /**

@@ -6,7 +6,7 @@
 // If-None-Match, and the caching its route chooses (a year, immutable, for a
 // URL that names the content's version), so a slow phone downloads a file
 // once per release.
-import { qualityValues } from '../../accept-header.ts'
+import { qualityValues } from '../../../accept-header.ts'
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib'

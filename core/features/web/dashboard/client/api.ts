@@ -3,9 +3,9 @@
 // x-api-key header; downloads are fetched with it and handed to the browser
 // as blobs, so no key ever appears in an address.
 import type { Static } from 'typebox'
-import type { MeResponse, MintedTokenAnswer, TokenListAnswer, UserAnswer, LoginAnswer, RegeneratedKeyAnswer } from '../../../accounts/schemas.ts'
-import type { JobInputSchema, JobListSchema, JobResultsSchema, JobStarted, JobStatusSchema } from '../../../jobs/schemas.ts'
-import type { ToolListAnswer } from '../../../tools/tool-list-schema.ts'
+import type { MeResponse, MintedTokenAnswer, TokenListAnswer, UserAnswer, LoginAnswer, RegeneratedKeyAnswer } from '../../../../accounts/schemas.ts'
+import type { JobInputSchema, JobListSchema, JobResultsSchema, JobStarted, JobStatusSchema } from '../../../../jobs/schemas.ts'
+import type { ToolListAnswer } from '../../../../tools/tool-list-schema.ts'
 
 export type Me = Static<typeof MeResponse>
 export type ToolList = Static<typeof ToolListAnswer>

@@ -16,7 +16,7 @@ const ROWS_FROM_SQL = 'SELECT seq, data FROM result_rows WHERE job_id = ? AND se
  * collecting it; pages of 200 grew the process ≈ 60 MB during a 100,000-row
  * export, pages of 50 about 1 MB (core/exports/README.md).
  */
-export const EXPORT_PAGE_ROWS = 50
+const EXPORT_PAGE_ROWS = 50
 
 interface StoredRow { seq: number | bigint, data: string }
 

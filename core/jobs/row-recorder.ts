@@ -22,9 +22,9 @@ export type RunSink = Pick<ToolContext, 'remaining' | 'push' | 'stage' | 'warn' 
 export type RecorderStop = 'cap' | 'ended'
 
 /** The job row fields a recorder reads. */
-export interface RecordedJob { id: string, accountId: string, tool: string, maxRecords: number, columns: string | null }
+interface RecordedJob { id: string, accountId: string, tool: string, maxRecords: number, columns: string | null }
 
-export interface RowRecorderDeps {
+interface RowRecorderDeps {
   db: Db
   quotas: QuotaService
   clock: Clock

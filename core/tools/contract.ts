@@ -2,7 +2,7 @@
 // A plugin *declares* itself with defineTool(); the kernel turns the
 // declaration into a REST key, agent tool(s), jobs, a manifest entry and an
 // OpenAPI schema. See core/tools/README.md.
-import type { Static, TObject, TSchema } from 'typebox'
+import { Type, type Static, type TObject, type TOptional, type TProperties, type TSchema, type TSchemaOptions } from 'typebox'
 import type { Logger } from 'pino'
 import type { HttpCrawler, HttpCrawlerOptions, HttpCrawlingContext } from 'crawlee'
 
@@ -564,7 +564,7 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
   aliases?: ToolAlias[]
   /** Takes an uploaded file on multipart tool-run (see UploadDeclaration); without it a file is refused (400). */
   upload?: UploadDeclaration
-  run (ctx: ToolContext<Static<Input>, Static<Row>, Static<Settings>>): Promise<void>
+  run (ctx: ToolContext<RunInput<Input>, Static<Row>, Static<Settings>>): Promise<void>
 }
 
 // ---------------------------------------------------------------- workflow prompts
@@ -625,6 +625,33 @@ export interface ToolAlias<Body extends TSchema = TSchema> {
     answer (rows: Array<Record<string, unknown>>, body: Static<Body>): Record<string, unknown>
   }
 }
+
+// ---------------------------------------------------------------- schema helpers
+
+/** A value that may be null: `Nullable(Type.String())` is `string | null`. */
+export function Nullable<T extends TSchema> (schema: T, options: TSchemaOptions = {}) {
+  return Type.Union([schema, Type.Null()], options)
+}
+
+/**
+ * An input field the caller may leave out and a run always has: `value` is its
+ * JSON Schema `default`, which the kernel fills in before the run, so
+ * `ctx.input` types it as present (RunInput) and run code states no default of
+ * its own. `Defaulted(Type.Integer({ minimum: 1 }), 50)`.
+ */
+export function Defaulted<T extends TSchema, const V extends Static<T>> (schema: T, value: V): TOptional<T & { default: V }> {
+  return Type.Optional({ ...schema, default: value }) as unknown as TOptional<T & { default: V }>
+}
+
+type DefaultedKeys<Properties extends TProperties> = { [K in keyof Properties]: Properties[K] extends { default: unknown } ? K : never }[keyof Properties]
+
+/**
+ * What a run reads as `ctx.input`: the input schema's type with every
+ * `Defaulted` field present, since the kernel applied the defaults before the run.
+ */
+export type RunInput<Input extends TSchema> = Input extends TObject<infer Properties extends TProperties>
+  ? Static<Input> & Required<Pick<Static<Input>, DefaultedKeys<Properties> & keyof Static<Input>>>
+  : Static<Input>
 
 /**
  * A list input as the caller gave it: trimmed, blanks and repeats dropped, and

@@ -1,9 +1,7 @@
 // Tool `adleads` / agent `ad_library_lead_finder`: local businesses from a maps
 // search, each checked for Meta and Google ads (the maps, fbads and gads tools).
-import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
 import { AdleadsSettingsSchema } from './settings.ts'
-
-const Nullable = <T extends TSchema>(schema: T, options: Record<string, unknown> = {}) => Type.Union([schema, Type.Null()], options)
 
 export const adleadsRow = Type.Object({
   name: Type.String(),
@@ -39,11 +37,11 @@ export default defineTool({
     niche: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Kind of business, e.g. "dentists". With city.' })),
     city: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Where, e.g. "Austin TX". With niche.' })),
     query: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Instead of niche and city: the whole search, e.g. "dentists in Austin TX".' })),
-    country: Type.String({ pattern: '^[A-Za-z]{2}$', default: 'US', description: 'Country of the businesses: biases the maps search and is the Ad Library\'s reached country.' }),
-    max_results: Type.Integer({ minimum: 1, default: 20, description: 'Businesses checked at most; clamped to the plan\'s per-run ceiling.' }),
-    check_meta: Type.Boolean({ default: true }),
-    check_google: Type.Boolean({ default: true }),
-    meta_active_only: Type.Boolean({ default: true, description: 'Count only Meta ads running now (else every ad in the library).' }),
+    country: Defaulted(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Country of the businesses: biases the maps search and is the Ad Library\'s reached country.' }), 'US'),
+    max_results: Defaulted(Type.Integer({ minimum: 1, description: 'Businesses checked at most; clamped to the plan\'s per-run ceiling.' }), 20),
+    check_meta: Defaulted(Type.Boolean(), true),
+    check_google: Defaulted(Type.Boolean(), true),
+    meta_active_only: Defaulted(Type.Boolean({ description: 'Count only Meta ads running now (else every ad in the library).' }), true),
   }, {
     additionalProperties: false,
     // query, or niche with city: the kernel refuses a call with neither (400, uncharged).

@@ -39,7 +39,7 @@ export default defineTool({
 
     const settings = ctx.settings
     const matcher = new DisposableMatcher({ allow: settings.allow, deny: settings.deny, extraMxHosts: settings.disposable_mx_hosts })
-    const resolver = (ctx.input.check_mx ?? true)
+    const resolver = ctx.input.check_mx
       ? ctx.dns.using({ servers: settings.dns_servers, timeoutMs: settings.dns_timeout_ms, tries: settings.dns_tries })
       : null
     ctx.stage(`Checking ${items.length} item${items.length === 1 ? '' : 's'}`)

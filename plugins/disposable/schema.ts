@@ -1,7 +1,5 @@
 // The input and row schemas of the `disposable` tool.
-import { Type, type Static, type TSchema } from '../../core/tools/contract.ts'
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+import { Defaulted, Nullable, Type, type Static } from '../../core/tools/contract.ts'
 
 export const MAX_ITEMS = 5000
 
@@ -11,10 +9,9 @@ export const DisposableInput = Type.Object({
   items: Items('Addresses or bare domains, mixed, e.g. ["jane@mailinator.com", "acme.com"].'),
   emails: Items('Addresses (same as items).'),
   domains: Items('Bare domains (same as items).'),
-  check_mx: Type.Optional(Type.Boolean({
-    default: true,
+  check_mx: Defaulted(Type.Boolean({
     description: 'For domains on no list, look up their MX hosts and flag those served by a known disposable provider.',
-  })),
+  }), true),
 }, {
   // At least one of the three lists: the kernel refuses a call with none (400, uncharged).
   anyOf: [{ required: ['items'] }, { required: ['emails'] }, { required: ['domains'] }],

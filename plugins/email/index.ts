@@ -49,7 +49,7 @@ export default defineTool({
       resolver,
       network: ctx.network,
       signal: ctx.signal,
-      smtpCheck: ctx.input.smtp_check ?? true,
+      smtpCheck: ctx.input.smtp_check,
       onRows: async rows => { await ctx.push(rows) },
       onProgress: (done, total) => ctx.stage(`Checked ${done} of ${total} addresses`),
     })

@@ -1,8 +1,6 @@
 // The input and row schemas of the `email` tool: the one definition that
 // validates REST input, feeds the agent schema, and types the code.
-import { Type, type Static, type TSchema } from '../../core/tools/contract.ts'
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+import { Defaulted, Nullable, Type, type Static } from '../../core/tools/contract.ts'
 
 export const MAX_ADDRESSES = 1000
 
@@ -13,10 +11,9 @@ export const EmailInput = Type.Object({
     description: 'Addresses to verify, e.g. ["jane@acme.com", "info@acme.com"].',
   })),
   email: Type.Optional(Type.String({ maxLength: 1024, description: 'One address to verify (same as emails: [email]).' })),
-  smtp_check: Type.Optional(Type.Boolean({
-    default: true,
+  smtp_check: Defaulted(Type.Boolean({
     description: 'Ask the mail server (RCPT TO, never sending a message). false: syntax and DNS only, which is faster but leaves most results unknown.',
-  })),
+  }), true),
 }, {
   // emails or email: the kernel refuses a call with neither (400, uncharged).
   anyOf: [{ required: ['emails'] }, { required: ['email'] }],

@@ -1,10 +1,8 @@
 // Tool `fb` / agent `socialA_page_scrape`: a Facebook page's public details
 // (name, category, about, contacts, counts, verified, pictures) from its
 // logged-out HTML, and from the Graph API first when META_ACCESS_TOKEN is set.
-import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { defineTool, Nullable, Type } from '../../core/tools/contract.ts'
 import { FbSettingsSchema } from './settings.ts'
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 /** Pages per call: each is one or two requests; the per-run row ceiling spans them all. */
 export const MAX_PAGES = 100

@@ -4,13 +4,13 @@
 // base, so a login, checkpoint or consent redirect is seen as such (blocked,
 // refunded) and a test's stand-in never hands the client to the real site.
 // Parsing runs in the kernel's worker pool (ctx.extract.call on ./extract.ts).
-import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { mergeDetails, missingFields, pagePath, pageRef, wallOfPath, type GraphReading, type HtmlReading, type PageDetails, type PageRef, type Wall } from './extract.ts'
 import type { fbInput, fbPageRow } from './index.ts'
 import type { FbSettings } from './settings.ts'
 
 type Row = Static<typeof fbPageRow>
-type Ctx = ToolContext<Static<typeof fbInput>, Row, FbSettings>
+type Ctx = ToolContext<RunInput<typeof fbInput>, Row, FbSettings>
 
 const EXTRACT_MODULE = new URL('./extract.ts', import.meta.url)
 const DEFAULT_WWW = 'https://www.facebook.com'

@@ -1,8 +1,7 @@
 // Tool `fbads` / agent `socialA_ads_scrape`: ads from the Meta Ad Library API.
-import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
 import { FbadsSettingsSchema } from './settings.ts'
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 const Range = Nullable(Type.Object({ lower: Nullable(Type.Number()), upper: Nullable(Type.Number()) }))
 
 export const adRow = Type.Object({
@@ -39,14 +38,14 @@ export default defineTool({
   input: Type.Object({
     search_terms: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Keyword or brand; at least one of search_terms or search_page_ids.' })),
     search_page_ids: Type.Optional(Type.Array(Type.String({ pattern: '^\\d{1,20}$' }), { minItems: 1, maxItems: 10, description: 'Advertiser Facebook page ids.' })),
-    ad_reached_countries: Type.Array(Country, { minItems: 1, maxItems: 30, default: ['US'], description: 'ISO country codes the ads reached.' }),
-    ad_active_status: Type.Union([Type.Literal('ACTIVE'), Type.Literal('INACTIVE'), Type.Literal('ALL')], { default: 'ALL' }),
-    ad_type: Type.Union([Type.Literal('ALL'), Type.Literal('POLITICAL_AND_ISSUE_ADS'), Type.Literal('HOUSING_ADS'), Type.Literal('EMPLOYMENT_ADS'), Type.Literal('CREDIT_ADS')], { default: 'ALL' }),
-    search_type: Type.Union([Type.Literal('KEYWORD_UNORDERED'), Type.Literal('KEYWORD_EXACT_PHRASE')], { default: 'KEYWORD_UNORDERED' }),
+    ad_reached_countries: Defaulted(Type.Array(Country, { minItems: 1, maxItems: 30, description: 'ISO country codes the ads reached.' }), ['US']),
+    ad_active_status: Defaulted(Type.Union([Type.Literal('ACTIVE'), Type.Literal('INACTIVE'), Type.Literal('ALL')]), 'ALL'),
+    ad_type: Defaulted(Type.Union([Type.Literal('ALL'), Type.Literal('POLITICAL_AND_ISSUE_ADS'), Type.Literal('HOUSING_ADS'), Type.Literal('EMPLOYMENT_ADS'), Type.Literal('CREDIT_ADS')]), 'ALL'),
+    search_type: Defaulted(Type.Union([Type.Literal('KEYWORD_UNORDERED'), Type.Literal('KEYWORD_EXACT_PHRASE')]), 'KEYWORD_UNORDERED'),
     publisher_platforms: Type.Optional(Type.Array(Type.Union([Type.Literal('FACEBOOK'), Type.Literal('INSTAGRAM'), Type.Literal('AUDIENCE_NETWORK'), Type.Literal('MESSENGER'), Type.Literal('WHATSAPP'), Type.Literal('OCULUS'), Type.Literal('THREADS')]), { minItems: 1 })),
     ad_delivery_date_min: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
     ad_delivery_date_max: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
-    max_results: Type.Integer({ minimum: 1, default: 50, description: 'Ads returned at most; clamped to the plan\'s per-run ceiling.' }),
+    max_results: Defaulted(Type.Integer({ minimum: 1, description: 'Ads returned at most; clamped to the plan\'s per-run ceiling.' }), 50),
   }, {
     additionalProperties: false,
     // Terms or page ids: the kernel refuses a call with neither (400, uncharged).

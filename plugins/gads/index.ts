@@ -1,9 +1,7 @@
 // Tool `gads` / agent `ads_transparency`: is an advertiser running Google ads,
 // from the public Google Ads Transparency Center.
-import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
 import { GadsSettingsSchema } from './settings.ts'
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 export const gadsRow = Type.Object({
   query: Type.String(),
@@ -43,9 +41,9 @@ export default defineTool({
       Type.String({ minLength: 3, maxLength: 500 }),
       Type.Array(Type.String({ minLength: 3, maxLength: 500 }), { minItems: 1, maxItems: MAX_DOMAINS }),
     ], { description: 'The advertiser\'s website (acme.com or a URL), or a list of websites: each is looked up in turn and each row names its domain in query.' })),
-    regions: Type.Array(Type.String({ pattern: '^[A-Za-z]{2}$' }), { maxItems: 10, default: [], description: 'ISO country codes to check one by one; empty: anywhere.' }),
-    max_results: Type.Integer({ minimum: 1, maximum: 20, default: 3, description: 'Advertisers reported at most per lookup (a name can match several); a larger value is clamped to 20 and to the plan\'s per-run ceiling.' }),
-    max_creatives: Type.Integer({ minimum: 1, maximum: 500, default: 40, description: 'Creatives read per advertiser and region.' }),
+    regions: Defaulted(Type.Array(Type.String({ pattern: '^[A-Za-z]{2}$' }), { maxItems: 10, description: 'ISO country codes to check one by one; empty: anywhere.' }), []),
+    max_results: Defaulted(Type.Integer({ minimum: 1, maximum: 20, description: 'Advertisers reported at most per lookup (a name can match several); a larger value is clamped to 20 and to the plan\'s per-run ceiling.' }), 3),
+    max_creatives: Defaulted(Type.Integer({ minimum: 1, maximum: 500, description: 'Creatives read per advertiser and region.' }), 40),
   }, {
     additionalProperties: false,
     // A name or a domain: the kernel refuses a call with neither (400, uncharged).

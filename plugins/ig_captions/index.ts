@@ -1,11 +1,9 @@
 // Tool `ig_captions` / agent `socialB_reels_captions`: a reel's creator
 // caption (text, hashtags, mentions) and its subtitles or automatic captions in
 // the asked language as .srt, .vtt and .txt job files plus the text in the row.
-import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
 import { CreatorCaption } from '../lib/media/index.ts'
 import { createPlatformHealth, mediaStatusEndpoint, PLATFORMS, platformUrlInput, YtdlpToolSettingsSchema } from '../lib/media-tools/index.ts'
-
-const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options)
 
 export const MAX_REELS = 50
 
@@ -33,7 +31,7 @@ export const igCaptionsRow = Type.Object({
 
 export const igCaptionsInput = Type.Object({
   url: platformUrlInput(PLATFORMS.instagram, { maxItems: MAX_REELS, what: 'a reel or a video post' }),
-  language: Type.Optional(Type.String({ minLength: 2, maxLength: 20, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', default: 'en', description: 'Subtitle language (ISO 639 code, e.g. en, es, pt-BR); a regional variant of it counts.' })),
+  language: Defaulted(Type.String({ minLength: 2, maxLength: 20, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', description: 'Subtitle language (ISO 639 code, e.g. en, es, pt-BR); a regional variant of it counts.' }), 'en'),
 }, { additionalProperties: false })
 
 export default defineTool({

@@ -2,13 +2,13 @@
 // split into hashtags and mentions and the subtitle track to fetch → the track
 // fetched with ctx.http (the guard applies; tracks are small) → converted in the
 // pool to .srt, .vtt and .txt → stored as job files. No track: a warning.
-import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, ytdlpFailure, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, ytdlpFailure, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { ytdlpInfoArgs } from '../lib/media/index.ts'
 import { eachLink, observeYtdlpRun, shortLink, type YtdlpToolSettings } from '../lib/media-tools/index.ts'
 import type { igCaptionsInput, igCaptionsRow } from './index.ts'
 
 type Row = Static<typeof igCaptionsRow>
-type Ctx = ToolContext<Static<typeof igCaptionsInput>, Row, YtdlpToolSettings>
+type Ctx = ToolContext<RunInput<typeof igCaptionsInput>, Row, YtdlpToolSettings>
 type CaptionsInfo = ReturnType<typeof import('../lib/media/captions.ts').captionsInfoFromJson>
 
 const CAPTIONS = new URL('../lib/media/captions.ts', import.meta.url)
@@ -18,7 +18,7 @@ const TYPES = { srt: 'application/x-subrip', vtt: 'text/vtt', txt: 'text/plain; 
 
 export async function runIgCaptions (ctx: Ctx): Promise<void> {
   const links = batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'links')
-  const language = ctx.input.language ?? 'en'
+  const language = ctx.input.language
   const without: string[] = []
   await eachLink(ctx, links, async url => {
     const row = await captionsOf(ctx, url, language)

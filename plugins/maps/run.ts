@@ -136,7 +136,7 @@ export async function runMaps (ctx: MapsContext): Promise<void> {
 }
 
 async function searchOne (ctx: MapsContext, text: SearchText): Promise<void> {
-  const wanted = Math.min(ctx.input.max_results ?? 20, ctx.remaining())
+  const wanted = Math.min(ctx.input.max_results, ctx.remaining())
   const plan = planOf({ ...ctx.input, query: text.query, prompt: text.prompt }, wanted)
   const given = (text.query ?? text.prompt)!
   if (!plan.search) throw new InputError('Send either query or prompt.')

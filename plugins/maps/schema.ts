@@ -1,6 +1,6 @@
 // The one schema per thing: REST input (also the agent input, after renames)
 // and the listing row.
-import { Type, type Static } from '../../core/tools/contract.ts'
+import { Defaulted, Type, type RunInput, type Static } from '../../core/tools/contract.ts'
 
 export const SOURCE_CHOICES = ['auto', 'serper', 'serpapi', 'google_places', 'osm'] as const
 
@@ -16,18 +16,18 @@ const searchText = (description: string) => Type.Optional(Type.Union([
 export const mapsInput = Type.Object({
   query: searchText('A map search as you would type it into Google Maps, e.g. "dentists in Austin TX", or a list of them. Give this or prompt.'),
   prompt: searchText('A plain-English request, e.g. "find coffee shops near Brooklyn, NY", split into what and where; or a list of them. Give this or query.'),
-  max_results: Type.Optional(Type.Integer({ minimum: 1, default: 20, description: 'How many listings to return per search (default 20); clamped to the plan\'s per-run ceiling, which spans every search of a list.' })),
-  deep_scan: Type.Optional(Type.Boolean({ default: false, description: 'Also crawl each listing\'s website for e-mails, phones and social links (slower).' })),
+  max_results: Defaulted(Type.Integer({ minimum: 1, description: 'How many listings to return per search (default 20); clamped to the plan\'s per-run ceiling, which spans every search of a list.' }), 20),
+  deep_scan: Defaulted(Type.Boolean({ description: 'Also crawl each listing\'s website for e-mails, phones and social links (slower).' }), false),
   location: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Where to search when the query or prompt does not say, e.g. "Austin, TX" or "90210".' })),
   country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter country code to bias results, e.g. us, gb, de.' })),
   language: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$', description: 'Language of names and categories, e.g. en, de, pt-BR.' })),
-  source: Type.Optional(Type.Union(SOURCE_CHOICES.map(s => Type.Literal(s)), { default: 'auto', description: 'Leave as auto: the configured sources are tried in order (those with API keys), OpenStreetMap last. Naming one uses only that source.' })),
+  source: Defaulted(Type.Enum(SOURCE_CHOICES, { type: 'string', description: 'Leave as auto: the configured sources are tried in order (those with API keys), OpenStreetMap last. Naming one uses only that source.' }), 'auto'),
 }, {
   additionalProperties: false,
   // One of the two is required: checked with the rest of the schema, so a call with neither is refused before any charge.
   anyOf: [{ required: ['query'] }, { required: ['prompt'] }],
 })
-export type MapsInput = Static<typeof mapsInput>
+export type MapsInput = RunInput<typeof mapsInput>
 
 const nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Number> | ReturnType<typeof Type.Integer>>(schema: T, description: string) =>
   Type.Union([schema, Type.Null()], { description })

@@ -1,10 +1,9 @@
 // Tool `microblog` / agent `microblog_scrape`: posts from the X API v2 by
 // recent search, a user's timeline, or post links/ids, with the author and
 // the engagement counts on every row.
-import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, Type, type TSchema } from '../../core/tools/contract.ts'
 import { MicroblogSettingsSchema } from './settings.ts'
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 const Count = Nullable(Type.Integer({ minimum: 0 }))
 
 /** Items per call: a list is one call and the per-run row ceiling spans it. */
@@ -16,10 +15,10 @@ export const microblogInput = Type.Object({
   query: Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 512 }), 'A recent-search query in X search syntax (last 7 days), e.g. "from:nasa has:media" or "#python -is:retweet", or a list of them.')),
   username: Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 200 }), 'A username (@name, name or a profile link) whose recent posts to read, or a list of them.')),
   url: Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 2000 }), 'A post link (x.com/<user>/status/<id>, twitter.com links) or a post id, or a list of them.')),
-  sort_order: Type.Union([Type.Literal('recency'), Type.Literal('relevancy')], { default: 'recency', description: 'Search only: newest first, or most relevant first.' }),
-  exclude_replies: Type.Boolean({ default: false, description: 'Timeline only: leave replies out.' }),
-  exclude_reposts: Type.Boolean({ default: false, description: 'Timeline only: leave reposts (retweets) out.' }),
-  max_results: Type.Integer({ minimum: 1, default: 50, description: 'Posts returned at most over the whole call; clamped to the plan\'s per-run ceiling.' }),
+  sort_order: Defaulted(Type.Union([Type.Literal('recency'), Type.Literal('relevancy')], { description: 'Search only: newest first, or most relevant first.' }), 'recency'),
+  exclude_replies: Defaulted(Type.Boolean({ description: 'Timeline only: leave replies out.' }), false),
+  exclude_reposts: Defaulted(Type.Boolean({ description: 'Timeline only: leave reposts (retweets) out.' }), false),
+  max_results: Defaulted(Type.Integer({ minimum: 1, description: 'Posts returned at most over the whole call; clamped to the plan\'s per-run ceiling.' }), 50),
 }, {
   additionalProperties: false,
   // Exactly one way in: the kernel refuses none or several (400, uncharged).

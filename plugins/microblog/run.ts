@@ -3,12 +3,12 @@
 // timeline (GET /2/users/by/username/:name -> id -> GET /2/users/:id/tweets,
 // paged by `pagination_token`), posts by id (GET /2/tweets?ids=, 100 a request).
 // Parsing is in extract.ts; the first refusal ends the job (no retry loop).
-import { batchOf, InputError, MissingCredentialError, ToolBlockedError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, InputError, MissingCredentialError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import type { microblogInput, microblogRow } from './index.ts'
 import type { MicroblogSettings } from './settings.ts'
 import { nextToken, partialErrors, postIdOf, tweetRows, userIdOf, usernameOf, xOutcome, type MicroblogMode, type MicroblogRow } from './extract.ts'
 
-type Ctx = ToolContext<Static<typeof microblogInput>, Static<typeof microblogRow>, MicroblogSettings>
+type Ctx = ToolContext<RunInput<typeof microblogInput>, Static<typeof microblogRow>, MicroblogSettings>
 
 // What every tweet request asks for: the author expanded beside each post, and every public count.
 export const TWEET_FIELDS = 'created_at,lang,public_metrics,conversation_id,in_reply_to_user_id,referenced_tweets,entities,possibly_sensitive,author_id'

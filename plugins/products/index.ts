@@ -1,9 +1,7 @@
 // Tool `products` / agent `product_scrape`: an online store's catalogue, from
 // Shopify's /products.json, the WooCommerce Store API, or schema.org JSON-LD.
-import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
 import { ProductsSettingsSchema } from './settings.ts'
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 const Variant = Type.Object({
   id: Nullable(Type.String()),
@@ -68,9 +66,9 @@ export default defineTool({
       Type.String({ minLength: 3, maxLength: 2000 }),
       Type.Array(Type.String({ minLength: 3, maxLength: 2000 }), { minItems: 1, maxItems: MAX_STORES }),
     ], { description: 'The store\'s address (https://shop.example.com or a bare host), or a list of stores: each is read in turn, up to max_results products apiece, and each row names its store in store_url.' }),
-    platform: Type.Union([Type.Literal('auto'), Type.Literal('shopify'), Type.Literal('woocommerce'), Type.Literal('schemaorg')], { default: 'auto', description: 'auto tries Shopify, then WooCommerce, then a schema.org crawl.' }),
-    max_results: Type.Integer({ minimum: 1, default: 100, description: 'Products returned at most per store; clamped to the plan\'s per-run ceiling, which spans every store of a list.' }),
-    max_pages: Type.Integer({ minimum: 1, default: 50, description: 'Pages read by the schema.org crawl.' }),
+    platform: Defaulted(Type.Union([Type.Literal('auto'), Type.Literal('shopify'), Type.Literal('woocommerce'), Type.Literal('schemaorg')], { description: 'auto tries Shopify, then WooCommerce, then a schema.org crawl.' }), 'auto'),
+    max_results: Defaulted(Type.Integer({ minimum: 1, description: 'Products returned at most per store; clamped to the plan\'s per-run ceiling, which spans every store of a list.' }), 100),
+    max_pages: Defaulted(Type.Integer({ minimum: 1, description: 'Pages read by the schema.org crawl.' }), 50),
   }, { additionalProperties: false }),
   row: productRow,
   renames: { limit: 'max_results' },

@@ -4,12 +4,12 @@
 // `next_max_id`, with a pause between pages. The first refusal (checkpoint,
 // login wall, rate limit) ends the job blocked: retrying only deepens the flag
 // Instagram puts on the session.
-import { batchOf, MissingCredentialError, ToolBlockedError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, MissingCredentialError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import type { socialBInput, socialBRow } from './index.ts'
 import type { SocialBSettings } from './settings.ts'
 import { accountRows, instagramOutcome, instagramUsernameOf, nextMaxId, profileOf, type AccountRow } from './extract.ts'
 
-type Ctx = ToolContext<Static<typeof socialBInput>, Static<typeof socialBRow>, SocialBSettings>
+type Ctx = ToolContext<RunInput<typeof socialBInput>, Static<typeof socialBRow>, SocialBSettings>
 
 /** Waits `ms`, or rejects with the job's abort reason as soon as the job stops. */
 function pause (ms: number, signal: AbortSignal): Promise<void> {

@@ -7,13 +7,13 @@
 import { createReadStream } from 'node:fs'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ExtractionError, InputError, ToolBlockedError, UpstreamError, ytdlpFailure, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { ExtractionError, InputError, ToolBlockedError, UpstreamError, ytdlpFailure, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { bestVideoFormat, frameTimesFromShowinfo, imageSize, videoFramesCommands, ytdlpInfoArgs, type FramesMode, type MediaItem } from '../lib/media/index.ts'
 import type { videoFramesInput, videoFramesRow } from './index.ts'
 import type { VideoFramesSettings } from './settings.ts'
 
 type Row = Static<typeof videoFramesRow>
-type Ctx = ToolContext<Static<typeof videoFramesInput>, Row, VideoFramesSettings>
+type Ctx = ToolContext<RunInput<typeof videoFramesInput>, Row, VideoFramesSettings>
 
 /** Paths that are media files ffmpeg reads as they are (no page to resolve). */
 const MEDIA_PATH = /\.(mp4|m4v|mov|webm|mkv|avi|flv|ts|mpg|mpeg|3gp|ogv|m3u8|mpd)$/i
@@ -23,14 +23,14 @@ const STORE_CONCURRENCY = 8
 
 export async function runVideoFrames (ctx: Ctx): Promise<void> {
   const input = ctx.input
-  const maxFrames = Math.min(input.max_frames ?? 50, ctx.remaining())
+  const maxFrames = Math.min(input.max_frames, ctx.remaining())
   if (maxFrames < 1) return
   const mode = framesMode(input)
   const source = ctx.upload ? ctx.upload.path : await mediaUrl(ctx, input.url)
   const dir = await mkdtemp(join(await ctx.scratchDir(), 'frames-'))
   try {
     ctx.stage('Cutting frames with ffmpeg')
-    const commands = videoFramesCommands({ input: source, outputDir: dir, maxFrames, format: input.format ?? 'jpeg', width: input.width }, mode)
+    const commands = videoFramesCommands({ input: source, outputDir: dir, maxFrames, format: input.format, width: input.width }, mode)
     const frames: Array<{ file: string, at: number | null }> = []
     for (const command of commands) {
       ctx.signal.throwIfAborted()
@@ -50,7 +50,7 @@ export async function runVideoFrames (ctx: Ctx): Promise<void> {
       ctx.warn(mode.mode === 'scene' ? 'No scene change passed the threshold: try a lower scene_threshold.' : 'ffmpeg wrote no frame (an empty or unreadable video stream).')
       return
     }
-    const contentType = (input.format ?? 'jpeg') === 'png' ? 'image/png' : 'image/jpeg'
+    const contentType = input.format === 'png' ? 'image/png' : 'image/jpeg'
     // Stored a few at a time: each is a file write and a database row, and the job's time is mostly theirs after ffmpeg.
     const rows: Row[] = []
     for (let start = 0; start < frames.length; start += STORE_CONCURRENCY) {
@@ -80,8 +80,8 @@ function framesMode (input: Ctx['input']): FramesMode {
     if (!input.timestamps?.length) throw new InputError('mode "timestamps" needs timestamps: a list of seconds into the video.')
     return { mode: 'timestamps', timestamps: input.timestamps }
   }
-  if (input.mode === 'scene') return { mode: 'scene', threshold: input.scene_threshold ?? 0.4 }
-  return { mode: 'interval', everySeconds: input.every_seconds ?? 1 }
+  if (input.mode === 'scene') return { mode: 'scene', threshold: input.scene_threshold }
+  return { mode: 'interval', everySeconds: input.every_seconds }
 }
 
 /** The URL ffmpeg reads: the link itself when it names a media file, else the tallest video format yt-dlp finds (within max_height). */

@@ -2,7 +2,7 @@
 // web_search_scrape, scrape_web_pages). Engine health outlives jobs: the
 // kernel calls `createState` once per app, hands the EngineHealth to every run
 // as ctx.state, and serves GET /api/search/status from it (`endpoints`).
-import { Type, defineTool } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Type } from '../../core/tools/contract.ts'
 import { researchTopic } from './research-prompt.ts'
 import { ENGINE_CHOICES } from './engine-catalog.ts'
 import { EngineHealth, SearchStatusSchema, createEngineHealth } from './engine-health.ts'
@@ -13,8 +13,8 @@ const agentQuery = Type.Union([
   Type.String({ minLength: 1, maxLength: 2048 }),
   Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { minItems: 1, maxItems: MAX_QUERIES }),
 ], { description: 'The search query, as you would type it into a search engine (quotes and site: work), or a list of queries: each is searched, up to limit results apiece, and every row names its query.' })
-const agentLimit = Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'How many results to return (default 10).' }))
-const agentEngine = Type.Optional(Type.Enum(ENGINE_CHOICES, { type: 'string', default: 'auto', description: 'Leave as auto unless asked: it picks a working engine and falls back when one refuses.' }))
+const agentLimit = Defaulted(Type.Integer({ minimum: 1, maximum: 1000, description: 'How many results to return (default 10).' }), 10)
+const agentEngine = Defaulted(Type.Enum(ENGINE_CHOICES, { type: 'string', description: 'Leave as auto unless asked: it picks a working engine and falls back when one refuses.' }), 'auto')
 const agentCountry = Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter country for local results, e.g. us, gb, de.' }))
 const agentLanguage = Type.Optional(Type.String({ pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$', description: 'Result language, e.g. en, de, fr.' }))
 

@@ -21,7 +21,6 @@ export interface RunDeps {
 /** The engine answer parsers, run in the worker pool (engines.ts parseEngineAnswer). */
 const ENGINES_MODULE = new URL('./engines.ts', import.meta.url)
 
-const DEFAULT_MAX_RESULTS = 10
 
 /**
  * The app's EngineHealth (the kernel made it with the declaration's
@@ -78,12 +77,12 @@ async function scrapeKnownUrls (ctx: WebsearchContext, deps: RunDeps, urls: stri
 /** One query: up to max_results rows (each naming the query), and the search's summary. Throws ToolBlockedError when every engine refused. */
 async function search (ctx: WebsearchContext, deps: RunDeps, query: string): Promise<Record<string, unknown> | null> {
   const input = ctx.input
-  const wanted = Math.min(input.max_results ?? DEFAULT_MAX_RESULTS, ctx.remaining())
+  const wanted = Math.min(input.max_results, ctx.remaining())
   if (wanted <= 0) {
     ctx.warn('The per-run row ceiling was already reached; nothing was searched.')
     return null
   }
-  const choice = (input.engine ?? 'auto') as EngineChoice
+  const choice = input.engine as EngineChoice
   const outcome = await searchWeb(
     {
       http: ctx.http, upstream: ctx.upstream, health: healthFrom(ctx), stage: text => ctx.stage(text), signal: ctx.signal,

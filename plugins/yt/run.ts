@@ -3,7 +3,7 @@
 // it), the about panel and continuation pages up to max_results, a playlist
 // its /browse pages. The answers are parsed in the kernel's worker pool by
 // extract.ts. See README.md for what fails how.
-import { batchOf, InputError, ToolBlockedError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { DEFAULT_YOUTUBE_BASE, openInnertube, type InnertubeSession } from '../lib/youtube/innertube.ts'
 import { notReadWarning } from '../lib/youtube/playability.ts'
 import type { ytInput } from './index.ts'
@@ -12,7 +12,7 @@ import type { YtSettings } from './settings.ts'
 import { parseTarget, type Target } from './targets.ts'
 import type * as Extract from './extract.ts'
 
-type Ctx = ToolContext<Static<typeof ytInput>, Static<typeof ytRow>, YtSettings>
+type Ctx = ToolContext<RunInput<typeof ytInput>, Static<typeof ytRow>, YtSettings>
 type Source = YtRow['source']
 
 const EXTRACT_MODULE = new URL('./extract.ts', import.meta.url)

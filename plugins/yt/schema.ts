@@ -1,8 +1,6 @@
 // The `yt` row and its parts, one TypeBox schema each; extract.ts imports
 // only their types, so the worker pool that runs it loads no TypeBox.
-import { Type, type Static, type TSchema } from '../../core/tools/contract.ts'
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+import { Nullable, Type, type Static } from '../../core/tools/contract.ts'
 
 export const thumbnailSchema = Type.Object({ url: Type.String(), width: Nullable(Type.Integer()), height: Nullable(Type.Integer()) })
 export const chapterSchema = Type.Object({ title: Type.String(), start_seconds: Type.Integer() })

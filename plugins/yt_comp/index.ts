@@ -1,10 +1,8 @@
 // Tool `yt_comp` / agent `videoA_competitor`: 1 to 5 YouTube channels compared
 // (subscribers, upload cadence, recent views, engagement), one row each plus
 // one ranking row. It reads the channels through `yt` (ctx.tools.run).
-import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
 import { YtCompSettingsSchema } from './settings.ts'
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 export const MAX_CHANNELS = 5
 
@@ -44,7 +42,7 @@ export const ytCompInput = Type.Object({
     Type.String({ minLength: 1, maxLength: 2000 }),
     Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: MAX_CHANNELS }),
   ], { description: 'One to five channels: /channel/UC… or /@handle links, @handles or UC… ids.' }),
-  recent_videos: Type.Integer({ minimum: 2, maximum: 100, default: 15, description: 'The last N uploads per channel the cadence and view figures are computed on.' }),
+  recent_videos: Defaulted(Type.Integer({ minimum: 2, maximum: 100, description: 'The last N uploads per channel the cadence and view figures are computed on.' }), 15),
 }, { additionalProperties: false })
 
 export default defineTool({

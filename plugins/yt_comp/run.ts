@@ -2,13 +2,13 @@
 // uploads, continuations followed there), then the newest few videos through
 // `yt` again for likes and comments, then the figures (compare.ts) and the
 // ranking. Nested runs are part of this job: one charge.
-import { batchOf, InputError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, InputError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { channelStats, rankChannels, type VideoLike } from './compare.ts'
 import type { ytCompInput, ytCompRow } from './index.ts'
 import type { YtCompSettings } from './settings.ts'
 
 type Row = Static<typeof ytCompRow>
-type Ctx = ToolContext<Static<typeof ytCompInput>, Row, YtCompSettings>
+type Ctx = ToolContext<RunInput<typeof ytCompInput>, Row, YtCompSettings>
 /** The columns of a `yt` row this tool reads (yt's row schema, documented in its README; nested rows are checked against it by the kernel). */
 interface YtRow extends VideoLike {
   type: 'video' | 'channel'

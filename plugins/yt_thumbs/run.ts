@@ -4,14 +4,14 @@
 // a larger size was asked for is YouTube's "no thumbnail" placeholder, so the
 // next size is tried. The image is linked and, with store_image, also kept as
 // a job file (see README.md).
-import { batchOf, InputError, ToolBlockedError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { imageSize, youtubeVideoId, youtubeWatchUrl } from '../lib/media/index.ts'
 import { ImageKeeper } from '../lib/media-tools/stored-image.ts'
 import { THUMBNAIL_QUALITIES, type ytThumbsInput, type ytThumbsRow } from './index.ts'
 import type { YtThumbsSettings } from './settings.ts'
 
 type Row = Static<typeof ytThumbsRow>
-type Ctx = ToolContext<Static<typeof ytThumbsInput>, Row, YtThumbsSettings>
+type Ctx = ToolContext<RunInput<typeof ytThumbsInput>, Row, YtThumbsSettings>
 type Check = Row['checked'][number]
 
 const DEFAULT_IMAGE_HOST = 'https://i.ytimg.com'

@@ -1,10 +1,9 @@
 // Tool `yt_tx` / agent `videoA_transcript`: a YouTube video's captions as
 // timed text and as .txt/.srt/.vtt files, from the player's caption tracks
 // (InnerTube through youtubei.js and the guarded client) and timedtext json3.
-import { defineTool, Type, type TSchema } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
 import { YtTxSettingsSchema } from './settings.ts'
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 export const MAX_VIDEOS = 50
 
 const fileRef = Type.Object({ name: Type.String(), url: Type.String({ description: 'Download path on this server (kept as long as the rows).' }), size: Type.Integer() })
@@ -31,8 +30,8 @@ export const ytTxInput = Type.Object({
     Type.String({ minLength: 1, maxLength: 2000 }),
     Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: MAX_VIDEOS }),
   ], { description: 'A YouTube video link or 11-character id, or a list of them.' }),
-  language: Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$', default: 'en', description: 'Caption language wanted (en, de, pt-BR…): the uploader\'s track first, then the automatic one.' }),
-  auto_captions: Type.Boolean({ default: true, description: 'Fall back to YouTube\'s automatic captions when the uploader gave none in the language.' }),
+  language: Defaulted(Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$', description: 'Caption language wanted (en, de, pt-BR…): the uploader\'s track first, then the automatic one.' }), 'en'),
+  auto_captions: Defaulted(Type.Boolean({ description: 'Fall back to YouTube\'s automatic captions when the uploader gave none in the language.' }), true),
   translate_to: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$', description: 'Ask YouTube to translate the captions into this language when no track in it exists.' })),
 }, { additionalProperties: false })
 

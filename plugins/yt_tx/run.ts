@@ -2,7 +2,7 @@
 // guarded client) for its caption tracks, the chosen track's timedtext URL
 // with fmt=json3 (and tlang= for a translation) through the guarded client,
 // then the cues and files (tracks.ts, in the worker pool) and the artifacts.
-import { batchOf, InputError, ToolBlockedError, UpstreamError, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { youtubeVideoId, youtubeWatchUrl } from '../lib/media/index.ts'
 import { DEFAULT_YOUTUBE_BASE, guardedFetch, openInnertube, type InnertubeSession } from '../lib/youtube/innertube.ts'
 import { notReadWarning } from '../lib/youtube/playability.ts'
@@ -11,7 +11,7 @@ import type { YtTxSettings } from './settings.ts'
 import type * as Tracks from './tracks.ts'
 
 type Row = Static<typeof ytTxRow>
-type Ctx = ToolContext<Static<typeof ytTxInput>, Row, YtTxSettings>
+type Ctx = ToolContext<RunInput<typeof ytTxInput>, Row, YtTxSettings>
 const TRACKS_MODULE = new URL('./tracks.ts', import.meta.url)
 
 export async function runYtTx (ctx: Ctx): Promise<void> {

@@ -169,9 +169,11 @@ export interface FakeToolRun<Row, Input, Settings> {
   http: HttpClient & { requests?: string[] }
 }
 
-type DeclarationLike = Pick<ToolDeclaration<TSchema, TSchema, TSchema>, 'key' | 'row'> & Partial<Pick<ToolDeclaration<TSchema, TSchema, TSchema>, 'settings' | 'createState'>>
+type DeclarationLike = Pick<ToolDeclaration<TSchema, TSchema, TSchema>, 'key' | 'row'> & Partial<Pick<ToolDeclaration<TSchema, TSchema, TSchema>, 'settings' | 'createState' | 'input'>>
 
-export function toolContext<Row = Record<string, unknown>, Input = any, Settings = any> (tool: DeclarationLike, input: Input, options: ToolContextOptions = {}): FakeToolRun<Row, Input, Settings> {
+export function toolContext<Row = Record<string, unknown>, Input = any, Settings = any> (tool: DeclarationLike, given: Partial<Input>, options: ToolContextOptions = {}): FakeToolRun<Row, Input, Settings> {
+  // The kernel fills the input schema's defaults in before a run (registry.prepareInput).
+  const input = (tool.input && given !== null && typeof given === 'object' ? Value.Default(tool.input, structuredClone(given)) : given) as Input
   const cap = options.cap ?? 10_000
   const rows: Row[] = []
   const pushes: Row[][] = []

@@ -70,6 +70,24 @@ t.test('per-run fields above a ceiling are clamped to the tier ceiling and to th
   t.throws(() => registry.prepareInput(websearch, { query: 'x', max_results: 0 }, 200), /max_results/, 'below the minimum is still a bad parameter')
 })
 
+t.test('a Defaulted field is optional for callers and present in the run\'s input: the kernel fills its schema default in', async t => {
+  const configPath = resolve('tools.config.json')
+  const registry = await ToolRegistry.load(loadToolsFile(configPath), dirname(configPath))
+  const frames = registry.get('video_frames')!
+  const schema = frames.declaration.input as unknown as { required?: string[], properties: Record<string, { default?: unknown }> }
+  t.same(schema.required, ['url'], 'only the URL is required of a caller')
+  t.equal(schema.properties.max_frames!.default, 50, 'the default is in the JSON Schema (agents and OpenAPI read it)')
+  const input = registry.prepareInput(frames, { url: 'https://example.com/clip.mp4' }, 200)
+  t.same(input, { url: 'https://example.com/clip.mp4', mode: 'interval', every_seconds: 1, scene_threshold: 0.4, max_frames: 50, format: 'jpeg' })
+  t.equal(registry.prepareInput(frames, { url: 'https://example.com/clip.mp4', max_frames: 3, format: 'png' }, 200).format, 'png', 'a given value stays')
+  for (const { declaration } of registry.enabled()) {
+    const tool = declaration.input as unknown as { required?: string[], properties?: Record<string, { default?: unknown }> }
+    for (const [name, field] of Object.entries(tool.properties ?? {})) {
+      if (field.default !== undefined) t.notOk(tool.required?.includes(name), `${declaration.key}.${name} has a default, so a caller may leave it out`)
+    }
+  }
+})
+
 t.test('control characters in params: 400 before any charge, for every tool; an address refuses tab and line breaks too', async t => {
   const app = await build(t)
   const user = await signup(app)

@@ -5,7 +5,7 @@
 // `store_images`, also stored as job files. fb_covers also lists a page's
 // videos (`page_videos`): from the page's HTML where the tool declares a
 // `pageList` (yt-dlp has no list for a Facebook page), else yt-dlp's.
-import { BlockedTargetError, defineTool, JobOutcomeError, Type, type Static, type TSchema, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
+import { BlockedTargetError, Defaulted, defineTool, JobOutcomeError, Nullable, Type, type Static, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
 import { CoverItem, type MediaThumbnail } from '../media/index.ts'
 import { readPageVideos, type PageVideoLister } from './page-videos.ts'
 import { createPlatformHealth, mediaStatusEndpoint } from './platform-health.ts'
@@ -36,19 +36,17 @@ export interface CoversToolSpec {
 
 export function coversInput (spec: Pick<CoversToolSpec, 'platform' | 'what' | 'pageVideos'>) {
   const url = platformUrlInput(spec.platform, { maxItems: MAX_COVER_LINKS, what: spec.what })
-  const limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Videos at most per page (with page_videos), within the plan\'s per-run cap.' }))
-  const storeImages = Type.Optional(Type.Boolean({ default: false, description: 'true: also keep each cover image as a file on this server (cover_file, animated_cover_file: a download URL kept as long as the rows, within the plan\'s file size caps), since the platform\'s image URLs expire; false: the images are linked only.' }))
+  const limit = Defaulted(Type.Integer({ minimum: 1, maximum: 1000, description: 'Videos at most per page (with page_videos), within the plan\'s per-run cap.' }), 100)
+  const storeImages = Defaulted(Type.Boolean({ description: 'true: also keep each cover image as a file on this server (cover_file, animated_cover_file: a download URL kept as long as the rows, within the plan\'s file size caps), since the platform\'s image URLs expire; false: the images are linked only.' }), false)
   return spec.pageVideos
     ? Type.Object({
       url,
-      page_videos: Type.Optional(Type.Boolean({ default: false, description: 'true: each link is a page (or its videos tab) and every video listed on it gets a row; false: each link is one video or reel.' })),
+      page_videos: Defaulted(Type.Boolean({ description: 'true: each link is a page (or its videos tab) and every video listed on it gets a row; false: each link is one video or reel.' }), false),
       max_results: limit,
       store_images: storeImages,
     }, { additionalProperties: false })
     : Type.Object({ url, max_results: limit, store_images: storeImages }, { additionalProperties: false })
 }
-
-const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options)
 
 /** The covers row: the item, and its images' stored copies when `store_images` is true. */
 export const CoverRow = Type.Object({
@@ -59,7 +57,7 @@ export const CoverRow = Type.Object({
 export type CoverRow = Static<typeof CoverRow>
 
 // The kernel fills the defaults in (Value.Default) before a run; optional only for callers.
-type CoversInput = { url: string | string[], page_videos?: boolean, max_results?: number, store_images?: boolean }
+type CoversInput = { url: string | string[], page_videos: boolean, max_results: number, store_images: boolean }
 
 export function defineCoversTool (spec: CoversToolSpec) {
   const input = coversInput(spec)
@@ -86,7 +84,7 @@ export function defineCoversTool (spec: CoversToolSpec) {
 
 async function runCoversTool (ctx: ToolContext<CoversInput, CoverRow, YtdlpToolSettings>, spec: CoversToolSpec): Promise<void> {
   const links = linksOf(ctx)
-  const listing = ctx.input.page_videos === true
+  const listing = ctx.input.page_videos
   const images = new ImageKeeper(ctx)
   const keep = async (item: CoverItem, image: MediaThumbnail | null, kind: string) => ctx.input.store_images && image
     ? await images.keep(image.url, `${item.id.replace(/[^\w.-]+/g, '_').slice(0, 80) || 'item'}-${kind}`, `${item.id}: the ${kind} image`)

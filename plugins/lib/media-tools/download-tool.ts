@@ -3,7 +3,7 @@
 // platform, words and examples. yt-dlp `-J --no-download` (or its playlist
 // forms) per link → one row per media item (plugins/lib/media MediaItem).
 import { PassThrough } from 'node:stream'
-import { defineTool, Type, ytdlpFailure, type Static, type TSchema, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, Type, ytdlpFailure, type RunInput, type Static, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
 import { MediaItem, ytdlpDownloadArgs } from '../media/index.ts'
 import { createPlatformHealth, mediaStatusEndpoint, observeYtdlpRun } from './platform-health.ts'
 import { platformUrlInput, type Platform } from './platforms.ts'
@@ -29,8 +29,6 @@ export interface DownloadToolSpec {
   notFor?: string[]
 }
 
-const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options)
-
 /** The `dl_*` row: the media item, and the stored file when `download: true`. */
 export const DownloadRow = Type.Object({
   ...MediaItem.properties,
@@ -48,19 +46,18 @@ export type DownloadRow = Static<typeof DownloadRow>
 export function downloadInput (spec: Pick<DownloadToolSpec, 'platform' | 'what'>) {
   return Type.Object({
     url: platformUrlInput(spec.platform, { maxItems: MAX_LINKS, what: spec.what }),
-    playlist: Type.Optional(Type.Union([Type.Literal('single'), Type.Literal('flat'), Type.Literal('full')], {
-      default: 'single',
+    playlist: Defaulted(Type.Union([Type.Literal('single'), Type.Literal('flat'), Type.Literal('full')], {
       description: 'single (default): the item the link points at, even inside a playlist. flat: a playlist, channel or profile listed without opening each entry (ids, titles, durations; no formats), fast. full: each entry opened (formats and captions), one request per entry.',
-    })),
-    max_results: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Entries at most per playlist, channel or profile (flat or full), within the plan\'s per-run cap.' })),
-    download: Type.Optional(Type.Boolean({ default: false, description: 'true: also store each item\'s chosen format as a file on this server (row.file, within the plan\'s file size cap); flat entries are not downloaded.' })),
+    }), 'single'),
+    max_results: Defaulted(Type.Integer({ minimum: 1, maximum: 1000, description: 'Entries at most per playlist, channel or profile (flat or full), within the plan\'s per-run cap.' }), 100),
+    download: Defaulted(Type.Boolean({ description: 'true: also store each item\'s chosen format as a file on this server (row.file, within the plan\'s file size cap); flat entries are not downloaded.' }), false),
     format: Type.Optional(Type.String({ minLength: 1, maxLength: 120, pattern: '^[A-Za-z0-9_\\[][A-Za-z0-9_.+/\\[\\]<>=*:-]*$', description: 'With download: the format to store, a format_id from the row or a yt-dlp selector (default: best, else yt-dlp\'s own best).' })),
   }, { additionalProperties: false })
 }
 
 export function defineDownloadTool (spec: DownloadToolSpec) {
   const input = downloadInput(spec)
-  type Input = Static<typeof input>
+  type Input = RunInput<typeof input>
   return defineTool({
     key: spec.key,
     agentName: spec.agentName,
@@ -81,11 +78,11 @@ export function defineDownloadTool (spec: DownloadToolSpec) {
   })
 }
 
-async function runDownloadTool (ctx: ToolContext<Static<ReturnType<typeof downloadInput>>, DownloadRow, YtdlpToolSettings>, spec: DownloadToolSpec): Promise<void> {
+async function runDownloadTool (ctx: ToolContext<RunInput<ReturnType<typeof downloadInput>>, DownloadRow, YtdlpToolSettings>, spec: DownloadToolSpec): Promise<void> {
   const links = linksOf(ctx)
   let watermarked = 0
   const { rows } = await eachLink(ctx, links, async url => {
-    const items = await ytdlpRows<MediaItem>(ctx, { url, playlist: ctx.input.playlist ?? 'single', maxItems: itemCap(ctx), parser: 'mediaItemsFromJson' })
+    const items = await ytdlpRows<MediaItem>(ctx, { url, playlist: ctx.input.playlist, maxItems: itemCap(ctx), parser: 'mediaItemsFromJson' })
     watermarked += items.filter(item => item.best?.watermarked).length
     const out: DownloadRow[] = []
     for (const item of items) out.push({ ...item, file: ctx.input.download && !item.flat ? await storeFormat(ctx, item, url) : null })
@@ -99,7 +96,7 @@ async function runDownloadTool (ctx: ToolContext<Static<ReturnType<typeof downlo
  * ctx.artifact as it comes: the file never sits in memory, and the tier's
  * file cap stops the store (FileTooLargeError), which ends yt-dlp's run.
  */
-async function storeFormat (ctx: ToolContext<Static<ReturnType<typeof downloadInput>>, DownloadRow, YtdlpToolSettings>, item: MediaItem, link: string): Promise<NonNullable<DownloadRow['file']>> {
+async function storeFormat (ctx: ToolContext<RunInput<ReturnType<typeof downloadInput>>, DownloadRow, YtdlpToolSettings>, item: MediaItem, link: string): Promise<NonNullable<DownloadRow['file']>> {
   const chosen = ctx.input.format ? item.formats.find(f => f.format_id === ctx.input.format) : item.best
   const formatId = ctx.input.format ?? item.best?.format_id ?? 'best'
   const ext = (chosen?.ext ?? 'mp4').replace(/[^a-z0-9]/gi, '').slice(0, 8) || 'mp4'

@@ -10,7 +10,7 @@
 // process's memory. Per platform three keys, so it is bounded by construction:
 // `success:<p>` {at}, `refusal:<p>` {at, kind, message}, `refusals:<p>` (a
 // counter a success deletes). Nothing of a user's is kept: no link, no id.
-import { Type, ytdlpRefusal, type ExecResult, type SharedState, type Static, type ToolEndpoint, type ToolStateKit, type TSchema, type YtdlpRefusalKind } from '../../../core/tools/contract.ts'
+import { Nullable, Type, ytdlpRefusal, type ExecResult, type SharedState, type Static, type ToolEndpoint, type ToolStateKit, type YtdlpRefusalKind } from '../../../core/tools/contract.ts'
 import { PLATFORMS } from './platforms.ts'
 
 export const PLATFORM_HEALTH_GROUP = 'media-platforms'
@@ -34,14 +34,13 @@ const ADVICE: Record<YtdlpRefusalKind, string> = {
   other: 'the platform refused without saying why (often an outdated yt-dlp or a refused address)',
 }
 
-const Nullable = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description })
 
 const PlatformHealthEntrySchema = Type.Object({
   name: Type.String({ description: 'The platform as people write it (YouTube).' }),
-  last_success_at: Nullable(Type.String(), 'When a yt-dlp run last read this platform (ISO 8601), null if not seen.'),
-  last_refusal_at: Nullable(Type.String(), 'When the platform last refused a yt-dlp run (ISO 8601), null if not seen.'),
-  last_refusal_kind: Nullable(Type.Union([Type.Literal('login_required'), Type.Literal('rate_limited'), Type.Literal('bot_check'), Type.Literal('geo_block'), Type.Literal('other')]), 'Which wall: login_required (incl. age gates), bot_check, rate_limited, geo_block (a country or IP block), other (a bare HTTP 403).'),
-  last_refusal_message: Nullable(Type.String(), 'yt-dlp\'s verdict, short: no link, no video id, no advice.'),
+  last_success_at: Nullable(Type.String(), { description: 'When a yt-dlp run last read this platform (ISO 8601), null if not seen.' }),
+  last_refusal_at: Nullable(Type.String(), { description: 'When the platform last refused a yt-dlp run (ISO 8601), null if not seen.' }),
+  last_refusal_kind: Nullable(Type.Union([Type.Literal('login_required'), Type.Literal('rate_limited'), Type.Literal('bot_check'), Type.Literal('geo_block'), Type.Literal('other')]), { description: 'Which wall: login_required (incl. age gates), bot_check, rate_limited, geo_block (a country or IP block), other (a bare HTTP 403).' }),
+  last_refusal_message: Nullable(Type.String(), { description: 'yt-dlp\'s verdict, short: no link, no video id, no advice.' }),
   consecutive_refusals: Type.Integer({ minimum: 0, description: 'Refusals since the last success (0: the last run was read, or none was refused).' }),
 })
 export type PlatformHealthEntry = Static<typeof PlatformHealthEntrySchema>

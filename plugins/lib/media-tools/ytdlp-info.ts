@@ -50,8 +50,8 @@ export function linksOf (ctx: ToolContext<{ url: string | string[] }, unknown, u
 }
 
 /** Entries at most for one link's listing: `max_results` (default 100), within the run's remaining rows, at least 1. */
-export function itemCap (ctx: ToolContext<{ max_results?: number }, unknown, unknown>): number {
-  return Math.max(1, Math.min(ctx.input.max_results ?? 100, ctx.remaining()))
+export function itemCap (ctx: ToolContext<{ max_results: number }, unknown, unknown>): number {
+  return Math.max(1, Math.min(ctx.input.max_results, ctx.remaining()))
 }
 
 /**

@@ -2,9 +2,7 @@
 // TypeBox schema per thing, reused by every plugin's `row` so REST, the agent
 // manifest and OpenAPI describe a format, a thumbnail or a subtitle track the
 // same way wherever it appears.
-import { Type, type Static, type TSchema } from '../../../core/tools/contract.ts'
-
-const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options)
+import { Nullable, Type, type Static } from '../../../core/tools/contract.ts'
 
 /** One format yt-dlp offers for a media item (a file, a stream, a storyboard). */
 export const MediaFormat = Type.Object({

@@ -4,7 +4,8 @@
 // these tests read. Plus the local fixture server they share.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { WebsearchInput, WebsearchRow } from '../../../plugins/websearch/schema.ts'
+import type { websearchInput, WebsearchInput, WebsearchRow } from '../../../plugins/websearch/schema.ts'
+import type { Static } from '../../../core/tools/contract.ts'
 import type { WebsearchContext } from '../../../plugins/websearch/run.ts'
 import websearch from '../../../plugins/websearch/index.ts'
 import { loopbackHttp, toolContext } from '../../helpers/tool-context.ts'
@@ -32,7 +33,7 @@ export type FakeContext = WebsearchContext & {
 
 const CREDENTIAL_NAMES: Record<string, string> = { serper: 'SERPER_API_KEY', serpapi: 'SERPAPI_API_KEY', google_cse: 'GOOGLE_CSE_API_KEY', google_cse_cx: 'GOOGLE_CSE_ID' }
 
-export function fakeContext (input: WebsearchInput, options: FakeContextOptions = {}): FakeContext {
+export function fakeContext (input: Static<typeof websearchInput>, options: FakeContextOptions = {}): FakeContext {
   const run = toolContext<WebsearchRow, WebsearchInput>(websearch, input, {
     urls: options.urls,
     credentials: options.credentials,

@@ -2,6 +2,7 @@
 // job envelope a job tool returns, the helper tools' arguments and results,
 // (the job status record they share with REST is core/jobs/schemas.ts).
 import { Type, type TSchema } from 'typebox'
+import { Nullable } from '../tools/contract.ts'
 import { JobStatusSchema } from '../jobs/schemas.ts'
 
 export { JobStatusSchema }
@@ -10,8 +11,6 @@ export const WAIT_SECONDS_DEFAULT = 25
 export const WAIT_SECONDS_MAX = 60
 /** Rows a job tool call returns inline; the rest are paged with get_job_results. */
 export const INLINE_ROWS = 100
-
-const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) => Type.Union([schema, Type.Null()], options)
 
 export const WaitSeconds = (fallback: number) => Type.Integer({
   minimum: 0,

@@ -1,8 +1,7 @@
 // Request and answer schemas of the job endpoints (the status record is also
 // what the agent endpoint's get_job_status returns).
-import { Type, type TSchema } from 'typebox'
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+import { Type } from 'typebox'
+import { Nullable } from '../tools/contract.ts'
 
 export const WebhookSchema = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2000 }),

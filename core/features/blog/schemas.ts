@@ -1,6 +1,7 @@
 // Request schemas of the blog endpoints (TypeBox: validation and types in one).
 // Unknown fields are ignored, so a post read back from GET can be sent to PUT as is.
-import { Type, type Static, type TSchema } from 'typebox'
+import { Type, type Static } from 'typebox'
+import { Nullable } from '../../tools/contract.ts'
 import { SLUG_MAX, SLUG_PATTERN } from './slug.ts'
 
 const Text = (maxLength: number) => Type.String({ maxLength })
@@ -50,8 +51,6 @@ export const ImageParams = Type.Object({ name: Type.String({ minLength: 1, maxLe
 export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) })
 
 // ---------------------------------------------------------------- answers (OpenAPI)
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 /** A post as every endpoint answers it (PostView in blog-service.ts). */
 const PostSchema = Type.Object({

@@ -151,6 +151,13 @@ export const ConfigSchema = Type.Object({
   YTDLP_PATH: program('yt-dlp', 'YTDLP_PATH'),
   FFMPEG_PATH: program('ffmpeg', 'FFMPEG_PATH'),
   FFPROBE_PATH: program('ffprobe', 'FFPROBE_PATH'),
+  // yt-dlp's own syntax, RUNTIME[:PATH]: a runtime it knows, then optionally an absolute path to its binary.
+  YTDLP_JS_RUNTIME: Type.Optional(Type.String({
+    pattern: '^(deno|node|bun|quickjs)(:/[^\\s,]*)?$',
+    invalid: 'must be deno, node, bun or quickjs, optionally followed by :/absolute/path/to/its/binary',
+    defaultText: 'unset: yt-dlp\'s own default (Deno on `PATH`)',
+    description: 'the JavaScript runtime yt-dlp solves YouTube\'s challenges with, passed on as `--js-runtimes` (yt-dlp 2025.11.12 and newer; an older yt-dlp refuses the option, so the boot warns and it is not passed); `deno:/path/to/deno` names the binary, e.g. the npm package `deno`\'s (see Media programs)',
+  })),
   EXEC_TIMEOUT_MS: Type.Integer({
     default: 600_000,
     minimum: 1000,

@@ -119,6 +119,8 @@ export interface ExecConfig {
   cpuSeconds: number
   /** EXEC_MEMORY_MB: RLIMIT_AS (address space) of every run, in MiB. */
   memoryMb: number
+  /** YTDLP_JS_RUNTIME: yt-dlp's `--js-runtimes` value, or null (its own default). */
+  ytdlpJsRuntime: string | null
   /** The server's PATH, LANG and TZ: all a child inherits (no secret travels in them). */
   childPath: string
   childLang: string
@@ -400,6 +402,7 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): Loaded
       networkMaxBytes: v.EXEC_NETWORK_MAX_BYTES,
       cpuSeconds: v.EXEC_CPU_SECONDS,
       memoryMb: v.EXEC_MEMORY_MB,
+      ytdlpJsRuntime: v.YTDLP_JS_RUNTIME ?? null,
       childPath,
       childLang: 'C.UTF-8',
       childTz: env.TZ?.trim() || null,

@@ -53,6 +53,7 @@ async function main (): Promise<void> {
   // Asking the queue starts its worker (the maintenance usually has already).
   host.services.queue.size()
   logger.info({ concurrency: config.distributed.workerConcurrency }, 'worker started')
+  void host.services.exec.warnOutdated().catch((err) => logger.warn({ err }, 'the media programs\' versions could not be read'))
 }
 
 main().catch((err) => {

@@ -160,6 +160,7 @@ const YTDLP_REFUSED = [
   '--proxy', '--enable-file-urls', '--batch-file', '--load-info-json', '--downloader', '--external-downloader',
   '--downloader-args', '--external-downloader-args', '--exec', '--exec-before-download', '--config-locations',
   '--config-location', '--ffmpeg-location', '--netrc-location', '--netrc-cmd', '--plugin-dirs', '--geo-verification-proxy',
+  '--js-runtimes', '--remote-components',
 ]
 
 function guardYtdlp (args: string[]): string[] {

@@ -28,6 +28,7 @@ import type { ExecConfig } from '../config.ts'
 import { FileTooLargeError, InputError, ToolConfigError, UpstreamError, type ExecOptions, type ExecResult, type MediaProgram, type ProcessRunner } from '../tools/contract.ts'
 import type { EgressGrant, EgressProxy } from './egress-proxy.ts'
 import { guardMediaArgs } from './media-inputs.ts'
+import { readProgramVersions, ytdlpHasJsRuntimes, YTDLP_JS_RUNTIMES_SINCE, YTDLP_STALE_DAYS, type ProgramVersions } from './program-versions.ts'
 import { limitHit, POLL_MS, sampleProcess, sandboxedCommand, treeBytes, type LimitHit, type ProcessSample, type RunFileBudget, type RunLimits, type SandboxPrograms } from './sandbox.ts'
 
 export const DEFAULT_MAX_STDOUT_BYTES = 8 * 1024 * 1024
@@ -91,7 +92,41 @@ export class ExecService {
   /** Process groups alive now, killed at app close whatever their job does. */
   private readonly groups = new Set<number>()
 
+  /** The programs' versions: read once, on first need (a yt-dlp start is a Python start). */
+  private versionsRead: Promise<ProgramVersions> | null = null
+  private versionsKnown: ProgramVersions | null = null
+
   constructor (private readonly deps: { config: ExecConfig, proxy: EgressProxy, logger: Logger }) {}
+
+  /** The versions once read, and the read itself (started by the first call). */
+  programVersions (): { known: ProgramVersions | null, read: Promise<ProgramVersions> } {
+    this.versionsRead ??= readProgramVersions(
+      { 'yt-dlp': this.resolve('yt-dlp'), ffmpeg: this.resolve('ffmpeg'), ffprobe: this.resolve('ffprobe') },
+      { PATH: this.deps.config.childPath, LANG: this.deps.config.childLang, LC_ALL: this.deps.config.childLang },
+      new Date(),
+    ).then(versions => (this.versionsKnown = versions))
+    return { known: this.versionsKnown, read: this.versionsRead }
+  }
+
+  /** Boot, after listening: a stale yt-dlp, and a JavaScript runtime this yt-dlp cannot take, are warnings. */
+  async warnOutdated (): Promise<void> {
+    const ytdlp = (await this.programVersions().read)['yt-dlp']
+    if (ytdlp.version === null) return
+    if (ytdlp.stale) {
+      this.deps.logger.warn({ program: 'yt-dlp', version: ytdlp.version, released: ytdlp.released }, `yt-dlp ${ytdlp.version} is older than ${YTDLP_STALE_DAYS} days: sites change what a client must do every few weeks, so the video tools fail (often as refusals) until it is updated (README, Media programs)`)
+    }
+    if (this.deps.config.ytdlpJsRuntime && !ytdlpHasJsRuntimes(ytdlp.version)) {
+      this.deps.logger.warn({ program: 'yt-dlp', version: ytdlp.version }, `YTDLP_JS_RUNTIME is set, but yt-dlp ${ytdlp.version} predates --js-runtimes (${YTDLP_JS_RUNTIMES_SINCE}): it is not passed on`)
+    }
+  }
+
+  /** `--js-runtimes <value>` when YTDLP_JS_RUNTIME is set and this yt-dlp takes it. */
+  private async jsRuntimeArgs (): Promise<string[]> {
+    const runtime = this.deps.config.ytdlpJsRuntime
+    if (!runtime) return []
+    const ytdlp = (await this.programVersions().read)['yt-dlp']
+    return ytdlpHasJsRuntimes(ytdlp.version) ? ['--js-runtimes', runtime] : []
+  }
 
   /** The binary's absolute path, or null when the setting names nothing executable. */
   resolve (program: MediaProgram): string | null {
@@ -178,6 +213,7 @@ export class ExecService {
         // The ffmpeg yt-dlp merges and remuxes with is FFMPEG_PATH's (it passes its proxy on as -http_proxy).
         const ffmpeg = this.resolve('ffmpeg')
         if (ffmpeg) finalArgs.unshift('--ffmpeg-location', ffmpeg)
+        finalArgs.unshift(...await this.jsRuntimeArgs())
         // No system or user config file may add options (a proxy, an exec hook) behind our back.
         finalArgs.unshift('--ignore-config')
       }

@@ -4,22 +4,35 @@
 import { routeDefaults } from '../openapi/route-defaults.ts'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { YTDLP_STALE_DAYS } from '../exec/program-versions.ts'
 
 /** A database that does not answer within this long counts as down: a probe must answer promptly. */
 const DATABASE_CHECK_MS = 2000
+
+const ProgramVersion = Type.Object({
+  version: Type.Union([Type.String(), Type.Null()], { description: 'What the program printed of its version; null: not installed, or it did not answer.' }),
+  released: Type.Optional(Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'yt-dlp: its release date.' })),
+  stale: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: `yt-dlp: older than ${YTDLP_STALE_DAYS} days (update it: README, Media programs).` })),
+})
 
 const HealthAnswer = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
   database: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
   time: Type.String({ format: 'date-time' }),
+  media_programs: Type.Union([
+    Type.Object({ 'yt-dlp': ProgramVersion, ffmpeg: ProgramVersion, ffprobe: ProgramVersion }),
+    Type.Null(),
+  ], { description: 'The media programs\' versions, read once per process (null until the first read is done: the first probe starts it and never waits for it).' }),
 })
 
 export default async function healthRoutes (app: FastifyInstance): Promise<void> {
   routeDefaults(app, { tag: 'Service', auth: 'none' })
-  const { db, clock } = app.services
+  const { db, clock, exec } = app.services
   app.get('/api/health', { config: { keyless: true, auth: 'none', responses: { 200: HealthAnswer } } }, async () => {
     const database = await databaseState(() => db.$queryRaw`SELECT 1`)
-    return { status: database === 'ok' ? 'ok' : 'degraded', database, time: clock().toISOString() }
+    const versions = exec.programVersions()
+    versions.read.catch(() => {})
+    return { status: database === 'ok' ? 'ok' : 'degraded', database, time: clock().toISOString(), media_programs: versions.known }
   })
 }
 

@@ -19,6 +19,7 @@ export interface ExecSetup {
   allowedTargets?: string[]
   lookup?: HostLookup
   upstreamProxyUrl?: string
+  ytdlpJsRuntime?: string
 }
 
 export function execService (t: Teardown, setup: ExecSetup = {}): { exec: ExecService, proxy: EgressProxy } {
@@ -31,6 +32,7 @@ export function execService (t: Teardown, setup: ExecSetup = {}): { exec: ExecSe
     networkMaxBytes: setup.networkMaxBytes ?? 1024 ** 3,
     cpuSeconds: setup.cpuSeconds ?? 900,
     memoryMb: setup.memoryMb ?? 2048,
+    ytdlpJsRuntime: setup.ytdlpJsRuntime ?? null,
     childPath: setup.childPath ?? '/usr/local/bin:/usr/bin:/bin',
     childLang: 'C.UTF-8',
     childTz: null,

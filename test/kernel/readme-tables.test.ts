@@ -3,8 +3,8 @@
 // core/config-schema.ts and names every variable config.ts reads (config.test.ts
 // checks the other way: each named variable has a bad-value case), the tier table carries core/quotas/tiers.ts's numbers, and
 // each plugin README's Settings table lists exactly its settings schema, with
-// its defaults. (The Tools table: readme-tool-table.test.ts; the
-// Authentication table: route-access.test.ts.)
+// its defaults, as scripts/docs-tables.ts writes it. (The Tools table:
+// readme-tool-table.test.ts; the Authentication table: route-access.test.ts.)
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -13,6 +13,7 @@ import { tierLimits, type TierName } from '../../core/quotas/tiers.ts'
 import { PLUGINS_DIR, ToolRegistry } from '../../core/tools/registry.ts'
 import { tempDir } from '../helpers/build.ts'
 import { configurationRows, configurationTable, TABLE_END, TABLE_START, withTable } from '../../scripts/config-table.ts'
+import { between, describedTools, SETTINGS_TABLE_END, SETTINGS_TABLE_START, settingsTable } from '../../scripts/docs-tables.ts'
 
 const README = readFileSync(resolve('README.md'), 'utf8')
 
@@ -108,6 +109,15 @@ for (const plugin of plugins.filter(p => p.settings)) {
     }
   })
 }
+
+t.test('each plugin README\'s Settings table is the one its settings schema gives (node --import tsx scripts/docs-tables.ts --write)', async t => {
+  const tools = (await describedTools({ withFixtures: true })).filter(tool => tool.declaration.settings)
+  t.ok(tools.length >= 15, `${tools.length} tools with settings`)
+  for (const tool of tools) {
+    const written = between(readFileSync(tool.readme, 'utf8'), SETTINGS_TABLE_START, SETTINGS_TABLE_END)
+    t.equal(written, settingsTable(tool.declaration.settings as Parameters<typeof settingsTable>[0]), `${tool.key}: the Settings table in its README is stale (node --import tsx scripts/docs-tables.ts --write)`)
+  }
+})
 
 t.test('the table readers', async t => {
   t.same(tableRows('x\n| setting | default | meaning |\n|---|---|---|\n| `a` | `1` | one |\n\nafter', 'setting'), [['`a`', '`1`', 'one']])

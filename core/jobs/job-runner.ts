@@ -13,7 +13,8 @@ import type { QuotaService } from '../quotas/quota-service.ts'
 import { MB, storedTier, tierLimits } from '../quotas/tiers.ts'
 import type { SecretScrubber } from '../secrets/secret-scrubber.ts'
 import type { ToolRegistry, LoadedTool } from '../tools/registry.ts'
-import { MissingCredentialError, ToolBlockedError, ToolConfigError, type ToolContext, type UploadedFile, type UpstreamConfig } from '../tools/contract.ts'
+import { ToolBlockedError, ToolConfigError, type ToolContext, type UploadedFile } from '../tools/contract.ts'
+import { upstreamConfig } from '../tools/upstream-config.ts'
 import type { JobEnding } from './job-ending.ts'
 import type { JobEvents } from './job-events.ts'
 import type { JobRow, LiveOverlay } from './job-view.ts'
@@ -260,25 +261,5 @@ export class JobRunner implements RunningJobs {
     if (!job.upload) return null
     const stored = JSON.parse(job.upload) as StoredUpload
     return Object.freeze({ path: this.deps.workspace.uploadPath(job.id), name: stored.name, size: stored.size, contentType: stored.content_type })
-  }
-}
-
-/** Upstream URLs and credentials (trimmed; blank = unset) of one tool: the one reading jobs and tool endpoints share. */
-export function upstreamConfig (tool: LoadedTool, config: AppConfig): UpstreamConfig {
-  const names = tool.config.credentials ?? {}
-  const credential = (name: string) => {
-    const variable = names[name]
-    const value = variable ? config.env[variable] : undefined
-    return value && value.trim() !== '' ? value.trim() : undefined
-  }
-  return {
-    urls: tool.config.upstream ?? {},
-    credentialNames: names,
-    credential,
-    requireCredential: (name: string, what?: string) => {
-      const value = credential(name)
-      if (value === undefined) throw new MissingCredentialError(names[name] ?? name.toUpperCase(), what ?? `The ${tool.declaration.title} tool`)
-      return value
-    },
   }
 }

@@ -5,7 +5,7 @@
 // same path declared otherwise twice stays a boot error (fastify's duplicate route).
 import { routeDefaults } from '../openapi/route-defaults.ts'
 import type { FastifyInstance, FastifySchema } from 'fastify'
-import { upstreamConfig } from '../jobs/job-runner.ts'
+import { upstreamConfig } from './upstream-config.ts'
 
 export default async function toolEndpointRoutes (app: FastifyInstance): Promise<void> {
   routeDefaults(app, { tag: 'Service', auth: 'key' })

@@ -76,6 +76,7 @@ export async function buildServices (options: ServicesOptions = {}): Promise<Ser
   }
   const database = opened.value
   const registry = loaded.value
+  for (const warning of registry.settingWarnings) logger.warn(warning)
   if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
   const BullQueue = config.redisUrl ? (await import('./jobs/bull-queue.ts')).BullJobQueue : null
   const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, passwordCost: options.passwordCost, extractionPools: options.extractionPools, redis, sharedState, BullQueue })

@@ -501,6 +501,13 @@ export interface ToolEndpoint {
   handle (args: { state: unknown, query: Record<string, string>, upstream: UpstreamConfig, proxyConfigured: boolean }): unknown | Promise<unknown>
 }
 
+/** Where an older setting name now lives (ToolDeclaration.renamedSettings). */
+export interface RenamedSetting {
+  to: string
+  /** The old setting was in seconds, the new one in milliseconds. */
+  fromSeconds?: boolean
+}
+
 /** The settings type of a declaration with no `settings` schema: an empty object. */
 export type NoSettings = TObject<{}>
 
@@ -544,6 +551,12 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
    * Without it, the tool takes no settings (giving any stops the boot).
    */
   settings?: Settings
+  /**
+   * Older names of settings, still accepted in tools.config.json: the value moves
+   * to the new name (converted from seconds to milliseconds with `fromSeconds`)
+   * before validation, and the boot logs a warning naming the new one.
+   */
+  renamedSettings?: Record<string, RenamedSetting>
   /**
    * Keys of the tools this one runs through `ctx.tools.run`. Boot refuses a
    * config that enables this tool without all of them, naming both; the kernel

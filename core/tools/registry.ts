@@ -127,7 +127,11 @@ export class ToolRegistry {
   private readonly tools = new Map<string, LoadedTool>()
   private readonly agentTools = new Map<string, AgentTool>()
 
-  private constructor (private readonly file: ToolsFileConfig, loaded: LoadedTool[]) {
+  /**
+   * @param settingWarnings what the boot logs about tools.config.json: settings
+   *   given under an older name (declaration.renamedSettings), each naming the new one
+   */
+  private constructor (private readonly file: ToolsFileConfig, loaded: LoadedTool[], readonly settingWarnings: readonly string[] = []) {
     for (const tool of loaded) this.tools.set(tool.declaration.key, tool)
     this.catalog = new ToolCatalog(file, loaded.filter(t => t.enabled).map(t => t.declaration.key))
     for (const tool of loaded.filter(t => t.enabled)) {
@@ -147,6 +151,7 @@ export class ToolRegistry {
   static async load (file: ToolsFileConfig, configDir: string, pluginsDir = PLUGINS_DIR, options: { shared?: SharedStateService } = {}): Promise<ToolRegistry> {
     const shared = options.shared ?? new MemorySharedState()
     const loaded: LoadedTool[] = []
+    const settingWarnings: string[] = []
     const entries = file.tools.filter(entry => entry.plugin)
     const indexes = entries.map(entry => {
       const plugin = entry.plugin!
@@ -167,7 +172,7 @@ export class ToolRegistry {
       if (!declaration || typeof declaration.run !== 'function') throw new ConfigError(`plugin "${entry.plugin}" does not export a tool declaration (export default defineTool({...}))`)
       if (declaration.key !== entry.key) throw new ConfigError(`plugin "${entry.plugin}" declares the key "${declaration.key}" but tools.config.json lists it as "${entry.key}"`)
       if (loaded.some(t => t.declaration.key === declaration.key)) throw new ConfigError(`tool key "${declaration.key}" is declared twice`)
-      const settings = readToolSettings(declaration, entry.settings)
+      const settings = readToolSettings(declaration, entry.settings, text => settingWarnings.push(text))
       // Input schemas compile here: every call is checked against one before it is
       // charged. Row schemas compile with the tool's first row: compiling (code
       // generation) was a good part of the start. A row schema that could not
@@ -186,7 +191,7 @@ export class ToolRegistry {
       })
     }
     checkUses(loaded)
-    return new ToolRegistry(file, loaded)
+    return new ToolRegistry(file, loaded, settingWarnings)
   }
 
   private agentToolsOf (tool: LoadedTool): AgentTool[] {

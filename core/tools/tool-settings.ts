@@ -33,13 +33,34 @@ function describe (tool: string, value: unknown, issues: Issue[]): string {
 }
 
 /**
+ * The operator's settings with every older name the declaration lists moved to
+ * its new one (seconds made milliseconds where it says so), one warning each.
+ */
+function renameSettings (declaration: Pick<ToolDeclaration, 'key' | 'renamedSettings'>, raw: unknown, warn: (text: string) => void): unknown {
+  const renames = declaration.renamedSettings
+  if (!renames || !raw || typeof raw !== 'object' || Array.isArray(raw)) return raw
+  const settings = { ...(raw as Record<string, unknown>) }
+  for (const [old, { to, fromSeconds }] of Object.entries(renames)) {
+    if (!(old in settings)) continue
+    const where = `tools.config.json: the "${declaration.key}" tool's setting "${old}"`
+    if (to in settings) throw new ConfigError(`${where} is the older name of "${to}", and both are given: keep "${to}"`)
+    const value = settings[old]
+    delete settings[old]
+    settings[to] = fromSeconds && typeof value === 'number' ? value * 1000 : value
+    warn(`${where} is now "${to}"${fromSeconds ? ', in milliseconds' : ''}: rename it to "${to}": ${JSON.stringify(settings[to])}`)
+  }
+  return settings
+}
+
+/**
  * Validates one tool's raw settings against its declaration and returns them
  * with defaults applied, deeply frozen (every job of the app shares them).
- * Throws ConfigError naming the tool and the setting path.
+ * Throws ConfigError naming the tool and the setting path. Older setting names
+ * (declaration.renamedSettings) are accepted, each with a call of `warn`.
  */
-export function readToolSettings (declaration: Pick<ToolDeclaration, 'key' | 'settings'>, raw: unknown): Readonly<Record<string, unknown>> {
+export function readToolSettings (declaration: Pick<ToolDeclaration, 'key' | 'settings' | 'renamedSettings'>, raw: unknown, warn: (text: string) => void = () => {}): Readonly<Record<string, unknown>> {
   const schema: TSchema | undefined = declaration.settings
-  const given = raw ?? {}
+  const given = renameSettings(declaration, raw ?? {}, warn) ?? {}
   if (!schema) {
     const names = given && typeof given === 'object' ? Object.keys(given) : []
     if (names.length > 0) throw new ConfigError(`tools.config.json: the "${declaration.key}" tool takes no settings, but "${names[0]}" is given`)

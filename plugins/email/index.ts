@@ -22,6 +22,7 @@ export default defineTool({
   input: EmailInput,
   row: EmailRow,
   settings: EmailSettingsSchema,
+  renamedSettings: { max_parallel_sessions: { to: 'concurrency' } },
   examples: [
     { task: 'check whether jane@acme.com is a real, deliverable address', args: { email: 'jane@acme.com' } },
     { task: 'verify a list of lead e-mails before a campaign', args: { emails: ['jane@acme.com', 'sales@acme.com', 'bob@example.org'] } },

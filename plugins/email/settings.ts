@@ -25,7 +25,7 @@ export const EmailSettingsSchema = Type.Object({
   greylist_retry_ms: integer(0, 900_000, 60_000, 'Wait before retrying a greylisted address.'),
   greylist_retries: integer(0, 5, 1, 'Retries of a greylisted address.'),
   per_domain_concurrency: integer(1, 50, 2, 'SMTP sessions at once per domain.'),
-  max_parallel_sessions: integer(1, 200, 10, 'SMTP sessions at once in one job.'),
+  concurrency: integer(1, 200, 10, 'SMTP sessions at once in one job.'),
   rcpts_per_session: integer(1, 100, 10, 'RCPT TO commands per session.'),
   max_mx_hosts: integer(1, 10, 2, 'MX hosts tried per domain.'),
   starttls: Type.Boolean({ default: true, description: 'Upgrade to TLS when the server offers STARTTLS.' }),

@@ -3,7 +3,7 @@
 // Addresses are grouped by domain: DNS is looked up once per domain, and the
 // SMTP sessions to a domain carry several recipients each (rcpts_per_session),
 // with at most per_domain_concurrency of them open at once and at most
-// max_parallel_sessions overall. The catch-all probe (a random local part on
+// concurrency overall. The catch-all probe (a random local part on
 // the same domain) runs once per domain, on the first session that sees a
 // recipient accepted, and its answer is shared by every row of that domain.
 import { randomBytes } from 'node:crypto'
@@ -442,7 +442,7 @@ export async function verifyEmails (inputs: readonly string[], env: VerifyEnviro
   }
 
   const dnsSlots = new Semaphore(DNS_PARALLELISM)
-  const sessionSlots = new Semaphore(settings.max_parallel_sessions)
+  const sessionSlots = new Semaphore(settings.concurrency)
   const domainSlots = new KeyedLimiter(settings.per_domain_concurrency)
 
   await Promise.all([...byDomain].map(async ([domain, group]) => {

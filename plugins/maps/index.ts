@@ -35,6 +35,7 @@ export default defineTool({
   aliases: [scrapeAlias],
   pollSeconds: 3,
   settings: MapsSettingsSchema,
+  renamedSettings: { osm_geocode_cache_ttl_s: { to: 'osm_geocode_cache_ttl_ms', fromSeconds: true }, overpass_timeout_s: { to: 'overpass_timeout_ms', fromSeconds: true }, deep_scan_concurrency: { to: 'concurrency' } },
   // deep_scan runs webemail on each listing's website.
   uses: ['webemail'],
   createState: (settings, { shared }) => createMapsState(shared, settings.request_timeout_ms),

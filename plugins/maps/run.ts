@@ -66,7 +66,7 @@ type ListingRow = Omit<MapsRow, 'query'>
 async function deepScan (ctx: MapsContext, listings: MapsListing[], country: string, failures: string[]): Promise<ListingRow[]> {
   const settings = ctx.settings
   const maxPages = settings.deep_scan_max_pages
-  return mapPool(listings, settings.deep_scan_concurrency, async (listing): Promise<ListingRow> => {
+  return mapPool(listings, settings.concurrency, async (listing): Promise<ListingRow> => {
     const row: ListingRow = { ...listing, emails: [], phones: listingPhones(listing.phone, country), socials: [] }
     const website = listing.website?.trim()
     if (!website || (/^[a-z][a-z0-9+.-]*:/i.test(website) && !/^https?:\/\//i.test(website))) return row

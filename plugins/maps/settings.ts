@@ -19,10 +19,10 @@ export const MapsSettingsSchema = Type.Object({
   osm_user_agent: Type.String({ minLength: 1, default: DEFAULT_OSM_USER_AGENT, description: 'User-Agent sent to Nominatim and Overpass (their policies ask for a contact).' }),
   osm_min_interval_ms: ms(1000, 60_000, 'Gap between requests to one OpenStreetMap host (never below 1 s for the public ones).'),
   osm_max_bbox_degrees: Type.Number({ exclusiveMinimum: 0, maximum: 10, default: 1, description: 'Largest box, in degrees, searched around a place.' }),
-  osm_geocode_cache_ttl_s: Type.Integer({ minimum: 0, maximum: 30 * 86_400, default: 86_400, description: 'How long a geocoded place is reused.' }),
-  overpass_timeout_s: Type.Integer({ minimum: 1, maximum: 600, default: 25, description: 'Timeout of one Overpass query.' }),
+  osm_geocode_cache_ttl_ms: ms(86_400_000, 30 * 86_400_000, 'How long a geocoded place is reused.'),
+  overpass_timeout_ms: Type.Integer({ minimum: 1000, maximum: 600_000, default: 25_000, description: 'Timeout of one Overpass query (whole seconds reach Overpass).' }),
   deep_scan_max_pages: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Pages the deep scan reads per website (webemail max_pages).' }),
-  deep_scan_concurrency: Type.Integer({ minimum: 1, maximum: 20, default: 3, description: 'Websites deep-scanned at once.' }),
+  concurrency: Type.Integer({ minimum: 1, maximum: 20, default: 3, description: 'Websites deep-scanned at once.' }),
   default_phone_country: Type.String({ pattern: '^[A-Za-z]{2}$', default: 'US', description: 'Country of listing phones when the input gives none.' }),
 }, { additionalProperties: false })
 

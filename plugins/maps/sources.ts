@@ -228,7 +228,7 @@ function osmTurn<T> (ctx: MapsContext, url: string, fn: () => Promise<T>): Promi
 async function geocode (ctx: MapsContext, where: string, country?: string) {
   const state = ctx.state as MapsState
   const cacheKey = [where.toLowerCase(), country?.toLowerCase() ?? '', ctx.input.language ?? ''].join('|')
-  const ttl = ctx.settings.osm_geocode_cache_ttl_s * 1000
+  const ttl = ctx.settings.osm_geocode_cache_ttl_ms
   const cached = state.geocodes.get(cacheKey, ttl)
   if (cached) return cached.place
   const params = new URLSearchParams({ format: 'jsonv2', q: where, limit: '1' })
@@ -268,7 +268,7 @@ export async function * osmPages (ctx: MapsContext, plan: SearchPlan): AsyncGene
   ctx.summary({ place: place.name })
   const { bbox, shrunk } = limitBox(place.bbox, ctx.settings.osm_max_bbox_degrees)
   if (shrunk) ctx.warn(`"${place.name}" is large; OpenStreetMap was searched within about ${ctx.settings.osm_max_bbox_degrees}° around its centre.`)
-  const timeout = ctx.settings.overpass_timeout_s
+  const timeout = Math.ceil(ctx.settings.overpass_timeout_ms / 1000)
   const filters = osmFilters(plan.what)
   const byName = nameFilters(nameKeyword(plan.what))
   const first = await overpass(ctx, overpassQuery(filters.length ? filters : byName, bbox, plan.wanted, timeout))

@@ -79,6 +79,7 @@ export default defineTool({
   keywords: ['online store', 'online shop', 'webshop', 'e-commerce', 'ecommerce', 'shopify', 'woocommerce', 'product catalogue', 'products', 'price list', 'prices', 'price monitoring', 'competitor prices', 'in stock', 'stock levels', 'inventory', 'sku', 'variants', 'sizes and colours', 'what a shop sells', 'items for sale', 'on sale', 'discounts', 'merchandise', 'product feed'],
   pollSeconds: 3,
   settings: ProductsSettingsSchema,
+  renamedSettings: { crawl_concurrency: { to: 'concurrency' }, page_timeout_secs: { to: 'page_timeout_ms', fromSeconds: true } },
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runProducts(ctx),
 })

@@ -318,8 +318,8 @@ async function sitemapUrls (ctx: Ctx, start: URL, budget: number): Promise<strin
 async function runSchemaOrg (ctx: Ctx, start: URL): Promise<number> {
   const settings = ctx.settings
   const maxPages = ctx.input.max_pages
-  const concurrency = settings.crawl_concurrency
-  const timeoutMs = settings.page_timeout_secs * 1000
+  const concurrency = settings.concurrency
+  const timeoutMs = settings.page_timeout_ms
   const pushed = { n: 0 }
   const seenPages = new Set<string>()
   const seenProducts = new Set<string>()

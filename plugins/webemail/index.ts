@@ -40,6 +40,7 @@ export default defineTool({
   notFor: ['facebook', 'fb', 'verify', 'bounce', 'deliverable', 'disposable', 'temporary', 'throwaway', 'mail service', 'mail provider', 'google maps'],
   pollSeconds: 2,
   settings: WebemailSettingsSchema,
+  renamedSettings: { max_concurrency: { to: 'concurrency' }, page_timeout_secs: { to: 'page_timeout_ms', fromSeconds: true } },
   aliases: [findAlias(WebemailRow)],
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runWebemail(ctx),

@@ -73,12 +73,12 @@ export async function crawlSite (ctx: WebemailContext, website: string): Promise
 
   const crawler = ctx.crawler.http({
     maxRequestsPerCrawl: maxPages,
-    maxConcurrency: settings.max_concurrency,
+    maxConcurrency: settings.concurrency,
     maxRequestRetries: 1,
-    navigationTimeoutSecs: settings.page_timeout_secs,
+    navigationTimeoutSecs: settings.page_timeout_ms / 1000,
     // The handler waits for the page's scan in the worker pool, which has its own limit
     // (EXTRACT_TASK_TIMEOUT_MS) and may queue behind other pages' scans: room for both.
-    requestHandlerTimeoutSecs: settings.page_timeout_secs * 2 + 60,
+    requestHandlerTimeoutSecs: settings.page_timeout_ms / 1000 * 2 + 60,
     async requestHandler ({ request, body }) {
       const loaded = request.loadedUrl ?? request.url
       // A redirect that left the site: nothing of that page is ours.

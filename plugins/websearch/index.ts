@@ -106,7 +106,8 @@ const declaration = defineTool({
   notFor: ['google maps', 'map listings', 'nearby', 'near'],
   prompts: [researchTopic],
   settings: WebsearchSettingsSchema,
-  createState: (settings, { shared }) => createEngineHealth({ cooldownSeconds: settings.cooldown_s, googleCooldownSeconds: settings.google_cooldown_s, shared }),
+  renamedSettings: { cooldown_s: { to: 'cooldown_ms', fromSeconds: true }, google_cooldown_s: { to: 'google_cooldown_ms', fromSeconds: true }, scrape_concurrency: { to: 'concurrency' } },
+  createState: (settings, { shared }) => createEngineHealth({ cooldownSeconds: settings.cooldown_ms / 1000, googleCooldownSeconds: settings.google_cooldown_ms / 1000, shared }),
   endpoints: [
     {
       method: 'GET',

@@ -31,7 +31,7 @@ const ENGINES_MODULE = new URL('./engines.ts', import.meta.url)
 export function healthFrom (ctx: WebsearchContext): EngineHealth {
   if (ctx.state instanceof EngineHealth) return ctx.state
   ctx.log.debug('websearch: no ctx.state; engine health is kept for this run only')
-  return createEngineHealth({ cooldownSeconds: ctx.settings.cooldown_s, googleCooldownSeconds: ctx.settings.google_cooldown_s })
+  return createEngineHealth({ cooldownSeconds: ctx.settings.cooldown_ms / 1000, googleCooldownSeconds: ctx.settings.google_cooldown_ms / 1000 })
 }
 
 function pageFields (page: ScrapedPage) {
@@ -55,7 +55,7 @@ function scrapeOptions (ctx: WebsearchContext, deps: RunDeps) {
     http: ctx.http,
     extractPage: deps.extractPage ?? ((html: string, url: string) => pageScanner(ctx.extract).page(html, url)),
     signal: ctx.signal,
-    concurrency: ctx.settings.scrape_concurrency,
+    concurrency: ctx.settings.concurrency,
     maxTextChars: ctx.settings.max_text_chars,
   }
 }

@@ -5,9 +5,9 @@
 import { Type, type Static } from '../../core/tools/contract.ts'
 
 export const WebsearchSettingsSchema = Type.Object({
-  cooldown_s: Type.Integer({ minimum: 1, maximum: 86_400, default: 600, description: 'Seconds an engine is skipped after it refused.' }),
-  google_cooldown_s: Type.Integer({ minimum: 1, maximum: 86_400, default: 1800, description: 'Seconds Google is skipped after it refused (it flags an address for longer).' }),
-  scrape_concurrency: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'Pages fetched at once when scraping.' }),
+  cooldown_ms: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 600_000, description: 'How long an engine is skipped after it refused.' }),
+  google_cooldown_ms: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 1_800_000, description: 'How long Google is skipped after it refused (it flags an address for longer).' }),
+  concurrency: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'Pages fetched at once when scraping.' }),
   max_text_chars: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 100_000, description: 'Characters of readable text kept per page (the rest is cut, text_truncated: true).' }),
 }, { additionalProperties: false })
 

@@ -34,6 +34,7 @@ export default defineTool({
   keywords: ['youtube', 'youtube video', 'youtube channel', 'youtube playlist', 'video metadata', 'video stats', 'view count', 'views', 'likes', 'subscribers', 'subscriber count', 'upload date', 'video tags', 'chapters', 'channel stats', 'recent uploads', 'innertube', 'youtubei', 'youtu.be', 'shorts', 'video details', 'video title', 'video description'],
   pollSeconds: 2,
   settings: YtSettingsSchema,
+  renamedSettings: { video_concurrency: { to: 'concurrency' } },
   // The run module (and youtubei.js) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runYt(ctx),
 })

@@ -80,7 +80,7 @@ export async function runYt (ctx: Ctx): Promise<void> {
     if (target.kind === 'video') {
       // Consecutive videos are looked up a few at a time; rows keep the list's order.
       const chunk: Array<{ input: string, id: string }> = []
-      while (i < targets.length && targets[i]!.target.kind === 'video' && chunk.length < ctx.settings.video_concurrency) {
+      while (i < targets.length && targets[i]!.target.kind === 'video' && chunk.length < ctx.settings.concurrency) {
         chunk.push({ input: targets[i]!.input, id: (targets[i]!.target as { id: string }).id })
         i++
       }

@@ -4,7 +4,7 @@
 // - Site: scripts/bench/fixtures/bench-site.ts (node:http on 127.0.0.1, 500
 //   generated pages with links, some addresses and phones, social footers).
 // - webemail: buildApp + inject, ALLOW_PRIVATE_TARGETS=1, a temp tools config
-//   enabling only webemail with settings { max_concurrency: N }, input
+//   enabling only webemail with settings { concurrency: N }, input
 //   { website: <site>/, max_pages: 500 }. max_pages is clamped to the plan's
 //   per-run ceiling (registered: 200), so the account signs up and claims Pro
 //   (POST /api/auth/claim-pro: 1,000). Timed from before POST /api/tool-run
@@ -114,7 +114,7 @@ async function profileExtraction (base: string, paths: string[]): Promise<Array<
 
 async function main (): Promise<void> {
   const site = await startBenchSite({ pages: PAGES, articles: 0 })
-  const bench = await startBenchApp([{ key: 'webemail', plugin: 'webemail', enabled: true, settings: { max_concurrency: CONCURRENCY, page_timeout_secs: 15, default_phone_country: 'US' } }])
+  const bench = await startBenchApp([{ key: 'webemail', plugin: 'webemail', enabled: true, settings: { concurrency: CONCURRENCY, page_timeout_ms: 15_000, default_phone_country: 'US' } }])
   let failed = false
   try {
     const apiKey = await proAccount(bench.app)

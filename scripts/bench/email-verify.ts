@@ -13,7 +13,7 @@
 //   one address in ten and every catch-all probe (nx-…) get 550.
 // - Tool: buildApp + inject, a temp tools config enabling only email with
 //   settings { dns_servers: [<dns2>], smtp_port: <smtp>, starttls: false,
-//   per_domain_concurrency: BENCH_PER_DOMAIN (2), max_parallel_sessions 10,
+//   per_domain_concurrency: BENCH_PER_DOMAIN (2), concurrency 10,
 //   rcpts_per_session 10 }; a Pro account (1,000 rows per run).
 // Run: node --import tsx scripts/bench/email-verify.ts   (BENCH_RCPT_DELAY_MS, BENCH_PER_DOMAIN to tune)
 // Exits non-zero on errors and when the per-domain limit is exceeded (that is
@@ -107,7 +107,7 @@ async function main (): Promise<void> {
     settings: {
       dns_servers: [dns.address], smtp_port: smtp.port, starttls: false, helo_name: 'bench.local',
       connect_timeout_ms: 10_000, command_timeout_ms: 15_000, greylist_retries: 0,
-      per_domain_concurrency: PER_DOMAIN, max_parallel_sessions: MAX_PARALLEL, rcpts_per_session: 10,
+      per_domain_concurrency: PER_DOMAIN, concurrency: MAX_PARALLEL, rcpts_per_session: 10,
     },
   }])
   let failed = false
@@ -138,7 +138,7 @@ async function main (): Promise<void> {
       ['DNS queries answered', dns.queries()],
       ['setting per_domain_concurrency', PER_DOMAIN],
       ['max concurrent sessions per domain observed', `${maxPerDomain} (domains reaching it: ${perDomain.filter(n => n === maxPerDomain).length} of ${perDomain.length})`],
-      ['setting max_parallel_sessions', MAX_PARALLEL],
+      ['setting concurrency', MAX_PARALLEL],
       ['max concurrent sessions overall observed', smtp.stats.maxOpen],
     ])
     const limitHeld = maxPerDomain <= PER_DOMAIN && smtp.stats.maxOpen <= MAX_PARALLEL

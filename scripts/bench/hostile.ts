@@ -137,8 +137,8 @@ async function main (): Promise<void> {
   if (process.env.BENCH_MEDIA === 'only') return mediaAttacks()
   const site = await serveHostileSite()
   const bench = await startBenchApp([
-    { key: 'webemail', plugin: 'webemail', enabled: true, settings: { max_concurrency: 4, page_timeout_secs: 60, default_phone_country: 'US' } },
-    { key: 'websearch', plugin: 'websearch', enabled: true, settings: { scrape_concurrency: 2, max_text_chars: 100_000 } },
+    { key: 'webemail', plugin: 'webemail', enabled: true, settings: { concurrency: 4, page_timeout_ms: 60_000, default_phone_country: 'US' } },
+    { key: 'websearch', plugin: 'websearch', enabled: true, settings: { concurrency: 2, max_text_chars: 100_000 } },
   ], { EXTRACT_WORKERS: WORKERS, LOG_LEVEL: 'error' })
   const { app } = bench
   await app.listen({ host: '127.0.0.1', port: 0 })

@@ -5,7 +5,7 @@
 // - Pages: scripts/bench/fixtures/bench-site.ts `/article/<n>` (~9 KB each),
 //   node:http on 127.0.0.1.
 // - Tool: buildApp + inject, ALLOW_PRIVATE_TARGETS=1, a temp tools config
-//   enabling only websearch with settings { scrape_concurrency: N }; a Pro
+//   enabling only websearch with settings { concurrency: N }; a Pro
 //   account (the registered cap of 200 rows would also fit 200 URLs, Pro is
 //   used for headroom). Timed from before POST /api/tool-run to the runner's
 //   final event; every row must have status 200 and text.
@@ -67,7 +67,7 @@ async function toolScrape (bench: BenchApp, apiKey: string, urls: string[]): Pro
 
 async function main (): Promise<void> {
   const site = await startBenchSite({ pages: 4, articles: URLS })
-  const bench = await startBenchApp([{ key: 'websearch', plugin: 'websearch', enabled: true, settings: { scrape_concurrency: CONCURRENCY, max_text_chars: 100_000 } }])
+  const bench = await startBenchApp([{ key: 'websearch', plugin: 'websearch', enabled: true, settings: { concurrency: CONCURRENCY, max_text_chars: 100_000 } }])
   try {
     const apiKey = await proAccount(bench.app)
     const urls = site.articleUrls

@@ -15,7 +15,7 @@ export async function appWithPool (t: Teardown, env: Record<string, string> = {}
   writeFileSync(toolsConfig, JSON.stringify({
     tools: [
       { key: 'pooled', plugin: resolve('test/fixtures/plugins/pooled'), enabled: true },
-      { key: 'webemail', plugin: resolve('plugins/webemail'), enabled: true, settings: { page_timeout_secs: 60, max_concurrency: 2 } },
+      { key: 'webemail', plugin: resolve('plugins/webemail'), enabled: true, settings: { page_timeout_ms: 60_000, concurrency: 2 } },
       { key: 'websearch', plugin: resolve('plugins/websearch'), enabled: true },
     ],
     retired: [],

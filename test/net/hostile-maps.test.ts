@@ -13,7 +13,7 @@ import { assertNothingLeaks, runJob } from './fixtures/hostile-jobs.ts'
 function mapsConfigWithPatientScans (t: Parameters<typeof writeMapsConfig>[0], urls: Record<string, string>): string {
   const path = writeMapsConfig(t, { urls })
   const config = JSON.parse(readFileSync(path, 'utf8'))
-  for (const tool of config.tools) if (tool.key === 'webemail') tool.settings = { ...tool.settings, page_timeout_secs: 20 }
+  for (const tool of config.tools) if (tool.key === 'webemail') tool.settings = { ...tool.settings, page_timeout_ms: 20_000 }
   writeFileSync(path, JSON.stringify(config, null, 2))
   return path
 }

@@ -66,7 +66,7 @@ t.test('a few bad values and what the message says', async t => {
     ['email', { smtp_port: 70000 }, /the "email" tool's setting "smtp_port" must be <= 65535, got 70000/],
     ['email', { helo_name: 'two words' }, /"email" tool's setting "helo_name"/],
     ['disposable', { allow: ['ok.test', 'not ok'] }, /the "disposable" tool's setting "allow\[1\]" .*got "not ok"/],
-    ['websearch', { cooldown_s: '600' }, /the "websearch" tool's setting "cooldown_s" must be integer, got "600"/],
+    ['websearch', { cooldown_ms: '600' }, /the "websearch" tool's setting "cooldown_ms" must be integer, got "600"/],
     ['maps', { sources: ['serper', 'bing'] }, /the "maps" tool's setting "sources\[1\]"/],
     ['maps', { google_places_api: 'old' }, /the "maps" tool's setting "google_places_api" must be one of "new", "legacy", got "old"/],
     ['fbads', { api_version: '19' }, /the "fbads" tool's setting "api_version"/],
@@ -77,9 +77,30 @@ t.test('a few bad values and what the message says', async t => {
   }
 })
 
+t.test('one unit per kind: durations in *_ms, parallelism as concurrency; an older name is accepted, converted, with a warning naming the new one', async t => {
+  for (const tool of withSchema) {
+    for (const name of Object.keys((tool.declaration.settings as unknown as { properties: Record<string, unknown> }).properties)) {
+      t.notMatch(name, /(_s|_secs|_seconds|_sec)$/, `${tool.declaration.key}.${name}: a duration is in milliseconds (*_ms)`)
+      t.notMatch(name, /^(?!per_).+_concurrency$|parallel/, `${tool.declaration.key}.${name}: parallelism is "concurrency" (or per_<what>_concurrency)`)
+    }
+  }
+  const old = await load(withSettings('websearch', { cooldown_s: 120, google_cooldown_s: 300, scrape_concurrency: 2 }))
+  t.same(old.get('websearch')!.settings, { cooldown_ms: 120_000, google_cooldown_ms: 300_000, concurrency: 2, max_text_chars: 100_000 }, 'seconds made milliseconds')
+  t.same(old.settingWarnings, [
+    'tools.config.json: the "websearch" tool\'s setting "cooldown_s" is now "cooldown_ms", in milliseconds: rename it to "cooldown_ms": 120000',
+    'tools.config.json: the "websearch" tool\'s setting "google_cooldown_s" is now "google_cooldown_ms", in milliseconds: rename it to "google_cooldown_ms": 300000',
+    'tools.config.json: the "websearch" tool\'s setting "scrape_concurrency" is now "concurrency": rename it to "concurrency": 2',
+  ])
+  const maps = await load(withSettings('maps', { overpass_timeout_s: 40, deep_scan_concurrency: 5 }))
+  t.match(maps.get('maps')!.settings, { overpass_timeout_ms: 40_000, concurrency: 5 })
+  t.equal((await load(shipped)).settingWarnings.length, 0, 'the shipped file uses the current names')
+  await t.rejects(load(withSettings('webemail', { max_concurrency: 4, concurrency: 4 })), { name: 'ConfigError', message: /"max_concurrency" is the older name of "concurrency", and both are given/ })
+  await t.rejects(load(withSettings('products', { page_timeout_secs: 0.5 })), { name: 'ConfigError', message: /"page_timeout_ms" must be >= 1000, got 500/ }, 'converted first, then validated under the new name')
+})
+
 t.test('defaults fill in around what the operator set, and reach ctx.settings and createState', async t => {
-  const r = await load(withSettings('websearch', { google_cooldown_s: 60 }))
-  t.same(r.get('websearch')!.settings, { cooldown_s: 600, google_cooldown_s: 60, scrape_concurrency: 4, max_text_chars: 100_000 })
+  const r = await load(withSettings('websearch', { google_cooldown_ms: 60_000 }))
+  t.same(r.get('websearch')!.settings, { cooldown_ms: 600_000, google_cooldown_ms: 60_000, concurrency: 4, max_text_chars: 100_000 })
   const health = r.get('websearch')!.state as { recordBlocked (engine: string, reason: string): void, statusRecord (o: unknown): Record<string, any> }
   health.recordBlocked('google', 'consent wall')
   const status = health.statusRecord({ credential: () => undefined, credentialNames: {}, proxyConfigured: false })

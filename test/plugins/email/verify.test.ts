@@ -276,7 +276,7 @@ t.test('per-domain concurrency limit holds; sessions carry several recipients', 
   const dns = await startDnsServer(t, mxZone('busy.test'))
   const emails = Array.from({ length: 12 }, (_, i) => `user${i}@busy.test`)
   const run = await verify({ emails }, {
-    settings: settingsFor(dns.address, smtp.port, { per_domain_concurrency: 2, rcpts_per_session: 2, max_parallel_sessions: 10 }),
+    settings: settingsFor(dns.address, smtp.port, { per_domain_concurrency: 2, rcpts_per_session: 2, concurrency: 10 }),
   })
   t.equal(run.rows.length, 12)
   t.ok(run.rows.every(r => r.status === 'deliverable'))

@@ -18,7 +18,7 @@ const productPage = (name: string, sku: string, price: string, availability = 'h
 // The app is the parent test's, not the file's root (a top-level app would be shared with the other
 // files of a test group, test/groups/).
 t.test('products jobs through the kernel, on one app', async t => {
-  const products = await jobHarness(t, [productsTool({ shopify_page_size: 2, woo_page_size: 2, crawl_concurrency: 2 })])
+  const products = await jobHarness(t, [productsTool({ shopify_page_size: 2, woo_page_size: 2, concurrency: 2 })])
 
   function shopifyProduct (n: number) {
     return {

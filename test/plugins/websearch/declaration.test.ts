@@ -53,7 +53,7 @@ t.test('GET /api/search/status handler renders the record from the state and the
   t.ok(endpoint)
   t.equal(endpoint!.method, 'GET')
   t.equal(endpoint!.auth, 'key')
-  const state = websearch.createState!(readToolSettings(websearch, { google_cooldown_s: 60 }) as Parameters<NonNullable<typeof websearch.createState>>[0], stateKit()) as EngineHealth
+  const state = websearch.createState!(readToolSettings(websearch, { google_cooldown_ms: 60_000 }) as Parameters<NonNullable<typeof websearch.createState>>[0], stateKit()) as EngineHealth
   await state.recordBlocked('google', 'Google consent wall (consent.google.com)')
   const credentials: Record<string, string> = { serper: 'set' }
   const record = await endpoint!.handle({

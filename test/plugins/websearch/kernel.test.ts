@@ -242,7 +242,7 @@ t.test('auto falls back past 202 anomaly, 429 and a captcha; engine health outli
   t.equal(health.recommended_engine, 'mojeek')
   t.match(health.engine_health.brave, { ok: false, kind: 'blocked', reason: /Brave captcha/ })
   t.ok([0, 1].includes(health.engine_health.brave.age_s), 'seen just now (0, or 1 across a second\'s edge)')
-  t.ok(health.engine_health.brave.cooldown_remaining_s > 590 && health.engine_health.brave.cooldown_remaining_s <= 600, 'cooldown_s from the config (600)')
+  t.ok(health.engine_health.brave.cooldown_remaining_s > 590 && health.engine_health.brave.cooldown_remaining_s <= 600, 'cooldown_ms from the config (600)')
   t.match(health.engine_health.duckduckgo, { ok: false, kind: 'blocked', reason: 'HTTP 429', backend: 'duckduckgo_lite' }, 'the latest refusal of its two backends')
   t.match(health.note, /duckduckgo refused/)
 
@@ -294,7 +294,7 @@ t.test('every engine refuses: error, blocked, refunded; the next search is refus
   t.same(health.engines_blocked, ['duckduckgo', 'bing', 'brave', 'mojeek', 'yahoo', 'google'])
   t.match(health, { google_ready: false, google_cooldown_active: true, last_google_block_reason: 'HTTP 429', recommended_engine: 'auto' })
   for (const engine of health.engines_blocked) t.match(health.engine_health[engine], { ok: false, kind: 'blocked', reason: 'HTTP 429' })
-  t.ok(health.engine_health.google.cooldown_remaining_s > 1790, 'google_cooldown_s from the config (1800)')
+  t.ok(health.engine_health.google.cooldown_remaining_s > 1790, 'google_cooldown_ms from the config (1800)')
   t.match(health.note, /Every configured engine is cooling down/)
 
   const second = await runSearch(app, user.apiKey, { query: 'anything else' })
@@ -304,13 +304,13 @@ t.test('every engine refuses: error, blocked, refunded; the next search is refus
   t.equal((await usageOf(app, user.apiKey)).calls_today, 0)
 })
 
-t.test('Google redirects to /sorry/: blocked with the reason; google_cooldown_active uses google_cooldown_s', async t => {
+t.test('Google redirects to /sorry/: blocked with the reason; google_cooldown_active uses google_cooldown_ms', async t => {
   const server = await startServer(t, (req, res) => {
     if (req.path.startsWith('/search?')) return send(res, 302, '', 'text/html', { location: `/sorry/index?continue=${encodeURIComponent(req.path)}` })
     if (req.path.startsWith('/sorry/')) return send(res, 429, BLOCK_PAGES.googleSorry)
     send(res, 404, 'no route')
   })
-  const app = await buildWebsearch(t, { google: server.base }, { settings: { google_cooldown_s: 120 } })
+  const app = await buildWebsearch(t, { google: server.base }, { settings: { google_cooldown_ms: 120_000 } })
   const user = await signup(app)
 
   const { status } = await runSearch(app, user.apiKey, { query: 'x', engine: 'google' })

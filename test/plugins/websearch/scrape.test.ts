@@ -55,7 +55,7 @@ t.test('urls mode: one row per URL in order, HTML extracted, everything else des
     `http://127.0.0.1:${dead}/`,
     'ftp://files.example.com/x',
   ]
-  const ctx = fakeContext({ urls }, { settings: { scrape_concurrency: 3 } })
+  const ctx = fakeContext({ urls }, { settings: { concurrency: 3 } })
   await run(ctx)
   t.equal(ctx.rows.length, urls.length)
   t.same(ctx.rows.map(r => r.url), urls, 'input order kept despite concurrency')

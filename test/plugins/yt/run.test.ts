@@ -113,7 +113,7 @@ t.test('an age gate is that video\'s row error; a bot wall partway through a lis
   const yt = sinceNow(standIn)
   if (!yt) return
   const h = await withFreshAccount(shared!)
-  // One chunk of three videos (video_concurrency 3), then a playlist that is never asked for.
+  // One chunk of three videos (concurrency 3), then a playlist that is never asked for.
   const { status, rows } = await h.run('yt', { url: [MRBEAST_VIDEO, AGE_GATED_VIDEO, BOT_WALL_VIDEO, PLAYLIST_ID], max_results: 2 }, RUN_MS)
   t.match(status, { status: 'done', blocked: false, records: 2 })
   t.same(rows.map(r => [r.video_id, r.error]), [

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { presentedKey } from '../auth/auth-plugin.ts'
 import { requireAccount } from '../auth/guards.ts'
 import { badRequest } from '../errors.ts'
-import { routeDefaults } from '../openapi/route-defaults.ts'
+import { routeDefaults } from '../route-defaults.ts'
 import { tierLimits } from '../quotas/tiers.ts'
 import { LoginAnswer, LoginBody, MeResponse, MintedTokenAnswer, MintTokenBody, RegeneratedKeyAnswer, SignupBody, TokenListAnswer, TokenParams, TokenRevokedAnswer, UpdateBody, UserAnswer } from './schemas.ts'
 

@@ -7,7 +7,7 @@
 // this request) and sends its Response through fastify, so the reply keeps
 // fastify's logging and error handling and needs no hijack.
 import { qualityValues } from '../accept-header.ts'
-import { routeDefaults } from '../openapi/route-defaults.ts'
+import { routeDefaults } from '../route-defaults.ts'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'

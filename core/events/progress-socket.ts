@@ -4,7 +4,7 @@
 // then one {type:'done'|'error', job: <status record>}, then the server closes.
 // A finished job answers with the final message at once. A plain GET (no
 // Upgrade) answers 426 {detail}: the route serves nothing over HTTP.
-import { routeDefaults } from '../openapi/route-defaults.ts'
+import { routeDefaults } from '../route-defaults.ts'
 import type { FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
 import { authorizeRoute, requireAccount } from '../auth/guards.ts'

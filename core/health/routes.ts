@@ -1,7 +1,7 @@
 // Liveness: always 200 (the spec), with a body that says what is down. Keys
 // are not looked up (`keyless`): that lookup needs the database, so a key sent
 // while the database is down would otherwise turn the probe into a 503.
-import { routeDefaults } from '../openapi/route-defaults.ts'
+import { routeDefaults } from '../route-defaults.ts'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { YTDLP_STALE_DAYS } from '../exec/program-versions.ts'

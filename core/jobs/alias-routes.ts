@@ -3,7 +3,7 @@
 // answering like POST /api/tool-run (202), or, for a synchronous alias, waiting
 // up to SYNC_WAIT_SECONDS and answering the plugin's shaping of the rows.
 // The kernel names no tool here; which paths exist is the enabled plugins' say.
-import { routeDefaults } from '../openapi/route-defaults.ts'
+import { routeDefaults } from '../route-defaults.ts'
 import type { FastifyInstance } from 'fastify'
 import type { RouteResponses } from '../fastify-types.ts'
 import { Type, type TSchema } from 'typebox'

@@ -2,7 +2,7 @@
 // artifacts and the caller's job list. /api/jobs/<id>… are generic job paths
 // (any tool's job), where an alias declaring jobLinks 'jobs' points its answer;
 // the aliases themselves are the plugins' (alias-routes.ts).
-import { routeDefaults } from '../openapi/route-defaults.ts'
+import { routeDefaults } from '../route-defaults.ts'
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'

@@ -20,7 +20,7 @@ export interface RecordedRoute {
 
 const ErrorBody = Type.Object({ detail: Type.String({ description: 'Human-readable message.' }) })
 
-/** The sections of the document; a route names its own (config.tag, see route-defaults.ts), else Service. */
+/** The sections of the document; a route names its own (config.tag, see core/route-defaults.ts), else Service. */
 const TAGS: Record<string, string> = {
   Agent: 'MCP endpoint and agent discovery documents.',
   Account: 'Signup, login, profile and usage, keys and scoped tokens.',

@@ -3,7 +3,7 @@
 // access class, enforced by the auth hook. An endpoint several tools declare
 // with one state group (`group`) is mounted once, by the first of them; the
 // same path declared otherwise twice stays a boot error (fastify's duplicate route).
-import { routeDefaults } from '../openapi/route-defaults.ts'
+import { routeDefaults } from '../route-defaults.ts'
 import type { FastifyInstance, FastifySchema } from 'fastify'
 import { upstreamConfig } from './upstream-config.ts'
 

@@ -4,7 +4,7 @@
 // manifest: it lists what the server runs, nothing about an account.
 import type { FastifyInstance } from 'fastify'
 import { ToolListAnswer } from './tool-list-schema.ts'
-import { routeDefaults } from '../openapi/route-defaults.ts'
+import { routeDefaults } from '../route-defaults.ts'
 
 export default async function toolListRoutes (app: FastifyInstance): Promise<void> {
   routeDefaults(app, { tag: 'Tools', auth: 'none' })

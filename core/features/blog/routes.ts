@@ -2,7 +2,7 @@
 // list (no key; drafts for the admin key), generate (any user key, charged),
 // and the generated featured images.
 import { createReadStream } from 'node:fs'
-import { routeDefaults } from '../../openapi/route-defaults.ts'
+import { routeDefaults } from '../../route-defaults.ts'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { requireAccount } from '../../auth/guards.ts'

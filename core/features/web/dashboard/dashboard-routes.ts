@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { notFound, unavailable } from '../../../errors.ts'
-import { routeDefaults } from '../../../openapi/route-defaults.ts'
+import { routeDefaults } from '../../../route-defaults.ts'
 // The page's script and style are served with the same security headers as every HTML page
 // (core/web/security-headers.ts: no inline code, connections to this origin only).
 import { PAGE_SECURITY_HEADERS } from '../../../security-headers.ts'

@@ -8,13 +8,12 @@ import { siteDomain } from '../lib/domains.ts'
 export { nameTokens, namesMatch } from '../lib/business-names.ts'
 
 /** example.com from a listing's website, or null (the plugin library's reader). */
-export const domainOf = (website: unknown): string | null => siteDomain(website)
 
 // Listing sites are not the business's own website: their domain says nothing about its ads.
 const NOT_OWN_SITE = /(^|\.)(facebook\.com|instagram\.com|google\.com|goo\.gl|yelp\.com|tripadvisor\.[a-z.]+|linktr\.ee|wixsite\.com|business\.site|square\.site|linkedin\.com|twitter\.com|x\.com|tiktok\.com|youtube\.com)$/
 
 export const ownDomain = (website: unknown): string | null => {
-  const d = domainOf(website)
+  const d = siteDomain(website)
   return d && !NOT_OWN_SITE.test(d) ? d : null
 }
 

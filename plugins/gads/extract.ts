@@ -15,7 +15,6 @@
 // advertiser's country and "1"."4"."2" an ad-count range {"1": low, "2": high}).
 // Field numbers are protobuf tags, so every read here is defensive.
 
-import { siteDomain } from '../lib/domains.ts'
 import { isRecord, readJson, textOf, type Json } from '../lib/json.ts'
 
 const isObject = isRecord
@@ -153,5 +152,3 @@ export function parseCreatives (body: unknown): { creatives: Creative[], nextPag
 
 export { nameTokens, namesMatch } from '../lib/business-names.ts'
 
-/** example.com from "https://www.example.com/path" or "www.example.com" (the plugin library's reader). */
-export const bareDomain = (input: string): string | null => siteDomain(input)

@@ -4,8 +4,9 @@
 // given. Creatives' last-shown dates say whether it is running now.
 import { batchOf, InputError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
 import type { GadsSettings } from './settings.ts'
+import { siteDomain } from '../lib/domains.ts'
 import {
-  bareDomain, creativesRequest, formBody, looksBlocked, namesMatch, parseCreatives, parseRpcBody, parseSuggestions,
+  creativesRequest, formBody, looksBlocked, namesMatch, parseCreatives, parseRpcBody, parseSuggestions,
   regionCode, suggestionsRequest, type AdvertiserSuggestion, type Creative,
 } from './extract.ts'
 
@@ -151,7 +152,7 @@ export async function runGads (ctx: Ctx): Promise<void> {
 
 async function lookup (ctx: Ctx, name: string | null, givenDomain: string | null): Promise<void> {
   const input = ctx.input
-  const domain = givenDomain ? bareDomain(givenDomain) : null
+  const domain = givenDomain ? siteDomain(givenDomain) : null
   if (givenDomain && !domain) throw new InputError(`'${givenDomain}' is not a domain`)
   if (!name && !domain) throw new InputError('Give an advertiser name or a domain.')
   const regionsChecked = input.regions.map(r => r.toUpperCase())

@@ -18,11 +18,26 @@ export function siteDomain (input: unknown): string | null {
   } catch { return null }
 }
 
+/** A host lower-cased without `www.`, so www and apex count as one site. */
+export function siteHost (host: string): string {
+  return host.toLowerCase().replace(/^www\./, '')
+}
+
 /** The host of an absolute URL, lower-cased, without `www.`; '' when it does not parse. */
 export function hostOf (url: string): string {
   try {
-    return new URL(url).hostname.toLowerCase().replace(/^www\./, '')
+    return siteHost(new URL(url).hostname)
   } catch {
     return ''
+  }
+}
+
+/** The URL a website as people write it stands for ("acme.com/contact" is https://acme.com/contact); null when it does not parse. */
+export function websiteUrl (website: string): URL | null {
+  const trimmed = website.trim()
+  try {
+    return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`)
+  } catch {
+    return null
   }
 }

@@ -7,8 +7,9 @@
 import { createReadStream } from 'node:fs'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ExtractionError, InputError, ToolBlockedError, UpstreamError, ytdlpFailure, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
-import { bestVideoFormat, frameTimesFromShowinfo, imageSize, videoFramesCommands, ytdlpInfoArgs, type FramesMode, type MediaItem } from '../lib/media/index.ts'
+import { InputError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { bestVideoFormat, frameTimesFromShowinfo, imageSize, videoFramesCommands, type FramesMode, type MediaItem } from '../lib/media/index.ts'
+import { ytdlpRows } from '../lib/media-tools/ytdlp-info.ts'
 import type { videoFramesInput, videoFramesRow } from './index.ts'
 import type { VideoFramesSettings } from './settings.ts'
 
@@ -88,16 +89,7 @@ function framesMode (input: Ctx['input']): FramesMode {
 async function mediaUrl (ctx: Ctx, url: string): Promise<string> {
   if (MEDIA_PATH.test(new URL(url).pathname)) return url
   ctx.stage('Finding the video with yt-dlp')
-  const result = await ctx.exec.run('yt-dlp', ytdlpInfoArgs(url, { playlist: 'single', cookiesFile: ctx.settings.cookies_file }), { network: true, timeoutMs: ctx.settings.timeout_ms, maxStdoutBytes: ctx.settings.max_info_mb * 1024 * 1024 })
-  if (result.exitCode !== 0) throw ytdlpFailure(result.stderr)
-  if (result.stdoutTruncated) throw new UpstreamError(`yt-dlp's answer passed ${ctx.settings.max_info_mb} MB (the max_info_mb setting)`)
-  let items: MediaItem[]
-  try {
-    items = await ctx.extract.call<MediaItem[]>(new URL('../lib/media/info-dict.ts', import.meta.url), 'mediaItemsFromJson', [result.stdout, { inputUrl: url }])
-  } catch (error) {
-    if (error instanceof ExtractionError) throw new UpstreamError(`yt-dlp's answer could not be read (${error.reason})`)
-    throw error
-  }
+  const items = await ytdlpRows<MediaItem>(ctx, { url, playlist: 'single', parser: 'mediaItemsFromJson' })
   const format = items[0] ? bestVideoFormat(items[0].formats, { maxHeight: ctx.settings.max_height }) : null
   if (!format?.url || !/^https?:\/\//i.test(format.url)) throw new InputError('No video stream was found at this link.')
   return format.url

@@ -2,6 +2,7 @@
 // waits up to SYNC_WAIT_SECONDS and answers the site's row plus the job's
 // outcome (job_id, status, error, blocked, refunded), done or failed.
 import { Type, type ToolAlias, type TSchema } from '../../core/tools/contract.ts'
+import { hostOf, websiteUrl } from '../lib/domains.ts'
 
 const FindBody = Type.Object({
   website: Type.String({ minLength: 1, maxLength: 2000 }),
@@ -9,16 +10,6 @@ const FindBody = Type.Object({
   include_phones: Type.Optional(Type.Boolean()),
   include_socials: Type.Optional(Type.Boolean()),
 })
-
-/** The host of a website as given (a bare host or a URL), without www.; '' when it is not an address. */
-function siteDomainOf (website: string): string {
-  const trimmed = website.trim()
-  try {
-    return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`).hostname.replace(/^www\./, '')
-  } catch {
-    return ''
-  }
-}
 
 /** The alias for a tool whose one row per site has the schema `row`. */
 export function findAlias (row: TSchema & { properties: Record<string, TSchema> }): ToolAlias<typeof FindBody> {
@@ -30,7 +21,7 @@ export function findAlias (row: TSchema & { properties: Record<string, TSchema> 
     sync: {
       result: row,
       // A failed crawl answers the same shape with empty lists (the kernel adds the outcome).
-      answer: (rows, body) => rows[0] ?? { website: body.website, domain: siteDomainOf(body.website), pages_scanned: 0, emails: [], phones: [], socials: [], results: [], count: 0 },
+      answer: (rows, body) => rows[0] ?? { website: body.website, domain: hostOf(websiteUrl(body.website)?.href ?? ''), pages_scanned: 0, emails: [], phones: [], socials: [], results: [], count: 0 },
     },
   }
 }

@@ -1,6 +1,7 @@
 // Pure: what one crawled page contributes (scanned by the library's pageScanner(ctx.extract).contacts in the worker pool), and how pages add up to the
 // Website e-mail result of the spec. No I/O here; run.ts feeds it pages.
 import type { ContactScanOptions, PageContacts } from '../lib/contacts.ts'
+import { siteHost, websiteUrl } from '../lib/domains.ts'
 
 // A type alias (not an interface) so a row is assignable to the contract's Record<string, unknown>.
 export type SiteFindings = {
@@ -22,9 +23,6 @@ export const isPriorityPage = (url: string) => {
   try { return PRIORITY_PATH.test(new URL(url).pathname) } catch { return false }
 }
 
-/** The site's registrable-ish host: `www.` dropped so www and apex count as one site. */
-export const siteHost = (host: string) => host.toLowerCase().replace(/^www\./, '')
-
 export function sameSite (url: string, host: string): boolean {
   try {
     const u = new URL(url)
@@ -34,9 +32,8 @@ export function sameSite (url: string, host: string): boolean {
 
 /** A bare host or URL as given → the URL to start from. */
 export function startUrlOf (website: string): URL {
-  const trimmed = website.trim()
-  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`
-  const url = new URL(withScheme)
+  const url = websiteUrl(website)
+  if (!url) throw new Error('not a website address')
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('only http and https sites can be crawled')
   url.hash = ''
   return url

@@ -3,7 +3,8 @@
 // pages first; stops at max_pages. Pages go to SiteFindingsBuilder (pure).
 import { BlockedTargetError, ExtractionError, MissingCredentialError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
 import { pageScanner, type PageContacts } from '../lib/page-scanner.ts'
-import { isPriorityPage, MAX_CONTACTS_PER_SITE, sameSite, SiteFindingsBuilder, siteHost, startUrlOf, type SiteFindings, type sitemapLocations } from './findings.ts'
+import { siteHost } from '../lib/domains.ts'
+import { isPriorityPage, MAX_CONTACTS_PER_SITE, sameSite, SiteFindingsBuilder, startUrlOf, type SiteFindings, type sitemapLocations } from './findings.ts'
 import type { WebemailSettings } from './settings.ts'
 
 export interface WebemailInput {

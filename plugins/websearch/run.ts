@@ -4,7 +4,8 @@
 import { batchOf, InputError, ToolBlockedError, type ToolContext } from '../../core/tools/contract.ts'
 import { choiceFor, type EngineChoice } from './engine-catalog.ts'
 import { EngineHealth, createEngineHealth } from './engine-health.ts'
-import { domainOf, type SerpPage } from './extract/serp-page.ts'
+import type { SerpPage } from './extract/serp-page.ts'
+import { hostOf } from '../lib/domains.ts'
 import { pageScanner } from '../lib/page-scanner.ts'
 import { scrapePages, type PageExtractor, type ScrapedPage } from './page-scraper.ts'
 import { searchWeb } from './search.ts'
@@ -68,7 +69,7 @@ async function scrapeKnownUrls (ctx: WebsearchContext, deps: RunDeps, urls: stri
   await scrapePages(urls.slice(0, limit), scrapeOptions(ctx, deps), async (page, index) => {
     ctx.stage(`scraped ${index + 1} of ${limit} pages`)
     if (page.text !== null) readable++
-    const kept = await ctx.push([{ position: index + 1, url: page.url, domain: domainOf(page.final_url ?? page.url), title: page.title, ...pageFields(page) }])
+    const kept = await ctx.push([{ position: index + 1, url: page.url, domain: hostOf(page.final_url ?? page.url), title: page.title, ...pageFields(page) }])
     return kept > 0 && ctx.remaining() > 0
   })
   if (limit > 0 && readable === 0) ctx.warn('None of the pages could be read as HTML; each row says why (HTTP status, content type or fetch error).')

@@ -18,8 +18,8 @@ const PARSERS = {
 export interface InfoRequest {
   url: string
   playlist: NonNullable<InfoArgsOptions['playlist']>
-  /** Entries at most, for a playlist (the run's remaining rows). */
-  maxItems: number
+  /** Entries at most, for a playlist (the run's remaining rows); a single item has none. */
+  maxItems?: number
   parser: keyof typeof PARSERS
 }
 

@@ -96,8 +96,6 @@ export function unwrapRedirect (absoluteUrl: string): string {
   return absoluteUrl
 }
 
-/** The host of a URL without `www.`, lower-cased; '' when it does not parse (the plugin library's reader). */
-export const domainOf = hostOf
 
 export interface RawResult { title: string, href: string | null | undefined, snippet?: string }
 
@@ -114,7 +112,7 @@ export function buildResults (raw: RawResult[], pageUrl: string, options: { excl
     if (!title || !absolute) continue
     const url = unwrapRedirect(absolute)
     if (!/^https?:\/\//.test(url)) continue
-    const domain = domainOf(url)
+    const domain = hostOf(url)
     if (!domain) continue
     if (options.excludeHosts && options.excludeHosts.test(new URL(url).hostname)) continue
     if (seen.has(url)) continue

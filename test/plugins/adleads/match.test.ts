@@ -1,15 +1,16 @@
 // The lead finder's pure matching: whose ads are whose, own domains, verdicts.
 import t from 'tap'
-import { domainOf, googleVerdict, metaAdsOf, namesMatch, ownDomain } from '../../../plugins/adleads/match.ts'
+import { siteDomain } from '../../../plugins/lib/domains.ts'
+import { googleVerdict, metaAdsOf, namesMatch, ownDomain } from '../../../plugins/adleads/match.ts'
 
 t.test('names, domains and own sites', async t => {
   t.ok(namesMatch('Bright Smile Dental', 'Bright Smile Dental PLLC'.replace(' PLLC', ' LLC')))
   t.ok(namesMatch("Joe's Pizza", 'JOES PIZZA'))
   t.notOk(namesMatch('Austin Family Dentistry', 'Family Dentistry Supplies'))
-  t.equal(domainOf('https://www.Example.com/contact'), 'example.com')
-  t.equal(domainOf('example.org'), 'example.org')
-  t.equal(domainOf('mailto:x@y.z'), null)
-  t.equal(domainOf('example.com:8080/x'), 'example.com')
+  t.equal(siteDomain('https://www.Example.com/contact'), 'example.com')
+  t.equal(siteDomain('example.org'), 'example.org')
+  t.equal(siteDomain('mailto:x@y.z'), null)
+  t.equal(siteDomain('example.com:8080/x'), 'example.com')
   t.equal(ownDomain('https://www.facebook.com/somepage'), null)
   t.equal(ownDomain('https://shop.example.com'), 'shop.example.com')
 })

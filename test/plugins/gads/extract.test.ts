@@ -2,9 +2,10 @@
 // modelled on public scrapers' shapes (see fixtures.ts).
 import t from 'tap'
 import {
-  bareDomain, creativesRequest, looksBlocked, namesMatch, parseCreatives, parseRpcBody, parseSuggestions, regionCode, suggestionsRequest,
+  creativesRequest, looksBlocked, namesMatch, parseCreatives, parseRpcBody, parseSuggestions, regionCode, suggestionsRequest,
 } from '../../../plugins/gads/extract.ts'
 import { creative, suggestionAdvertiser, suggestionDomain } from './fixtures.ts'
+import { siteDomain } from '../../../plugins/lib/domains.ts'
 
 t.test('SearchSuggestions answers: advertisers with count ranges, domain suggestions', async t => {
   const s = parseSuggestions({ 1: [
@@ -52,9 +53,9 @@ t.test('request payloads, the )]}\' prefix, block pages, regions, names and doma
   t.ok(namesMatch('Acme Coffee', 'Acme Coffee Roasters Inc.'))
   t.notOk(namesMatch('Acme Coffee', 'Acme Tools GmbH'))
   t.ok(namesMatch('bluebottle', 'Blue Bottle'), 'joined words')
-  t.equal(bareDomain('https://www.Acme.com/about'), 'acme.com')
-  t.equal(bareDomain('acme.co.uk'), 'acme.co.uk')
-  t.equal(bareDomain('not a domain'), null)
-  t.equal(bareDomain('mailto:someone@acme.com'), null)
-  t.equal(bareDomain('acme.com:8080'), 'acme.com')
+  t.equal(siteDomain('https://www.Acme.com/about'), 'acme.com')
+  t.equal(siteDomain('acme.co.uk'), 'acme.co.uk')
+  t.equal(siteDomain('not a domain'), null)
+  t.equal(siteDomain('mailto:someone@acme.com'), null)
+  t.equal(siteDomain('acme.com:8080'), 'acme.com')
 })

@@ -8,15 +8,6 @@ import { YtThumbsSettingsSchema } from './settings.ts'
 /** Videos per call: each is a few HEAD requests; the per-run row ceiling spans them all. */
 export const MAX_VIDEOS = 200
 
-/** The image host's names, best first, with the size YouTube makes each at. */
-export const THUMBNAIL_QUALITIES = [
-  { quality: 'maxres', file: 'maxresdefault', width: 1280, height: 720 },
-  { quality: 'sd', file: 'sddefault', width: 640, height: 480 },
-  { quality: 'hq', file: 'hqdefault', width: 480, height: 360 },
-  { quality: 'mq', file: 'mqdefault', width: 320, height: 180 },
-  { quality: 'default', file: 'default', width: 120, height: 90 },
-] as const
-
 const Quality = Type.Union([Type.Literal('maxres'), Type.Literal('sd'), Type.Literal('hq'), Type.Literal('mq'), Type.Literal('default')])
 
 export const ytThumbsRow = Type.Object({

@@ -7,8 +7,17 @@
 import { batchOf, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { imageSize, youtubeVideoId, youtubeWatchUrl } from '../lib/media/index.ts'
 import { ImageKeeper } from '../lib/media-tools/stored-image.ts'
-import { THUMBNAIL_QUALITIES, type ytThumbsInput, type ytThumbsRow } from './index.ts'
+import type { ytThumbsInput, ytThumbsRow } from './index.ts'
 import type { YtThumbsSettings } from './settings.ts'
+
+/** The image host's names, best first, with the size YouTube makes each at. */
+const THUMBNAIL_QUALITIES = [
+  { quality: 'maxres', file: 'maxresdefault', width: 1280, height: 720 },
+  { quality: 'sd', file: 'sddefault', width: 640, height: 480 },
+  { quality: 'hq', file: 'hqdefault', width: 480, height: 360 },
+  { quality: 'mq', file: 'mqdefault', width: 320, height: 180 },
+  { quality: 'default', file: 'default', width: 120, height: 90 },
+] as const
 
 type Row = Static<typeof ytThumbsRow>
 type Ctx = ToolContext<RunInput<typeof ytThumbsInput>, Row, YtThumbsSettings>

@@ -39,3 +39,50 @@ t.test('kernel-imports-no-feature: a kernel file that imports a feature fails wi
   t.notMatch(out, /core\/app\.ts →/, 'the composition root may')
   t.notMatch(out, /core\/features\/web\/feature\.ts →/, 'a feature may import a feature')
 })
+
+t.test('the layer, circle and plugin rules: each broken one fails with its name', async t => {
+  const dir = tempDir(t)
+  const files: Record<string, string> = {
+    'core/errors.ts': 'export const badRequest = (detail: string) => new Error(detail)\n',
+    'core/route-defaults.ts': 'export const routeDefaults = () => {}\n',
+    // The domain imports a service (the jobs service) and the HTTP layer (route defaults).
+    'core/tools/registry.ts': 'import { JobService } from \'../jobs/job-service.ts\'\nimport { routeDefaults } from \'../route-defaults.ts\'\nexport const registry = [JobService, routeDefaults]\n',
+    // A service imports the HTTP layer (a routes file) and the composition root.
+    'core/jobs/job-service.ts': 'import { badRequest } from \'../errors.ts\'\nimport { jobRoutes } from \'./routes.ts\'\nimport { buildApp } from \'../app.ts\'\nexport class JobService { x = [badRequest, jobRoutes, buildApp] }\n',
+    'core/jobs/routes.ts': 'import { JobService } from \'./job-service.ts\'\nexport const jobRoutes = () => new JobService()\n',
+    'core/app.ts': 'import { jobRoutes } from \'./jobs/routes.ts\'\nexport const buildApp = () => jobRoutes\n',
+    // A circle closed by a type-only import still counts in the kernel.
+    'core/accounts/a.ts': 'import type { B } from \'./b.ts\'\nexport interface A { b?: B }\n',
+    'core/accounts/b.ts': 'import type { A } from \'./a.ts\'\nexport interface B { a?: A }\n',
+    // The kernel imports a plugin.
+    'core/agent/guide.ts': 'import tool from \'../../plugins/one/index.ts\'\nexport const guide = tool\n',
+    'core/tools/contract.ts': 'export const defineTool = (x: unknown) => x\n',
+    // A plugin: its run.ts takes types from index.ts (allowed), imports the contract and the library (allowed),
+    // a kernel file that is not the contract, and another plugin's folder (both refused).
+    'plugins/one/index.ts': 'import { defineTool } from \'../../core/tools/contract.ts\'\nexport interface OneRow { a: string }\nexport default defineTool({ run: async () => (await import(\'./run.ts\')).run() })\n',
+    'plugins/one/run.ts': 'import type { OneRow } from \'./index.ts\'\nimport { helper } from \'../lib/helper.ts\'\nimport { badRequest } from \'../../core/errors.ts\'\nimport { two } from \'../two/index.ts\'\nexport const run = (): OneRow[] => [{ a: String([helper, badRequest, two]) }]\n',
+    'plugins/two/index.ts': 'import { three } from \'./three.ts\'\nexport const two = 2\nexport const also = three\n',
+    // A circle at run time in a plugin is refused.
+    'plugins/two/three.ts': 'import { two } from \'./index.ts\'\nexport const three = two + 1\n',
+    'plugins/lib/helper.ts': 'export const helper = 1\n',
+  }
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  const run = depcruise(dir, 'core', 'plugins')
+  t.not(run.status, 0, 'the run fails')
+  const out = run.stdout + run.stderr
+  t.match(out, /domain-imports-no-service: core\/tools\/registry\.ts → core\/jobs\/job-service\.ts/)
+  t.match(out, /domain-imports-no-http: core\/tools\/registry\.ts → core\/route-defaults\.ts/)
+  t.match(out, /service-imports-no-http: core\/jobs\/job-service\.ts → core\/jobs\/routes\.ts/)
+  t.match(out, /kernel-imports-no-composition-root: core\/jobs\/job-service\.ts → core\/app\.ts/)
+  t.match(out, /no-circular: core\/accounts\/(a|b)\.ts/, 'a type-only circle in the kernel')
+  t.match(out, /kernel-imports-no-plugin: core\/agent\/guide\.ts → plugins\/one\/index\.ts/)
+  t.match(out, /plugins-import-only-contract-and-lib: plugins\/one\/run\.ts → core\/errors\.ts/)
+  t.match(out, /plugins-import-only-contract-and-lib: plugins\/one\/run\.ts → plugins\/two\/index\.ts/)
+  t.notMatch(out, /plugins\/one\/run\.ts → plugins\/lib\/helper\.ts/, 'the plugin library is allowed')
+  t.notMatch(out, /plugins\/one\/index\.ts → core\/tools\/contract\.ts/, 'the contract is allowed')
+  t.match(out, /no-circular-at-run-time: plugins\/two\/(index|three)\.ts/)
+  t.notMatch(out, /no-circular-at-run-time: plugins\/one\//, 'run.ts may take its types from index.ts')
+})

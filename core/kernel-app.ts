@@ -57,7 +57,7 @@ export function proxyTrust (setting: AppConfig['trustProxy']): false | string[] 
 
 /**
  * One access line per request, written when it is answered, instead of
- * fastify's two (on arrival, then on answer): the answer's line now says all
+ * fastify's two (on arrival, then on answer): the answer's line says all
  * the arrival's did (method, URL, client address), and the two together were
  * about a sixth of a hot request's cost at the default level (scripts/bench/README.md).
  *

@@ -81,9 +81,9 @@ export class BullJobQueue implements JobQueue {
       keepErrorListener(bullConnection(worker, 'connection'), afterClose)
       keepErrorListener(bullConnection(worker, 'blockingConnection'), afterClose)
       // Run once its connections are ready, not at once (BullMQ's autorun): the
-      // run starts the stalled-job check, whose first pass waits for Redis; a
-      // worker closed before it was ever ready had that pass fail after the
-      // close, which then armed its 30 s timer, keeping the closed process alive.
+      // run starts the stalled-job check, whose first pass waits for Redis; for a
+      // worker closed before it is ever ready, that pass would fail after the
+      // close and arm its 30 s timer, keeping the closed process alive.
       // A run asked for after the close does nothing.
       worker.waitUntilReady().then(() => worker.run()).catch((err: Error) => {
         if (!this.closed) logger.error({ err }, 'the job worker stopped: this process takes no more jobs off the Redis queue')

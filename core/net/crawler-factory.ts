@@ -29,10 +29,10 @@
 //   before each request and hop, but cannot be pinned.
 // The crawler's HTTP client (crawlee's `httpClient` option, see
 // GuardedCrawlerHttpClient below) is got-scraping with four changes:
-// - No ALPN probe. For https URLs got-scraping's header generator used to open
-//   a TLS connection of its own (to choose HTTP/2 or HTTP/1.1 headers) with the
+// - No ALPN probe. For https URLs got-scraping's header generator opens a TLS
+//   connection of its own (to choose HTTP/2 or HTTP/1.1 headers) with the
 //   system resolver, outside the pinned lookup: a host answering a public
-//   address to the guard and a private one to the probe reached the inside.
+//   address to the guard and a private one to the probe would reach the inside.
 //   Requests are HTTP/1.1 (`http2: false`), so the probe's answer is known
 //   beforehand: the generator is called here for HTTP/1 headers and
 //   got-scraping's own (probing) header hook is switched off.

@@ -10,7 +10,7 @@
 // - anything else (the extractor broke, the video was removed or is "unavailable",
 //   which YouTube also says to servers it is throttling, a network failure)
 //   → UpstreamError (refunded).
-import { InputError, ToolBlockedError, UpstreamError, type JobOutcomeError } from '../tools/contract.ts'
+import { InputError, ToolBlockedError, UpstreamError, type JobOutcomeError } from '../tools/contract/outcomes.ts'
 
 // Checked in this order: a private video also says "Sign in if you've been granted access".
 const INPUT_PATTERNS: RegExp[] = [

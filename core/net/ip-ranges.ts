@@ -16,11 +16,6 @@ export function unbracketHost (host: string): string {
   return zone === -1 ? inner : inner.slice(0, zone)
 }
 
-/** True when the string is an IPv4 or IPv6 literal (brackets and zone ids allowed). */
-export function isIpLiteral (host: string): boolean {
-  return isIP(unbracketHost(host)) !== 0
-}
-
 function parseIPv4 (text: string): number[] {
   return text.split('.').map(Number)
 }

@@ -5,7 +5,7 @@ type Json = Record<string, unknown>
 
 import { namesMatch } from '../lib/business-names.ts'
 import { siteDomain } from '../lib/domains.ts'
-export { nameTokens, namesMatch } from '../lib/business-names.ts'
+export { namesMatch } from '../lib/business-names.ts'
 
 /** example.com from a listing's website, or null (the plugin library's reader). */
 

@@ -34,7 +34,7 @@ export function domainOfInput (input: string): DomainOfInput {
 }
 
 /** The domain itself, then each parent with at least two labels: a.b.example.com → b.example.com → example.com. */
-export function selfAndParents (domain: string): string[] {
+function selfAndParents (domain: string): string[] {
   const labels = domain.split('.')
   const out: string[] = []
   for (let i = 0; i < labels.length - 1; i++) out.push(labels.slice(i).join('.'))
@@ -43,7 +43,7 @@ export function selfAndParents (domain: string): string[] {
 
 // ---------------------------------------------------------------- matching
 
-export type DisposableReason =
+type DisposableReason =
   | 'deny_list'
   | 'allow_list'
   | 'listed'

@@ -2,7 +2,7 @@
 // `settings` of the `disposable` entry): one TypeBox schema with the defaults.
 // The kernel fills the defaults in and validates at boot, so a setting of the
 // wrong type stops the boot naming it; runs read it as ctx.settings.
-import { Type, type Static } from '../../core/tools/contract.ts'
+import { Type } from '../../core/tools/contract.ts'
 
 /** A domain or host name as an operator writes it: one word, no blanks. */
 const names = (description: string) => Type.Array(Type.String({ pattern: '^\\S+$' }), { default: [], description })
@@ -16,4 +16,3 @@ export const DisposableSettingsSchema = Type.Object({
   dns_tries: Type.Integer({ minimum: 1, maximum: 10, default: 2, description: 'Tries per MX query.' }),
 }, { additionalProperties: false })
 
-export type DisposableSettings = Static<typeof DisposableSettingsSchema>

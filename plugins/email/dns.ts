@@ -9,9 +9,9 @@
 import { isIP } from 'node:net'
 import { DnsLookupError, type DnsResolver } from '../../core/tools/contract.ts'
 
-export interface MailHost { host: string, priority: number }
+interface MailHost { host: string, priority: number }
 
-export type MailHostOutcome =
+type MailHostOutcome =
   /** MX records found; hosts are sorted by preference. */
   | 'mx'
   /** No MX: the domain's own A/AAAA records receive mail (RFC 5321 section 5.1). */
@@ -43,7 +43,7 @@ const isNoData = (code: string) => code === 'ENODATA'
 const isNxDomain = (code: string) => code === 'ENOTFOUND'
 
 /** Sorts by preference, then by name so equal preferences give a stable order. */
-export function sortMx (records: readonly { exchange: string, priority: number }[]): MailHost[] {
+function sortMx (records: readonly { exchange: string, priority: number }[]): MailHost[] {
   return records
     .map(r => ({ host: r.exchange.replace(/\.$/, '').toLowerCase(), priority: r.priority }))
     .sort((a, b) => a.priority - b.priority || a.host.localeCompare(b.host))

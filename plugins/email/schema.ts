@@ -28,7 +28,7 @@ export const EmailStatus = Type.Union([
 ])
 export type EmailStatus = Static<typeof EmailStatus>
 
-export const SyntaxCheck = Type.Object({
+const SyntaxCheck = Type.Object({
   valid: Type.Boolean(),
   reason: Type.String(),
   normalized: Nullable(Type.String()),

@@ -83,7 +83,7 @@ export class SmtpError extends Error {
   }
 }
 
-export class SmtpProtocolError extends SmtpError {
+class SmtpProtocolError extends SmtpError {
   constructor (message: string) {
     super(message, 'protocol')
     this.name = 'SmtpProtocolError'

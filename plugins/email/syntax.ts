@@ -25,7 +25,7 @@ export interface SyntaxResult {
   literal_ip: string | null
 }
 
-export type SyntaxReason =
+type SyntaxReason =
   | 'ok'
   | 'empty'
   | 'too_long'
@@ -51,9 +51,9 @@ export type SyntaxReason =
 // RFC 5321 section 4.5.3.1.1 (local part), 4.5.3.1.3 (path 256 octets, so 254
 // for the address without angle brackets: RFC 3696 erratum 1690) and RFC 1035
 // (255 octets on the wire = 253 characters in text form).
-export const MAX_LOCAL_OCTETS = 64
-export const MAX_ADDRESS_OCTETS = 254
-export const MAX_DOMAIN_CHARS = 253
+const MAX_LOCAL_OCTETS = 64
+const MAX_ADDRESS_OCTETS = 254
+const MAX_DOMAIN_CHARS = 253
 const MAX_LABEL_CHARS = 63
 // Refuse to look at absurdly long input before doing any work on it.
 const MAX_INPUT_CHARS = 1024

@@ -56,7 +56,7 @@ const DNS_PARALLELISM = 16
 // ---------------------------------------------------------------- verdicts
 
 /** The row status an SMTP answer implies (RFC 5321 section 4.2 reply codes, RFC 3463 enhanced codes). */
-export function decideFromProbe (probe: RecipientProbe, catchAll: CatchAllCheck | null, disposable: boolean): { status: EmailStatus, reason: string } {
+function decideFromProbe (probe: RecipientProbe, catchAll: CatchAllCheck | null, disposable: boolean): { status: EmailStatus, reason: string } {
   const { code, enhanced, stage } = probe
   if (stage === 'mail_from') {
     // Our sender was refused: that says nothing about the recipient.
@@ -81,7 +81,7 @@ export function decideFromProbe (probe: RecipientProbe, catchAll: CatchAllCheck 
 }
 
 /** The row status when no SMTP session could be opened. */
-export function decideFromSessionError (error: SmtpError): { status: EmailStatus, reason: string } {
+function decideFromSessionError (error: SmtpError): { status: EmailStatus, reason: string } {
   switch (error.kind) {
     case 'timeout': return { status: 'unknown', reason: 'smtp_timeout' }
     case 'connect': return { status: 'unknown', reason: 'smtp_unreachable' }
@@ -403,7 +403,7 @@ function chunk<T> (items: T[], size: number): T[][] {
   return out
 }
 
-export function prepareCandidate (input: string): Candidate {
+function prepareCandidate (input: string): Candidate {
   const syntax = checkEmailSyntax(input)
   return {
     input,

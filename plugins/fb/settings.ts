@@ -4,7 +4,7 @@
 import { Type, type Static } from '../../core/tools/contract.ts'
 
 /** The page fields asked of the Graph API (each maps to a row field; see README.md). */
-export const DEFAULT_GRAPH_FIELDS = [
+const DEFAULT_GRAPH_FIELDS = [
   'id', 'name', 'username', 'link', 'category', 'category_list', 'about', 'description', 'general_info', 'website', 'phone',
   'emails', 'single_line_address', 'location', 'fan_count', 'followers_count', 'talking_about_count', 'verification_status',
   'picture.type(large)', 'cover',

@@ -7,7 +7,7 @@ import { isRecord, textOf, type Json } from '../lib/json.ts'
 
 const isObject = isRecord
 
-export interface Range { lower: number | null, upper: number | null }
+interface Range { lower: number | null, upper: number | null }
 
 export interface AdRow {
   ad_id: string | null

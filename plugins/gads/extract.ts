@@ -38,7 +38,6 @@ export function regionCode (iso: string): number | null {
   const n = ISO_NUMERIC[iso.toUpperCase()]
   return n === undefined ? null : 2000 + n
 }
-export const knownRegions = (): string[] => Object.keys(ISO_NUMERIC)
 
 // ---------------------------------------------------------------- requests
 
@@ -102,7 +101,7 @@ export function parseSuggestions (body: unknown): Suggestions {
   return out
 }
 
-export type AdFormat = 'text' | 'image' | 'video' | 'unknown'
+type AdFormat = 'text' | 'image' | 'video' | 'unknown'
 
 export interface Creative {
   advertiser_id: string | null
@@ -150,5 +149,5 @@ export function parseCreatives (body: unknown): { creatives: Creative[], nextPag
 
 // ---------------------------------------------------------------- matching
 
-export { nameTokens, namesMatch } from '../lib/business-names.ts'
+export { namesMatch } from '../lib/business-names.ts'
 

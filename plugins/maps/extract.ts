@@ -31,7 +31,7 @@ const int = (v: unknown): number | null => {
   return n === null ? null : Math.round(n)
 }
 /** "car_repair" → "Car repair": type ids made readable. */
-export const humanise = (id: string): string => {
+const humanise = (id: string): string => {
   const s = id.replace(/_/g, ' ').trim()
   return s.charAt(0).toUpperCase() + s.slice(1)
 }

@@ -9,7 +9,7 @@ interface TagRule { match: RegExp, filters: string[] }
 const EATERY = '["amenity"~"^(restaurant|fast_food|cafe)$"]'
 const cuisine = (c: string) => `${EATERY}["cuisine"~"${c}",i]`
 
-export const TAG_RULES: TagRule[] = [
+const TAG_RULES: TagRule[] = [
   { match: /\bvegan/, filters: [`${EATERY}["diet:vegan"~"^(yes|only)$"]`, cuisine('vegan')] },
   { match: /\bvegetarian/, filters: [`${EATERY}["diet:vegetarian"~"^(yes|only)$"]`, cuisine('vegetarian')] },
   { match: /\bpizz/, filters: [cuisine('pizza')] },

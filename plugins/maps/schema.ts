@@ -2,10 +2,10 @@
 // and the listing row.
 import { Defaulted, Type, type RunInput, type Static } from '../../core/tools/contract.ts'
 
-export const SOURCE_CHOICES = ['auto', 'serper', 'serpapi', 'google_places', 'osm'] as const
+const SOURCE_CHOICES = ['auto', 'serper', 'serpapi', 'google_places', 'osm'] as const
 
 /** Searches per call: each is one map search; the per-run row ceiling spans them all. */
-export const MAX_SEARCHES = 50
+const MAX_SEARCHES = 50
 
 /** One search text, or a list of them (each searched in turn, rows naming theirs). */
 const searchText = (description: string) => Type.Optional(Type.Union([
@@ -32,7 +32,7 @@ export type MapsInput = RunInput<typeof mapsInput>
 const nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Number> | ReturnType<typeof Type.Integer>>(schema: T, description: string) =>
   Type.Union([schema, Type.Null()], { description })
 
-export const socialSchema = Type.Object({ platform: Type.String(), url: Type.String(), host: Type.String() })
+const socialSchema = Type.Object({ platform: Type.String(), url: Type.String(), host: Type.String() })
 
 export const mapsRow = Type.Object({
   query: Type.String({ description: 'The query or prompt (as given) whose search found this listing.' }),

@@ -5,7 +5,7 @@ import { Type, type Static } from '../../core/tools/contract.ts'
 
 const ms = (fallback: number, max: number, description: string) => Type.Integer({ minimum: 0, maximum: max, default: fallback, description })
 
-export const DEFAULT_OSM_USER_AGENT = 'extraction-jobs/1.0 (self-hosted data-extraction service, maps tool; contact: operator@example.invalid)'
+const DEFAULT_OSM_USER_AGENT = 'extraction-jobs/1.0 (self-hosted data-extraction service, maps tool; contact: operator@example.invalid)'
 
 export const MapsSettingsSchema = Type.Object({
   sources: Type.Array(Type.Union([Type.Literal('serper'), Type.Literal('serpapi'), Type.Literal('google_places'), Type.Literal('osm')]), { minItems: 1, default: ['serper', 'serpapi', 'google_places', 'osm'], description: 'Sources tried, in this order.' }),

@@ -26,7 +26,7 @@ export interface SearchPlan {
 }
 
 
-export const DEFAULT_URLS: Record<string, string> = {
+const DEFAULT_URLS: Record<string, string> = {
   serper: 'https://google.serper.dev',
   serpapi: 'https://serpapi.com',
   google_places: 'https://places.googleapis.com',
@@ -80,7 +80,7 @@ const pageCap = (ctx: MapsContext, fallback: number) => ctx.settings.max_pages_p
 // ------------------------------------------------------------------ Serper
 
 /** Serper: POST {base}/places (or /maps) with X-API-KEY; `page` from 1. */
-export async function * serperPages (ctx: MapsContext, plan: SearchPlan): AsyncGenerator<MapsListing[]> {
+async function * serperPages (ctx: MapsContext, plan: SearchPlan): AsyncGenerator<MapsListing[]> {
   const key = ctx.upstream.requireCredential('serper', 'Maps search through Serper')
   const endpoint = ctx.settings.serper_endpoint
   for (let page = 1; page <= pageCap(ctx, 5); page++) {
@@ -101,7 +101,7 @@ export async function * serperPages (ctx: MapsContext, plan: SearchPlan): AsyncG
 // ------------------------------------------------------------------ SerpApi
 
 /** SerpApi: GET {base}/search.json?engine=google_maps&type=search; 20 a page, `start` = 0, 20, 40… */
-export async function * serpApiPages (ctx: MapsContext, plan: SearchPlan): AsyncGenerator<MapsListing[]> {
+async function * serpApiPages (ctx: MapsContext, plan: SearchPlan): AsyncGenerator<MapsListing[]> {
   const key = ctx.upstream.requireCredential('serpapi', 'Maps search through SerpApi')
   for (let page = 0; page < pageCap(ctx, 5); page++) {
     const params = new URLSearchParams({ engine: 'google_maps', type: 'search', q: plan.search })
@@ -205,7 +205,7 @@ async function * placesLegacyPages (ctx: MapsContext, plan: SearchPlan, key: str
   }
 }
 
-export async function * googlePlacesPages (ctx: MapsContext, plan: SearchPlan): AsyncGenerator<MapsListing[]> {
+async function * googlePlacesPages (ctx: MapsContext, plan: SearchPlan): AsyncGenerator<MapsListing[]> {
   const key = ctx.upstream.requireCredential('google_places', 'Maps search through Google Places')
   yield * (ctx.settings.google_places_api === 'legacy' ? placesLegacyPages(ctx, plan, key) : placesNewPages(ctx, plan, key))
 }
@@ -258,7 +258,7 @@ async function overpass (ctx: MapsContext, ql: string): Promise<MapsListing[]> {
  * business but found too few, a name search tops them up (and stands alone
  * when no tag rule applies).
  */
-export async function * osmPages (ctx: MapsContext, plan: SearchPlan): AsyncGenerator<MapsListing[]> {
+async function * osmPages (ctx: MapsContext, plan: SearchPlan): AsyncGenerator<MapsListing[]> {
   if (!plan.where) throw new InputError('OpenStreetMap search needs a place: say where (e.g. "dentists in Austin TX") or pass location.')
   const place = await geocode(ctx, plan.where, plan.country)
   if (!place) {
@@ -288,7 +288,7 @@ export const SOURCE_PAGES: Record<SourceName, (ctx: MapsContext, plan: SearchPla
 
 // ------------------------------------------------------------------ helpers
 
-export async function sleep (ms: number, signal: AbortSignal): Promise<void> {
+async function sleep (ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0) return
   await wait(ms, undefined, { signal })
 }

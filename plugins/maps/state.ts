@@ -13,7 +13,7 @@ import type { GeocodedPlace } from './extract.ts'
  * per process). Spacing from the end (not the start) keeps the gap the server
  * sees at or above the interval even when connection set-up delays a request.
  */
-export class HostRateLimiter {
+class HostRateLimiter {
   /** `maxTurnMs`: longer than one request may take (its timeout), so a live request never loses its turn. */
   constructor (private readonly shared: SharedState, private readonly maxTurnMs?: number) {}
 
@@ -27,7 +27,7 @@ export class HostRateLimiter {
   }
 }
 
-export class GeocodeCache {
+class GeocodeCache {
   private readonly entries = new Map<string, { at: number, place: GeocodedPlace | null }>()
   constructor (private readonly maxEntries = 500, private readonly now: () => number = Date.now) {}
 

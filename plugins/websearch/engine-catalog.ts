@@ -10,7 +10,7 @@ export type EngineId = typeof ENGINE_IDS[number]
 export const ENGINE_CHOICES = ['auto', 'duckduckgo', 'bing', 'brave', 'mojeek', 'yahoo', 'google', 'serper', 'serpapi', 'google_cse'] as const
 export type EngineChoice = typeof ENGINE_CHOICES[number]
 
-export const PROVIDERS = ['serper', 'serpapi', 'google_cse'] as const
+const PROVIDERS = ['serper', 'serpapi', 'google_cse'] as const
 export type ProviderId = typeof PROVIDERS[number]
 
 /**
@@ -40,7 +40,7 @@ export const PROVIDER_CREDENTIALS: Record<ProviderId, Array<{ name: string, vari
   google_cse: [{ name: 'google_cse', variable: 'GOOGLE_CSE_API_KEY' }, { name: 'google_cse_cx', variable: 'GOOGLE_CSE_ID' }],
 }
 
-export const isProvider = (engine: EngineId): engine is ProviderId => (PROVIDERS as readonly string[]).includes(engine)
+const isProvider = (engine: EngineId): engine is ProviderId => (PROVIDERS as readonly string[]).includes(engine)
 
 export type CredentialLookup = (name: string) => string | undefined
 

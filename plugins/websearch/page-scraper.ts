@@ -7,7 +7,6 @@ import { ExtractionError, type HttpClient } from '../../core/tools/contract.ts'
 
 // A type-only import: this file must not load the DOM library at boot.
 import type { PageContent as ExtractedPage } from '../lib/page.ts'
-export type { ExtractedPage }
 /** pageScanner(ctx.extract).page (pooled) in a run; the library's extractPage itself in tests and scripts. */
 export type PageExtractor = (html: string, url: string) => ExtractedPage | Promise<ExtractedPage>
 
@@ -66,7 +65,7 @@ function emptyPage (url: string, fields: Partial<ScrapedPage>): ScrapedPage {
   }
 }
 
-export async function scrapePage (url: string, options: ScrapeOptions): Promise<ScrapedPage> {
+async function scrapePage (url: string, options: ScrapeOptions): Promise<ScrapedPage> {
   const target = normaliseTargetUrl(url)
   if (!target) return emptyPage(url, { error: 'not an http(s) URL' })
   let response: Response

@@ -29,7 +29,7 @@ const ENGINES_MODULE = new URL('./engines.ts', import.meta.url)
  * (a script driving run directly) gets one for this run only, never a shared
  * module-level instance.
  */
-export function healthFrom (ctx: WebsearchContext): EngineHealth {
+function healthFrom (ctx: WebsearchContext): EngineHealth {
   if (ctx.state instanceof EngineHealth) return ctx.state
   ctx.log.debug('websearch: no ctx.state; engine health is kept for this run only')
   return createEngineHealth({ cooldownSeconds: ctx.settings.cooldown_ms / 1000, googleCooldownSeconds: ctx.settings.google_cooldown_ms / 1000 })

@@ -17,7 +17,7 @@ export interface SearchDeps {
   parse?: (engine: EngineId, body: string, finalUrl: string) => Promise<SerpPage>
 }
 
-export interface EngineAttempt { engine: EngineId, outcome: 'ok' | 'blocked' | 'error' | 'skipped', reason: string }
+interface EngineAttempt { engine: EngineId, outcome: 'ok' | 'blocked' | 'error' | 'skipped', reason: string }
 
 export interface SearchOutcome {
   engine: EngineId
@@ -37,7 +37,7 @@ type PageOutcome = { kind: 'page', page: SerpPage } | { kind: 'blocked', reason:
  * `www.`, trailing slash, fragment, tracking parameters and parameter order
  * do not matter.
  */
-export function normalisedUrlKey (url: string): string {
+function normalisedUrlKey (url: string): string {
   try {
     const u = new URL(url)
     const params = [...u.searchParams.entries()]

@@ -2,12 +2,12 @@
 // only their types, so the worker pool that runs it loads no TypeBox.
 import { Nullable, Type, type Static } from '../../core/tools/contract.ts'
 
-export const thumbnailSchema = Type.Object({ url: Type.String(), width: Nullable(Type.Integer()), height: Nullable(Type.Integer()) })
-export const chapterSchema = Type.Object({ title: Type.String(), start_seconds: Type.Integer() })
-export const linkSchema = Type.Object({ title: Nullable(Type.String()), url: Type.String() })
+const thumbnailSchema = Type.Object({ url: Type.String(), width: Nullable(Type.Integer()), height: Nullable(Type.Integer()) })
+const chapterSchema = Type.Object({ title: Type.String(), start_seconds: Type.Integer() })
+const linkSchema = Type.Object({ title: Nullable(Type.String()), url: Type.String() })
 
 /** A video: everything on a video row; list items (a channel's tab, a playlist) fill what the list shows. */
-export const videoFieldsSchema = Type.Object({
+const videoFieldsSchema = Type.Object({
   video_id: Type.String(),
   url: Type.String(),
   title: Nullable(Type.String()),
@@ -31,7 +31,7 @@ export const videoFieldsSchema = Type.Object({
 })
 
 /** A channel's own figures (the header, then the about panel). */
-export const channelFieldsSchema = Type.Object({
+const channelFieldsSchema = Type.Object({
   channel_id: Nullable(Type.String()),
   channel_name: Nullable(Type.String()),
   channel_url: Nullable(Type.String()),

@@ -24,7 +24,7 @@ export function median (values: number[]): number | null {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
-export const mean = (values: number[]): number | null => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null)
+const mean = (values: number[]): number | null => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null)
 
 /** Days between consecutive uploads, newest first (dates YYYY-MM-DD; undated videos skipped). */
 export function uploadGaps (dates: Array<string | null>): number[] {
@@ -69,7 +69,7 @@ export function channelStats (videos: VideoLike[], engaged: VideoLike[], topCoun
 export interface Ranked { channel_id: string | null, channel_name: string | null, subscriber_count: number | null, recent_views_median: number | null, uploads_per_week: number | null, engagement_rate_median: number | null }
 
 /** The measures ranked, each higher-is-better; a channel without a figure ranks last on that measure. */
-export const RANK_MEASURES = ['subscriber_count', 'recent_views_median', 'uploads_per_week', 'engagement_rate_median'] as const
+const RANK_MEASURES = ['subscriber_count', 'recent_views_median', 'uploads_per_week', 'engagement_rate_median'] as const
 
 /**
  * Ranks channels on each measure (1 = best, ties share a rank) and overall by

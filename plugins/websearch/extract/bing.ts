@@ -4,7 +4,7 @@ import * as cheerio from 'cheerio'
 import { buildResults, cleanText, distinctTexts, genericChallenge, type RawResult, type SerpPage } from './serp-page.ts'
 
 /** Bing's refusals: the "turing" captcha, its challenge interstitial, and the EU consent wall. */
-export function detectBingBlock (html: string, pageUrl: string): string | null {
+function detectBingBlock (html: string, pageUrl: string): string | null {
   if (/\/turing\/captcha/i.test(pageUrl) || /\/turing\/captcha|id=["']b_captcha|class=["'][^"']*b_captcha/i.test(html)) return 'Bing captcha page'
   if (/Please solve the challenge below to continue|verify you are a human/i.test(html)) return 'Bing challenge page ("solve the challenge")'
   if (/id=["']bnp_container["'][\s\S]{0,2000}(consent|cookie)/i.test(html) && !/class=["']b_algo/.test(html)) return 'Bing consent wall'

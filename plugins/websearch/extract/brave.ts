@@ -6,7 +6,7 @@ import * as cheerio from 'cheerio'
 import { buildResults, cleanText, distinctTexts, genericChallenge, type RawResult, type SerpPage } from './serp-page.ts'
 
 /** Brave refuses with a proof-of-work captcha page at /search/captcha or a "rate limited" page. */
-export function detectBraveBlock (html: string, pageUrl: string): string | null {
+function detectBraveBlock (html: string, pageUrl: string): string | null {
   if (/\/captcha/i.test(new URL(pageUrl).pathname)) return 'Brave captcha page'
   if (/<title>[^<]*captcha[^<]*<\/title>|pow-captcha|id=["']captcha/i.test(html)) return 'Brave captcha page'
   if (/unusual (traffic|activity)|too many requests|you have been rate limited/i.test(html)) return 'Brave rate-limit page'

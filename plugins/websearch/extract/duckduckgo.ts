@@ -9,7 +9,7 @@ import { buildResults, cleanText, distinctTexts, genericChallenge, type NextPage
  * a challenge form posting to /anomaly.js and the line "Unfortunately, bots
  * use DuckDuckGo too".
  */
-export function detectDuckDuckGoBlock (html: string): string | null {
+function detectDuckDuckGoBlock (html: string): string | null {
   if (/bots use DuckDuckGo too/i.test(html)) return 'DuckDuckGo anomaly page ("bots use DuckDuckGo too")'
   if (/anomaly-modal|\/anomaly\.js|class=["'][^"']*anomaly/i.test(html)) return 'DuckDuckGo anomaly (bot challenge) page'
   if (/If this (error )?persists, please[\s\S]{0,80}(email|let us know)/i.test(html) && /captcha|challenge/i.test(html)) return 'DuckDuckGo challenge page'

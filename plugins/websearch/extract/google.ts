@@ -12,7 +12,7 @@ import { buildResults, cleanText, distinctTexts, genericChallenge, toAbsoluteHtt
  * the consent wall on consent.google.com (EU), and the "enable JavaScript"
  * retry page it now serves to clients it does not trust.
  */
-export function detectGoogleBlock (html: string, pageUrl: string): string | null {
+function detectGoogleBlock (html: string, pageUrl: string): string | null {
   let url: URL | null = null
   try { url = new URL(pageUrl) } catch { /* keep checking the body */ }
   if (url && url.pathname.startsWith('/sorry/')) return 'Google unusual-traffic captcha (/sorry/)'

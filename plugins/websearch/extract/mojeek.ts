@@ -4,7 +4,7 @@ import * as cheerio from 'cheerio'
 import { buildResults, distinctTexts, genericChallenge, type RawResult, type SerpPage } from './serp-page.ts'
 
 /** Mojeek answers automated traffic with a 403 page saying the network "appears to be sending automated queries". */
-export function detectMojeekBlock (html: string): string | null {
+function detectMojeekBlock (html: string): string | null {
   if (/automated queries|sending automated|unusual traffic/i.test(html)) return 'Mojeek automated-queries page'
   if (/<title>[^<]*(403|forbidden|captcha)[^<]*<\/title>/i.test(html)) return 'Mojeek refusal page'
   return null

@@ -136,10 +136,6 @@ export function distinctTexts (values: Iterable<string>): string[] {
   return out
 }
 
-export function emptyPage (blocked: string | null = null): SerpPage {
-  return { results: [], related_searches: [], answer_box: null, blocked, next_page: null }
-}
-
 /**
  * Refusal markers shared by every scraped engine: captcha widgets and
  * bot-challenge interstitials. Only consulted when the page produced no

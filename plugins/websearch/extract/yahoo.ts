@@ -5,7 +5,7 @@ import * as cheerio from 'cheerio'
 import { buildResults, cleanText, distinctTexts, genericChallenge, type RawResult, type SerpPage } from './serp-page.ts'
 
 /** Yahoo's refusals: the EU consent wall (consent.yahoo.com / guce.yahoo.com) and its unusual-traffic page. */
-export function detectYahooBlock (html: string, pageUrl: string): string | null {
+function detectYahooBlock (html: string, pageUrl: string): string | null {
   const host = new URL(pageUrl).hostname
   if (/^(consent|guce)\.yahoo\.com$/i.test(host) || /action=["'][^"']*(consent|guce)\.yahoo\.com/i.test(html) || /name=["']consentUUID["']|class=["'][^"']*consent-form/i.test(html)) return 'Yahoo consent wall'
   if (/unusual traffic|automated requests/i.test(html)) return 'Yahoo unusual-traffic page'

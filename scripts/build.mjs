@@ -100,7 +100,6 @@ const sources = files.filter(f => f.endsWith('.ts') && !f.endsWith('.d.ts') && !
 /** Everything else but the folder READMEs ships as is: the worker's .mjs entry, style sheets, the separate programs. */
 const copied = files.filter(f => !sources.includes(f) && !f.endsWith(`${sep}README.md`))
 
-const relativeTs = /^\.\.?\/.*\.ts$/
 /** `new URL('./x.ts', import.meta.url)`: a module the extraction workers load by URL. */
 const moduleUrl = /new URL\((['"])(\.\.?\/[^'"]+)\.ts\1,(\s*)import\.meta\.url\)/g
 

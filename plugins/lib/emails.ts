@@ -28,7 +28,7 @@ const ASSET_EXTENSIONS = new Set([
 ])
 
 const TRAILING_PUNCTUATION_RE = /[.,;:!?'"`)\]}>»”’*-]+$/
-const LEADING_PUNCTUATION_RE = /^[.,;:!?'"`(\[{<«“‘*-]+/
+const LEADING_PUNCTUATION_RE = /^[.,;:!?'"`([{<«“‘*-]+/
 
 /**
  * The address in canonical form (trimmed, domain lower-cased), or null when it is

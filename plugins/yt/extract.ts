@@ -9,7 +9,7 @@
 // than by one fixed path, and each field falls back through the shapes seen
 // in the captures.
 
-type Json = any // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any
 
 import type { Chapter, ChannelFields, Thumbnail, VideoFields } from './schema.ts'
 import { playabilityOf, type Playability } from '../lib/youtube/playability.ts'

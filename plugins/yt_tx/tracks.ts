@@ -5,7 +5,7 @@
 import { cuesToSrt, cuesToText, cuesToVtt, parseJson3 } from '../lib/media/captions.ts'
 import { playabilityOf, type Playability } from '../lib/youtube/playability.ts'
 
-type Json = any // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any
 
 export interface CaptionTrack { language: string, name: string | null, kind: 'manual' | 'auto', base_url: string, translatable: boolean }
 /** What a /player answer offers: the video, whether it plays (the YouTube library's one reader), its caption tracks. */

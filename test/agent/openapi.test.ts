@@ -39,7 +39,7 @@ t.test('/openapi.json is a valid OpenAPI 3.0.3 document covering every route (re
     t.ok(schemas[`${key}_params`], `${key} params`)
     t.ok(schemas[`${key}_row`], `${key} row`)
   }
-  const toolRun = ((doc.paths['/api/tool-run']!.post!.requestBody as OpenAPIV3.RequestBodyObject).content['application/json']!.schema as OpenAPIV3.SchemaObject)
+  const toolRun = (doc.paths['/api/tool-run']!.post!.requestBody as OpenAPIV3.RequestBodyObject).content['application/json']!.schema as OpenAPIV3.SchemaObject
   t.ok(((toolRun.properties!.params as OpenAPIV3.SchemaObject).anyOf ?? []).some(s => (s as OpenAPIV3.ReferenceObject).$ref === '#/components/schemas/webemail_params'))
   t.same(Object.keys(doc.paths['/api/tool-run']!.post!.responses).includes('202'), true)
 })

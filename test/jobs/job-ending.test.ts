@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { signup } from '../helpers/build.ts'
 import { openSocket } from '../helpers/socket.ts'
-import { buildWithCounter, startJob, usageOf, waitForEnd } from '../helpers/jobs.ts'
+import { buildWithCounter, usageOf, waitForEnd } from '../helpers/jobs.ts'
 import { CANCELLED, INTERRUPTED } from '../../core/jobs/job-ending.ts'
 
 type Msg = Record<string, any>

@@ -84,7 +84,7 @@ t.test('the dashboard\'s routes, on one app', async t => {
     const stranger = await signup(app)
     t.equal((await app.inject({ url: `/api/jobs/${id}/input`, headers: { 'x-api-key': stranger.apiKey } })).statusCode, 404, "another account's job")
     const scoped = await mintToken(app, owner.apiKey, { tools: ['webemail'] })
-    t.equal((await app.inject({ url: `/api/jobs/${id}/input`, headers: { 'x-api-key': scoped.token } })).statusCode, 404, "a token for another tool")
+    t.equal((await app.inject({ url: `/api/jobs/${id}/input`, headers: { 'x-api-key': scoped.token } })).statusCode, 404, 'a token for another tool')
     t.equal((await app.inject({ url: `/api/jobs/${id}/input`, headers: { 'x-api-key': PUBLIC_TOKEN } })).statusCode, 403, 'a guest')
   })
 })

@@ -5,7 +5,7 @@
 // refusing this server: the run stops there). Pure: no I/O, no imports, so the
 // worker pool runs it inside each plugin's parser module.
 
-type Json = any // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any
 
 export interface Playability {
   /** playabilityStatus.status as YouTube wrote it (OK, LOGIN_REQUIRED, ERROR, UNPLAYABLE, …); UNKNOWN when absent. */

@@ -49,7 +49,7 @@ t.test('request payloads, the )]}\' prefix, block pages, regions, names and doma
   t.equal(regionCode('GB'), 2826)
   t.equal(regionCode('DE'), 2276)
   t.equal(regionCode('XX'), null)
-  t.ok(namesMatch("Joe's Pizza", "JOES PIZZA LLC"))
+  t.ok(namesMatch("Joe's Pizza", 'JOES PIZZA LLC'))
   t.ok(namesMatch('Acme Coffee', 'Acme Coffee Roasters Inc.'))
   t.notOk(namesMatch('Acme Coffee', 'Acme Tools GmbH'))
   t.ok(namesMatch('bluebottle', 'Blue Bottle'), 'joined words')

@@ -109,7 +109,7 @@ if (missing.length > 0) {
     t.same([...zip.rawPayload.subarray(0, 2)], [0x50, 0x4b], 'a zip')
   })
 
-  t.test("a tall upload at the widest width: the frame is scaled into 3840×3840 and 3840×2160 pixels; a wider width is a 400, uncharged", async t => {
+  t.test('a tall upload at the widest width: the frame is scaled into 3840×3840 and 3840×2160 pixels; a wider width is a 400, uncharged', async t => {
     // The 64×384 upload: at width 3840 (7680 before) it asked ffmpeg for a 3840×23040 frame.
     execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=1:size=64x384:rate=5', '-c:v', 'mpeg4', '-pix_fmt', 'yuv420p', '-f', 'mp4', join(dir, 'tall.mp4')])
     const tall = readFileSync(join(dir, 'tall.mp4'))

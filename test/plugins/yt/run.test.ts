@@ -157,7 +157,7 @@ t.test('the same job through tool-run and the agent endpoint gives the same rows
   t.teardown(() => client.close())
   const called = await client.callTool({ name: 'videoA_extract', arguments: { url: params.url, limit: 3, wait_seconds: 20 } }) as { structuredContent?: any, isError?: boolean }
   t.notOk(called.isError)
-  let content = called.structuredContent
+  const content = called.structuredContent
   if (content.status === 'running') {
     await waitForEnd(h.app, h.user.apiKey, content.job_id, 20_000)
     content.results = (await h.app.inject({ url: `/api/tool-run/${content.job_id}/results`, headers: { 'x-api-key': h.user.apiKey } })).json().results

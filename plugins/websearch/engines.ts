@@ -154,6 +154,17 @@ function offsetEngine (spec: {
 
 const pageOffset = (cursor: PageCursor, pageSize: number) => cursor.index * pageSize
 
+/**
+ * The first result of the page to ask for, from the offset the last answer
+ * gave as its next page: undefined for the first page, null when there is no
+ * next page (or it starts past `maxOffset`).
+ */
+function nextOffset (cursor: PageCursor, maxOffset = Infinity): number | undefined | null {
+  if (cursor.index === 0) return undefined
+  const next = cursor.previous?.next_page
+  return next?.kind === 'offset' && next.offset <= maxOffset ? next.offset : null
+}
+
 export const ENGINES: Record<EngineId, EngineDefinition> = {
   duckduckgo_html: duckDuckGo('duckduckgo_html', '/html/', 'https://html.duckduckgo.com', parseDuckDuckGoHtml),
   duckduckgo_lite: duckDuckGo('duckduckgo_lite', '/lite/', 'https://lite.duckduckgo.com', parseDuckDuckGoLite),
@@ -229,12 +240,8 @@ export const ENGINES: Record<EngineId, EngineDefinition> = {
     format: 'json',
     maxPages: 10,
     request (base, params, cursor, credential) {
-      let start: number | undefined
-      if (cursor.index > 0) {
-        const next = cursor.previous?.next_page
-        if (!next || next.kind !== 'offset') return null
-        start = next.offset
-      }
+      const start = nextOffset(cursor)
+      if (start === null) return null
       return {
         url: withQuery(joinUrl(base, '/search.json'), { engine: 'google', q: params.query, gl: params.country, hl: params.language, num: Math.min(100, Math.max(10, params.wanted)), start, api_key: credential('serpapi') }),
         method: 'GET',
@@ -252,12 +259,8 @@ export const ENGINES: Record<EngineId, EngineDefinition> = {
     // The API never serves past result 100 (10 pages of 10).
     maxPages: 10,
     request (base, params, cursor, credential) {
-      let start: number | undefined
-      if (cursor.index > 0) {
-        const next = cursor.previous?.next_page
-        if (!next || next.kind !== 'offset' || next.offset > 91) return null
-        start = next.offset
-      }
+      const start = nextOffset(cursor, 91)
+      if (start === null) return null
       return {
         url: withQuery(joinUrl(base, '/customsearch/v1'), { key: credential('google_cse'), cx: credential('google_cse_cx'), q: params.query, num: 10, start, gl: params.country, hl: params.language, lr: params.language ? `lang_${params.language}` : undefined }),
         method: 'GET',

@@ -1,7 +1,7 @@
 // Bing (www.bing.com/search): organic results are `li.b_algo`; ads (`b_ad`),
 // local packs and video carousels (`b_ans`) are not web results.
 import * as cheerio from 'cheerio'
-import { buildResults, cleanText, distinctTexts, genericChallenge, type RawResult, type SerpPage } from './serp-page.ts'
+import { cleanText, distinctTexts, genericChallenge, resultsOf, type SerpPage } from './serp-page.ts'
 
 /** Bing's refusals: the "turing" captcha, its challenge interstitial, and the EU consent wall. */
 function detectBingBlock (html: string, pageUrl: string): string | null {
@@ -13,14 +13,11 @@ function detectBingBlock (html: string, pageUrl: string): string | null {
 
 export function parseBing (html: string, pageUrl: string): SerpPage {
   const $ = cheerio.load(html)
-  const raw: RawResult[] = []
-  $('#b_results > li.b_algo, li.b_algo').each((_, el) => {
-    const $el = $(el)
+  const results = resultsOf($, '#b_results > li.b_algo, li.b_algo', pageUrl, $el => {
     const link = $el.find('h2 a').first()
     const snippet = $el.find('.b_caption p, p.b_lineclamp2, p.b_lineclamp3, p.b_lineclamp4, .b_snippet, p').first().text()
-    raw.push({ title: link.text(), href: link.attr('href'), snippet })
+    return { title: link.text(), href: link.attr('href'), snippet }
   })
-  const results = buildResults(raw, pageUrl)
 
   const related = distinctTexts($('.b_rs a, #brsv3 a, .b_rrsr a').map((_, a) => $(a).text()).get())
 

@@ -3,7 +3,7 @@
 // are `standalone` snippets without that type. Class suffixes like
 // `svelte-1rq4ngz` change with every deploy, so selectors use the stable part.
 import * as cheerio from 'cheerio'
-import { buildResults, cleanText, distinctTexts, genericChallenge, type RawResult, type SerpPage } from './serp-page.ts'
+import { cleanText, distinctTexts, genericChallenge, resultsOf, type SerpPage } from './serp-page.ts'
 
 /** Brave refuses with a proof-of-work captcha page at /search/captcha or a "rate limited" page. */
 function detectBraveBlock (html: string, pageUrl: string): string | null {
@@ -15,15 +15,12 @@ function detectBraveBlock (html: string, pageUrl: string): string | null {
 
 export function parseBrave (html: string, pageUrl: string): SerpPage {
   const $ = cheerio.load(html)
-  const raw: RawResult[] = []
-  $('#results div.snippet[data-type="web"], div.snippet[data-type="web"]').each((_, el) => {
-    const $el = $(el)
+  const results = resultsOf($, '#results div.snippet[data-type="web"], div.snippet[data-type="web"]', pageUrl, $el => {
     const link = $el.find('a[href]').first()
     const title = $el.find('.title, .snippet-title').first().text() || link.text()
     const snippet = $el.find('.generic-snippet .content, .snippet-description, .content').first().text()
-    raw.push({ title, href: link.attr('href'), snippet })
-  })
-  const results = buildResults(raw, pageUrl, { excludeHosts: /(^|\.)search\.brave\.com$/ })
+    return { title, href: link.attr('href'), snippet }
+  }, { excludeHosts: /(^|\.)search\.brave\.com$/ })
 
   let answerBox: Record<string, unknown> | null = null
   const infobox = $('#infobox, [data-type="infobox"]').first()

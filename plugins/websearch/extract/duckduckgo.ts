@@ -2,7 +2,7 @@
 // results) and lite.duckduckgo.com/lite (a table). The html parser also reads
 // the JavaScript SERP's DOM, which uses the same `result__*` class names.
 import * as cheerio from 'cheerio'
-import { buildResults, cleanText, distinctTexts, genericChallenge, type NextPage, type RawResult, type SerpPage } from './serp-page.ts'
+import { cleanText, distinctTexts, genericChallenge, resultsOf, type NextPage, type SerpPage } from './serp-page.ts'
 
 /**
  * DuckDuckGo answers a suspected bot with HTTP 202 and an "anomaly" page:
@@ -36,15 +36,12 @@ function nextForm ($: cheerio.CheerioAPI, forms: cheerio.Cheerio<any>, pageUrl: 
 
 export function parseDuckDuckGoHtml (html: string, pageUrl: string): SerpPage {
   const $ = cheerio.load(html)
-  const raw: RawResult[] = []
-  $('div.result').each((_, el) => {
-    const $el = $(el)
+  const results = resultsOf($, 'div.result', pageUrl, $el => {
     // Ads on the html endpoint are `result--ad`; the empty "No more results" block is `result--no-result`.
-    if ($el.is('.result--ad, .result--no-result') || $el.find('.badge--ad').length) return
+    if ($el.is('.result--ad, .result--no-result') || $el.find('.badge--ad').length) return null
     const link = $el.find('a.result__a').first()
-    raw.push({ title: link.text(), href: link.attr('href'), snippet: $el.find('.result__snippet').first().text() })
+    return { title: link.text(), href: link.attr('href'), snippet: $el.find('.result__snippet').first().text() }
   })
-  const results = buildResults(raw, pageUrl)
   const zeroClick = $('.zci, .zero_click_wrapper').first()
   const answerText = cleanText(zeroClick.find('.zci__result, .zci__body').first().text())
   const answerBox = answerText
@@ -62,11 +59,9 @@ export function parseDuckDuckGoHtml (html: string, pageUrl: string): SerpPage {
 
 export function parseDuckDuckGoLite (html: string, pageUrl: string): SerpPage {
   const $ = cheerio.load(html)
-  const raw: RawResult[] = []
-  $('a.result-link').each((_, el) => {
-    const $link = $(el)
+  const results = resultsOf($, 'a.result-link', pageUrl, $link => {
     const row = $link.closest('tr')
-    if (row.is('.result-sponsored') || row.find('.result-sponsored').length) return
+    if (row.is('.result-sponsored') || row.find('.result-sponsored').length) return null
     // The snippet is in the next row that holds a `result-snippet` cell, before the next result link.
     let snippet = ''
     for (let next = row.next(); next.length; next = next.next()) {
@@ -74,9 +69,8 @@ export function parseDuckDuckGoLite (html: string, pageUrl: string): SerpPage {
       const cell = next.find('td.result-snippet')
       if (cell.length) { snippet = cell.text(); break }
     }
-    raw.push({ title: $link.text(), href: $link.attr('href'), snippet })
+    return { title: $link.text(), href: $link.attr('href'), snippet }
   })
-  const results = buildResults(raw, pageUrl)
   const blocked = results.length ? null : (detectDuckDuckGoBlock(html) ?? genericChallenge(html))
   return {
     results,

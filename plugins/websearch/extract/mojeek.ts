@@ -1,7 +1,7 @@
 // Mojeek (www.mojeek.com/search): plain server-rendered markup,
 // `ul.results-standard > li` with `h2 a.title` and `p.s`.
 import * as cheerio from 'cheerio'
-import { buildResults, distinctTexts, genericChallenge, type RawResult, type SerpPage } from './serp-page.ts'
+import { distinctTexts, genericChallenge, resultsOf, type SerpPage } from './serp-page.ts'
 
 /** Mojeek answers automated traffic with a 403 page saying the network "appears to be sending automated queries". */
 function detectMojeekBlock (html: string): string | null {
@@ -12,13 +12,10 @@ function detectMojeekBlock (html: string): string | null {
 
 export function parseMojeek (html: string, pageUrl: string): SerpPage {
   const $ = cheerio.load(html)
-  const raw: RawResult[] = []
-  $('ul.results-standard > li').each((_, el) => {
-    const $el = $(el)
+  const results = resultsOf($, 'ul.results-standard > li', pageUrl, $el => {
     const link = $el.find('h2 a.title, h2 a').first()
-    raw.push({ title: link.text(), href: link.attr('href') ?? $el.find('a.ob').attr('href'), snippet: $el.find('p.s').first().text() })
+    return { title: link.text(), href: link.attr('href') ?? $el.find('a.ob').attr('href'), snippet: $el.find('p.s').first().text() }
   })
-  const results = buildResults(raw, pageUrl)
   const nextHref = $('.pagination a').filter((_, a) => /next/i.test($(a).text())).first().attr('href')
   const blocked = results.length ? null : (detectMojeekBlock(html) ?? genericChallenge(html))
   return {

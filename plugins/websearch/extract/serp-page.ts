@@ -1,6 +1,7 @@
 // The shape every SERP parser returns, and the small helpers they share:
 // whitespace cleanup, absolute URLs, redirect unwrapping, domains.
 // Everything here is pure: a parser gets a body and the URL it came from.
+import type { CheerioAPI } from 'cheerio'
 import { hostOf } from '../../lib/domains.ts'
 
 export interface SerpResult {
@@ -120,6 +121,20 @@ export function buildResults (raw: RawResult[], pageUrl: string, options: { excl
     results.push({ position: results.length + 1, title, url, domain, snippet: cleanText(item.snippet) })
   }
   return results
+}
+
+/**
+ * A scraped page's organic results: `read` makes one raw result of each
+ * element `selector` finds, or null to skip it (an ad, a sponsored row);
+ * buildResults does the rest.
+ */
+export function resultsOf ($: CheerioAPI, selector: string, pageUrl: string, read: (element: ReturnType<CheerioAPI>) => RawResult | null, options: { excludeHosts?: RegExp } = {}): SerpResult[] {
+  const raw: RawResult[] = []
+  $(selector).each((_, el) => {
+    const item = read($(el))
+    if (item) raw.push(item)
+  })
+  return buildResults(raw, pageUrl, options)
 }
 
 /** Distinct non-empty strings in first-seen order. */

@@ -2,7 +2,7 @@
 // (`dd algo algo-sr`). Links go through r.search.yahoo.com/.../RU=<encoded>/RK=...
 // when served to a plain HTTP client; buildResults unwraps them.
 import * as cheerio from 'cheerio'
-import { buildResults, cleanText, distinctTexts, genericChallenge, type RawResult, type SerpPage } from './serp-page.ts'
+import { cleanText, distinctTexts, genericChallenge, resultsOf, type SerpPage } from './serp-page.ts'
 
 /** Yahoo's refusals: the EU consent wall (consent.yahoo.com / guce.yahoo.com) and its unusual-traffic page. */
 function detectYahooBlock (html: string, pageUrl: string): string | null {
@@ -14,15 +14,12 @@ function detectYahooBlock (html: string, pageUrl: string): string | null {
 
 export function parseYahoo (html: string, pageUrl: string): SerpPage {
   const $ = cheerio.load(html)
-  const raw: RawResult[] = []
-  $('#web div.algo, div.dd.algo').each((_, el) => {
-    const $el = $(el)
+  const results = resultsOf($, '#web div.algo, div.dd.algo', pageUrl, $el => {
     const link = $el.find('.compTitle a[href]').first()
     // The anchor also holds the favicon and displayed host; the title proper is the h3.
     const title = $el.find('.compTitle h3.title, h3.title').first().text() || link.attr('aria-label') || link.text()
-    raw.push({ title, href: link.attr('href'), snippet: $el.find('.compText p, .compText').first().text() })
-  })
-  const results = buildResults(raw, pageUrl, { excludeHosts: /(^|\.)search\.yahoo\.com$/ })
+    return { title, href: link.attr('href'), snippet: $el.find('.compText p, .compText').first().text() }
+  }, { excludeHosts: /(^|\.)search\.yahoo\.com$/ })
   const related = distinctTexts($('.AlsoTry a, .AlsoTry_E a').map((_, a) => $(a).text()).get())
   const nextHref = $('a.next').attr('href')
   const blocked = results.length ? null : (detectYahooBlock(html, pageUrl) ?? genericChallenge(html))

@@ -13,7 +13,7 @@ import type { QuotaService } from '../quotas/quota-service.ts'
 import { MB, storedTier, tierLimits } from '../quotas/tiers.ts'
 import type { SecretScrubber } from '../secrets/secret-scrubber.ts'
 import type { ToolRegistry, LoadedTool } from '../tools/registry.ts'
-import { ToolBlockedError, ToolConfigError, type ToolContext, type UploadedFile } from '../tools/contract.ts'
+import { ToolBlockedError, ToolConfigError, type NestedRow, type ToolContext, type UploadedFile } from '../tools/contract.ts'
 import { upstreamConfig } from '../tools/upstream-config.ts'
 import type { JobEnding } from './job-ending.ts'
 import type { JobEvents } from './job-events.ts'
@@ -170,7 +170,8 @@ export class JobRunner implements RunningJobs {
       settings: tool.settings,
       upstream: upstreamConfig(tool, config),
       state: tool.state,
-      tools: { run: (key, nestedInput, options) => this.runNested(job, tool, key, nestedInput, { signal, log, depth: depth + 1, maxRows: options?.maxRows ?? maxRows }) },
+      // runNested checks each row against the nested tool's row schema, which is the type NestedRow names.
+      tools: { run: (key, nestedInput, options) => this.runNested(job, tool, key, nestedInput, { signal, log, depth: depth + 1, maxRows: options?.maxRows ?? maxRows }) as Promise<Array<NestedRow<typeof key>>> },
       remaining: sink.remaining,
       push: sink.push,
       stage: sink.stage,

@@ -3,7 +3,7 @@
 // (fbads) and the Google Ads Transparency Center (gads). A check that cannot
 // run leaves its verdict null with the reason; a source that refuses or lacks
 // its credential is not asked again for the other businesses.
-import { InputError, JobOutcomeError, ToolBlockedError, type ToolContext } from '../../core/tools/contract.ts'
+import { InputError, JobOutcomeError, ToolBlockedError, type NestedRow, type ToolContext } from '../../core/tools/contract.ts'
 import type { AdleadsSettings } from './settings.ts'
 import { googleVerdict, metaAdsOf, ownDomain } from './match.ts'
 
@@ -44,7 +44,8 @@ export interface AdleadsRow {
 }
 
 type Ctx = ToolContext<AdleadsInput, AdleadsRow, AdleadsSettings>
-type Listing = Record<string, unknown>
+/** A `maps` row: its declaration's row type (NestedTools), checked against maps' row schema by the kernel. */
+type Listing = NestedRow<'maps'>
 
 const s = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : null)
 const n = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
@@ -96,7 +97,7 @@ async function checkMeta (ctx: Ctx, gate: SourceGate, row: AdleadsRow): Promise<
 async function checkGoogle (ctx: Ctx, gate: SourceGate, row: AdleadsRow): Promise<void> {
   if (gate.stopped) { row.google_reason = gate.stopped; return }
   // The website's domain identifies the advertiser; a name alone may match a namesake elsewhere.
-  const args: Record<string, unknown> = row.domain ? { domain: row.domain } : { advertiser: row.name.slice(0, 200) }
+  const args = row.domain ? { domain: row.domain } : { advertiser: row.name.slice(0, 200) }
   row.google_matched_by = row.domain ? 'domain' : 'name'
   try {
     const found = await ctx.tools.run('gads', { ...args, max_results: 1, max_creatives: ctx.settings.google_max_creatives }, { maxRows: 3 })
@@ -114,7 +115,7 @@ async function checkGoogle (ctx: Ctx, gate: SourceGate, row: AdleadsRow): Promis
 
 function rowOf (listing: Listing): AdleadsRow {
   return {
-    name: s(listing.name) ?? s(listing.title) ?? '',
+    name: s(listing.name) ?? '',
     category: s(listing.category),
     address: s(listing.address),
     phone: s(listing.phone),

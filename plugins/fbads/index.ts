@@ -30,7 +30,7 @@ export const adRow = Type.Object({
 
 const Country = Type.String({ pattern: '^[A-Za-z]{2}$' })
 
-export default defineTool({
+const fbads = defineTool({
   key: 'fbads',
   agentName: 'socialA_ads_scrape',
   title: 'Meta Ad Library search',
@@ -65,3 +65,9 @@ export default defineTool({
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runFbads(ctx),
 })
+export default fbads
+
+// Tools that run this one (ctx.tools.run('fbads', …)) get its input and row types from here.
+declare module '../../core/tools/contract.ts' {
+  interface NestedTools { fbads: typeof fbads }
+}

@@ -30,7 +30,7 @@ export const gadsRow = Type.Object({
 /** Domains per call: each is one lookup; the per-run row ceiling spans them all. */
 export const MAX_DOMAINS = 50
 
-export default defineTool({
+const gads = defineTool({
   key: 'gads',
   agentName: 'ads_transparency',
   title: 'Google Ads Transparency lookup',
@@ -64,3 +64,9 @@ export default defineTool({
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runGads(ctx),
 })
+export default gads
+
+// Tools that run this one (ctx.tools.run('gads', …)) get its input and row types from here.
+declare module '../../core/tools/contract.ts' {
+  interface NestedTools { gads: typeof gads }
+}

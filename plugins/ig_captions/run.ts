@@ -2,13 +2,13 @@
 // split into hashtags and mentions and the subtitle track to fetch → the track
 // fetched with ctx.http (the guard applies; tracks are small) → converted in the
 // pool to .srt, .vtt and .txt → stored as job files. No track: a warning.
-import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, ytdlpFailure, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, ytdlpFailure, type RunInput, type Static } from '../../core/tools/contract.ts'
 import { ytdlpInfoArgs } from '../lib/media/index.ts'
-import { eachLink, observeYtdlpRun, shortLink, type YtdlpToolSettings } from '../lib/media-tools/index.ts'
+import { eachLink, observeYtdlpRun, shortLink, type MediaToolContext } from '../lib/media-tools/index.ts'
 import type { igCaptionsInput, igCaptionsRow } from './index.ts'
 
 type Row = Static<typeof igCaptionsRow>
-type Ctx = ToolContext<RunInput<typeof igCaptionsInput>, Row, YtdlpToolSettings>
+type Ctx = MediaToolContext<RunInput<typeof igCaptionsInput>, Row>
 type CaptionsInfo = ReturnType<typeof import('../lib/media/captions.ts').captionsInfoFromJson>
 
 const CAPTIONS = new URL('../lib/media/captions.ts', import.meta.url)

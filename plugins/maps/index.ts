@@ -9,7 +9,7 @@ import { mapsInput, mapsRow } from './schema.ts'
 import { MapsSettingsSchema } from './settings.ts'
 import { createMapsState } from './state.ts'
 
-export default defineTool({
+const maps = defineTool({
   key: 'maps',
   agentName: 'maps_search',
   title: 'Maps business listings',
@@ -42,3 +42,9 @@ export default defineTool({
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runMaps(ctx),
 })
+export default maps
+
+// Tools that run this one (ctx.tools.run('maps', …)) get its input and row types from here.
+declare module '../../core/tools/contract.ts' {
+  interface NestedTools { maps: typeof maps }
+}

@@ -73,9 +73,9 @@ async function deepScan (ctx: MapsContext, listings: MapsListing[], country: str
     try {
       const [found] = await ctx.tools.run('webemail', { website, max_pages: maxPages, include_phones: true, include_socials: true }, { maxRows: 1 })
       if (!found) return row
-      row.emails = (found.emails as string[] | undefined) ?? []
-      row.phones = [...new Set([...row.phones!, ...((found.phones as string[] | undefined) ?? [])])]
-      row.socials = ((found.socials as MapsRow['socials']) ?? []).map(s => ({ platform: s.platform, url: s.url, host: s.host }))
+      row.emails = found.emails
+      row.phones = [...new Set([...row.phones!, ...found.phones])]
+      row.socials = found.socials.map(s => ({ platform: s.platform, url: s.url, host: s.host }))
     } catch (err) {
       if (ctx.signal.aborted) throw err
       row.deep_scan_error = (err as Error).message?.slice(0, 300) || 'the website could not be scanned'

@@ -10,7 +10,8 @@ import type { MapsInput, MapsRow } from './schema.ts'
 import type { MapsState } from './state.ts'
 import type { MapsSettings } from './settings.ts'
 
-export type MapsContext = ToolContext<MapsInput, MapsRow, MapsSettings>
+/** ctx.state is the app's MapsState, made by the declaration's createState. */
+export type MapsContext = ToolContext<MapsInput, MapsRow, MapsSettings, MapsState>
 
 export interface SearchPlan {
   /** One text for the Google-backed sources: "dentists in Austin TX". */
@@ -222,11 +223,11 @@ function osmHeaders (ctx: MapsContext, extra: Record<string, string> = {}): Reco
 function osmTurn<T> (ctx: MapsContext, url: string, fn: () => Promise<T>): Promise<T> {
   const configured = ctx.settings.osm_min_interval_ms
   const interval = PUBLIC_OSM_HOSTS.test(new URL(url).hostname) ? Math.max(1000, configured) : configured
-  return (ctx.state as MapsState).limiter.run(new URL(url).host, interval, ctx.signal, fn)
+  return ctx.state.limiter.run(new URL(url).host, interval, ctx.signal, fn)
 }
 
 async function geocode (ctx: MapsContext, where: string, country?: string) {
-  const state = ctx.state as MapsState
+  const state = ctx.state
   const cacheKey = [where.toLowerCase(), country?.toLowerCase() ?? '', ctx.input.language ?? ''].join('|')
   const ttl = ctx.settings.osm_geocode_cache_ttl_ms
   const cached = state.geocodes.get(cacheKey, ttl)

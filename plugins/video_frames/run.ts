@@ -14,7 +14,7 @@ import type { videoFramesInput, videoFramesRow } from './index.ts'
 import type { VideoFramesSettings } from './settings.ts'
 
 type Row = Static<typeof videoFramesRow>
-type Ctx = ToolContext<RunInput<typeof videoFramesInput>, Row, VideoFramesSettings>
+type Ctx = ToolContext<RunInput<typeof videoFramesInput>, Row, VideoFramesSettings, undefined>
 
 /** Paths that are media files ffmpeg reads as they are (no page to resolve). */
 const MEDIA_PATH = /\.(mp4|m4v|mov|webm|mkv|avi|flv|ts|mpg|mpeg|3gp|ogv|m3u8|mpd)$/i

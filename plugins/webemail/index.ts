@@ -18,7 +18,7 @@ const WebemailRow = Type.Object({
   error: Type.Optional(Type.String()),
 })
 
-export default defineTool({
+const webemail = defineTool({
   key: 'webemail',
   agentName: 'website_email_find',
   title: 'Website e-mail finder',
@@ -45,3 +45,9 @@ export default defineTool({
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runWebemail(ctx),
 })
+export default webemail
+
+// Tools that run this one (ctx.tools.run('webemail', …)) get its input and row types from here.
+declare module '../../core/tools/contract.ts' {
+  interface NestedTools { webemail: typeof webemail }
+}

@@ -5,7 +5,7 @@
 import { Defaulted, defineTool, Type } from '../../core/tools/contract.ts'
 import { researchTopic } from './research-prompt.ts'
 import { ENGINE_CHOICES } from './engine-catalog.ts'
-import { EngineHealth, SearchStatusSchema, createEngineHealth } from './engine-health.ts'
+import { SearchStatusSchema, createEngineHealth } from './engine-health.ts'
 import { MAX_QUERIES, MAX_URLS, websearchInput, websearchRow } from './schema.ts'
 import { WebsearchSettingsSchema } from './settings.ts'
 
@@ -116,8 +116,6 @@ const declaration = defineTool({
       auth: 'key',
       response: SearchStatusSchema,
       handle: async ({ state, upstream, proxyConfigured }) => {
-        // The registry always passes the state createState made; anything else is a wiring bug worth seeing.
-        if (!(state instanceof EngineHealth)) throw new Error('websearch: the search status endpoint got no engine-health state')
         // Read keys the way a run does (core/jobs/job-runner.ts upstreamConfig: trimmed, blank = unset),
         // so a blank SERPER_API_KEY is not reported configured and recommended while every run skips it.
         const credential = (name: string) => upstream.credential(name)?.trim() || undefined
@@ -127,7 +125,7 @@ const declaration = defineTool({
       },
     },
   ],
-  run: async (ctx) => (await loadRun())(ctx as never),
+  run: async (ctx) => (await loadRun())(ctx),
 })
 
 export default declaration

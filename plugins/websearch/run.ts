@@ -1,9 +1,9 @@
 // run(ctx) for the websearch key: search, search + scrape, or scrape known URLs.
-// The engine-health object comes from the kernel as ctx.state (one per app);
-// see README.md for the seam and the fallback while the kernel lacks it.
+// The engine-health object comes from the kernel as ctx.state (one per app,
+// made by the declaration's createState; README.md, Engine health state).
 import { batchOf, InputError, ToolBlockedError, type ToolContext } from '../../core/tools/contract.ts'
 import { choiceFor, type EngineChoice } from './engine-catalog.ts'
-import { EngineHealth, createEngineHealth } from './engine-health.ts'
+import type { EngineHealth } from './engine-health.ts'
 import type { SerpPage } from './extract/serp-page.ts'
 import { hostOf } from '../lib/domains.ts'
 import { pageScanner } from '../lib/page-scanner.ts'
@@ -12,7 +12,8 @@ import { searchWeb } from './search.ts'
 import type { WebsearchInput, WebsearchRow } from './schema.ts'
 import type { WebsearchSettings } from './settings.ts'
 
-export type WebsearchContext = ToolContext<WebsearchInput, WebsearchRow, WebsearchSettings>
+/** ctx.state is the app's EngineHealth, made by the declaration's createState. */
+export type WebsearchContext = ToolContext<WebsearchInput, WebsearchRow, WebsearchSettings, EngineHealth>
 
 export interface RunDeps {
   /** Page reading; default the library's pageScanner(ctx.extract).page (the kernel's worker pool). Tests pass extractPage itself. */
@@ -21,19 +22,6 @@ export interface RunDeps {
 
 /** The engine answer parsers, run in the worker pool (engines.ts parseEngineAnswer). */
 const ENGINES_MODULE = new URL('./engines.ts', import.meta.url)
-
-
-/**
- * The app's EngineHealth (the kernel made it with the declaration's
- * createState and passes it as ctx.state). A caller that supplies no state
- * (a script driving run directly) gets one for this run only, never a shared
- * module-level instance.
- */
-function healthFrom (ctx: WebsearchContext): EngineHealth {
-  if (ctx.state instanceof EngineHealth) return ctx.state
-  ctx.log.debug('websearch: no ctx.state; engine health is kept for this run only')
-  return createEngineHealth({ cooldownSeconds: ctx.settings.cooldown_ms / 1000, googleCooldownSeconds: ctx.settings.google_cooldown_ms / 1000 })
-}
 
 function pageFields (page: ScrapedPage) {
   return {
@@ -86,7 +74,7 @@ async function search (ctx: WebsearchContext, deps: RunDeps, query: string): Pro
   const choice = input.engine as EngineChoice
   const outcome = await searchWeb(
     {
-      http: ctx.http, upstream: ctx.upstream, health: healthFrom(ctx), stage: text => ctx.stage(text), signal: ctx.signal,
+      http: ctx.http, upstream: ctx.upstream, health: ctx.state, stage: text => ctx.stage(text), signal: ctx.signal,
       // A context without the pool (a script or test driving run directly) parses on its own thread.
       parse: ctx.extract ? (engine, body, url) => ctx.extract.call<SerpPage>(ENGINES_MODULE, 'parseEngineAnswer', [engine, body, url]) : undefined,
     },

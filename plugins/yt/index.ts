@@ -16,7 +16,7 @@ export const ytInput = Type.Object({
   max_results: Defaulted(Type.Integer({ minimum: 1, maximum: 500, description: 'Videos listed at most per channel or playlist (newest first for a channel); a larger value is clamped to 500 and to the plan\'s per-run ceiling.' }), 30),
 }, { additionalProperties: false })
 
-export default defineTool({
+const yt = defineTool({
   key: 'yt',
   agentName: 'videoA_extract',
   title: 'YouTube video and channel data',
@@ -38,3 +38,9 @@ export default defineTool({
   // The run module (and youtubei.js) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runYt(ctx),
 })
+export default yt
+
+// Tools that run this one (ctx.tools.run('yt', …)) get its input and row types from here.
+declare module '../../core/tools/contract.ts' {
+  interface NestedTools { yt: typeof yt }
+}

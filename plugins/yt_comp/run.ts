@@ -2,24 +2,15 @@
 // uploads, continuations followed there), then the newest few videos through
 // `yt` again for likes and comments, then the figures (compare.ts) and the
 // ranking. Nested runs are part of this job: one charge.
-import { batchOf, InputError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, InputError, UpstreamError, type NestedRow, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { channelStats, rankChannels, type VideoLike } from './compare.ts'
 import type { ytCompInput, ytCompRow } from './index.ts'
 import type { YtCompSettings } from './settings.ts'
 
 type Row = Static<typeof ytCompRow>
 type Ctx = ToolContext<RunInput<typeof ytCompInput>, Row, YtCompSettings>
-/** The columns of a `yt` row this tool reads (yt's row schema, documented in its README; nested rows are checked against it by the kernel). */
-interface YtRow extends VideoLike {
-  type: 'video' | 'channel'
-  channel_id: string | null
-  channel_name: string | null
-  channel_url: string | null
-  subscriber_count: number | null
-  total_views: number | null
-  video_count: number | null
-  error: string | null
-}
+/** A `yt` row: its declaration's row type (NestedTools), checked against yt's row schema by the kernel. */
+type YtRow = NestedRow<'yt'>
 
 const EMPTY: Omit<Row, 'type' | 'input_url'> = {
   channel_id: null, channel_name: null, channel_url: null, subscriber_count: null, total_views: null, video_count: null,
@@ -60,7 +51,7 @@ async function readChannel (ctx: Ctx, input: string): Promise<Row> {
   const base: Row = { ...EMPTY, type: 'channel', input_url: input }
   let found: YtRow[]
   try {
-    found = await ctx.tools.run('yt', { url: input, max_results: ctx.input.recent_videos }, { maxRows: ctx.input.recent_videos + 1 }) as unknown as YtRow[]
+    found = await ctx.tools.run('yt', { url: input, max_results: ctx.input.recent_videos }, { maxRows: ctx.input.recent_videos + 1 })
   } catch (error) {
     // One channel the source refuses or that fails: that row's error; a blocked or misconfigured run ends the job.
     if (error instanceof UpstreamError && !error.blocked) return { ...base, error: error.message.replace(/^YouTube failed for the entry: /, '') }
@@ -76,7 +67,7 @@ async function readChannel (ctx: Ctx, input: string): Promise<Row> {
   if (newest.length) {
     ctx.stage(`Reading likes and comments of ${channel.channel_name ?? input}'s newest videos`)
     try {
-      engaged = await ctx.tools.run('yt', { url: newest }, { maxRows: newest.length }) as unknown as YtRow[]
+      engaged = await ctx.tools.run('yt', { url: newest }, { maxRows: newest.length })
     } catch (error) {
       if (!(error instanceof UpstreamError) || error.blocked) throw error
       ctx.warn(`Engagement of ${channel.channel_name ?? input} could not be read: ${error.message}`)

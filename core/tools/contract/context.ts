@@ -3,6 +3,7 @@
 // kernel's implementations and the plugins both import them without a cycle.
 import type { Logger } from 'pino'
 import type { HttpCrawler, HttpCrawlerOptions, HttpCrawlingContext } from 'crawlee'
+import type { Static, TSchema } from 'typebox'
 
 // ---------------------------------------------------------------- network
 
@@ -236,7 +237,31 @@ export interface ArtifactRef { id: string, url: string, name: string, size: numb
 export interface UploadedFile { path: string, name: string, size: number, contentType: string }
 
 /** What a run gets: its input and settings, the guarded facilities bound to its job, and the ways to report. */
-export interface ToolContext<Input = Record<string, unknown>, Row = Record<string, unknown>, Settings = Record<string, unknown>> {
+/**
+ * The tools other tools run through `ctx.tools.run`, by key: a plugin whose
+ * tool another one runs adds its declaration here, beside its default export,
+ * so the caller gets that tool's input and row types without importing it:
+ *
+ *   const feeds = defineTool({ key: 'feeds', ... })
+ *   export default feeds
+ *   declare module '../../core/tools/contract.ts' { interface NestedTools { feeds: typeof feeds } }
+ */
+export interface NestedTools {}
+
+type NestedPart<K extends string, Part extends 'input' | 'row'> = K extends keyof NestedTools
+  ? NestedTools[K] extends { [P in Part]: infer S extends TSchema } ? Static<S> : Record<string, unknown>
+  : Record<string, unknown>
+/** The params `ctx.tools.run(key, …)` takes: the nested tool's REST input (defaulted fields may be left out). */
+export type NestedInput<K extends string> = NestedPart<K, 'input'>
+/** A row `ctx.tools.run(key, …)` returns: the nested tool's row, validated by the kernel. */
+export type NestedRow<K extends string> = NestedPart<K, 'row'>
+
+/** Runs another tool inside a job (ToolContext.tools). */
+export interface NestedToolRunner {
+  run<K extends string> (key: K, input: NestedInput<K>, options?: { maxRows?: number }): Promise<Array<NestedRow<K>>>
+}
+
+export interface ToolContext<Input = Record<string, unknown>, Row = Record<string, unknown>, Settings = Record<string, unknown>, State = unknown> {
   /** Validated, defaulted and clamped by the kernel. */
   input: Readonly<Input>
   /**
@@ -276,11 +301,12 @@ export interface ToolContext<Input = Record<string, unknown>, Row = Record<strin
    * and returns its rows: maps' deep scan uses webemail, adleads uses maps,
    * fbads and gads. The key must be one the declaration lists in `uses` (boot
    * refuses a config that enables this tool without them, so it is always
-   * there). Its rows are not stored; push what you build from them.
+   * there). Its rows are not stored; push what you build from them. Input and
+   * rows are typed by the nested tool's declaration (NestedTools).
    */
-  tools: { run (key: string, input: Record<string, unknown>, options?: { maxRows?: number }): Promise<Array<Record<string, unknown>>> }
-  /** The plugin's own state (see ToolDeclaration.createState). */
-  state: unknown
+  tools: NestedToolRunner
+  /** The plugin's own state: what its declaration's `createState` returned, typed as such. */
+  state: State
   /**
    * Stores a file the tool produced, streamed to the artifact store and kept
    * and deleted with the job's rows (core/artifacts/README.md). Past the tier's

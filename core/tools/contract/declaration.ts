@@ -62,7 +62,7 @@ export interface AgentToolDeclaration<AgentInput extends TSchema = TSchema> {
   notFor?: string[]
 }
 
-export interface ToolEndpoint {
+export interface ToolEndpoint<State = unknown> {
   method: 'GET'
   path: string
   summary: string
@@ -76,7 +76,7 @@ export interface ToolEndpoint {
    * serves it, so it is there whichever of them the operator enables.
    */
   group?: string
-  handle (args: { state: unknown, query: Record<string, string>, upstream: UpstreamConfig, proxyConfigured: boolean }): unknown | Promise<unknown>
+  handle (args: { state: State, query: Record<string, string>, upstream: UpstreamConfig, proxyConfigured: boolean }): unknown | Promise<unknown>
 }
 
 /** Where an older setting name now lives (ToolDeclaration.renamedSettings). */
@@ -89,7 +89,7 @@ export interface RenamedSetting {
 /** The settings type of a declaration with no `settings` schema: an empty object. */
 export type NoSettings = TObject<{}>
 
-export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TSchema = TSchema, Settings extends TSchema = NoSettings> {
+export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TSchema = TSchema, Settings extends TSchema = NoSettings, State = unknown> {
   /** REST tool key (tool-run `tool`). */
   key: string
   title: string
@@ -145,17 +145,18 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
    * State kept across jobs (e.g. engine health), made once per app (with the
    * validated settings) and handed to run as ctx.state. What must hold across
    * processes goes through `kit.shared` (SharedState), never a connection of its own.
+   * Its return type is `ctx.state`'s and the endpoints' `state`.
    */
-  createState? (settings: Readonly<Static<Settings>>, kit: ToolStateKit): unknown
+  createState? (settings: Readonly<Static<Settings>>, kit: ToolStateKit): State
   /** Extra read endpoints the tool serves from its state (e.g. GET /api/search/status). */
-  endpoints?: ToolEndpoint[]
+  endpoints?: Array<ToolEndpoint<State>>
   /** MCP workflow prompts this tool owns (see WorkflowPrompt). */
   prompts?: WorkflowPrompt[]
   /** Extra REST paths that start this tool's job from their own body shape (see ToolAlias). */
   aliases?: ToolAlias[]
   /** Takes an uploaded file on multipart tool-run (see UploadDeclaration); without it a file is refused (400). */
   upload?: UploadDeclaration
-  run (ctx: ToolContext<RunInput<Input>, Static<Row>, Static<Settings>>): Promise<void>
+  run (ctx: ToolContext<RunInput<Input>, Static<Row>, Static<Settings>, State>): Promise<void>
 }
 
 // ---------------------------------------------------------------- workflow prompts
@@ -217,7 +218,8 @@ export interface ToolAlias<Body extends TSchema = TSchema> {
   }
 }
 
-export function defineTool<Input extends TSchema, Row extends TSchema, Settings extends TSchema = NoSettings> (declaration: ToolDeclaration<Input, Row, Settings>): ToolDeclaration<Input, Row, Settings> {
+/** A declaration, typed: `ctx.state` is what `createState` returns (undefined without one). */
+export function defineTool<Input extends TSchema, Row extends TSchema, Settings extends TSchema = NoSettings, State = undefined> (declaration: ToolDeclaration<Input, Row, Settings, State>): ToolDeclaration<Input, Row, Settings, State> {
   return declaration
 }
 

@@ -5,14 +5,14 @@
 // `store_images`, also stored as job files. fb_covers also lists a page's
 // videos (`page_videos`): from the page's HTML where the tool declares a
 // `pageList` (yt-dlp has no list for a Facebook page), else yt-dlp's.
-import { BlockedTargetError, Defaulted, defineTool, JobOutcomeError, Nullable, Type, type Static, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
+import { BlockedTargetError, Defaulted, defineTool, JobOutcomeError, Nullable, Type, type Static, type ToolExample } from '../../../core/tools/contract.ts'
 import { CoverItem, type MediaThumbnail } from '../media/index.ts'
 import { readPageVideos, type PageVideoLister } from './page-videos.ts'
 import { createPlatformHealth, mediaStatusEndpoint } from './platform-health.ts'
 import { platformUrlInput, type Platform } from './platforms.ts'
-import { YtdlpToolSettingsSchema, type YtdlpToolSettings } from './settings.ts'
+import { YtdlpToolSettingsSchema } from './settings.ts'
 import { ImageKeeper, StoredImage } from './stored-image.ts'
-import { eachLink, itemCap, linksOf, shortLink, ytdlpRows } from './ytdlp-info.ts'
+import { eachLink, itemCap, linksOf, shortLink, ytdlpRows, type MediaToolContext } from './ytdlp-info.ts'
 
 export const MAX_COVER_LINKS = 50
 
@@ -56,8 +56,9 @@ export const CoverRow = Type.Object({
 })
 export type CoverRow = Static<typeof CoverRow>
 
-// The kernel fills the defaults in (Value.Default) before a run; optional only for callers.
-type CoversInput = { url: string | string[], page_videos: boolean, max_results: number, store_images: boolean }
+// Either input shape as a run reads it (RunInput of each): page_videos only where the tool offers it.
+type CoversInput = { url: string | string[], page_videos?: boolean, max_results: number, store_images: boolean }
+type CoversContext = MediaToolContext<CoversInput, CoverRow>
 
 export function defineCoversTool (spec: CoversToolSpec) {
   const input = coversInput(spec)
@@ -78,11 +79,11 @@ export function defineCoversTool (spec: CoversToolSpec) {
     settings: YtdlpToolSettingsSchema,
     createState: (_settings, kit) => createPlatformHealth(kit),
     endpoints: [mediaStatusEndpoint],
-    run: async (ctx) => runCoversTool(ctx as unknown as ToolContext<CoversInput, CoverRow, YtdlpToolSettings>, spec),
+    run: async (ctx) => runCoversTool(ctx, spec),
   })
 }
 
-async function runCoversTool (ctx: ToolContext<CoversInput, CoverRow, YtdlpToolSettings>, spec: CoversToolSpec): Promise<void> {
+async function runCoversTool (ctx: CoversContext, spec: CoversToolSpec): Promise<void> {
   const links = linksOf(ctx)
   const listing = ctx.input.page_videos
   const images = new ImageKeeper(ctx)
@@ -122,7 +123,7 @@ async function runCoversTool (ctx: ToolContext<CoversInput, CoverRow, YtdlpToolS
  * that fails is a warning, and the rows say the page they came from. Every
  * video failing ends the link with the last failure.
  */
-async function pageCovers (ctx: ToolContext<CoversInput, CoverRow, YtdlpToolSettings>, pageUrl: string, videos: string[]): Promise<CoverItem[]> {
+async function pageCovers (ctx: CoversContext, pageUrl: string, videos: string[]): Promise<CoverItem[]> {
   const rows: CoverItem[] = []
   let last: unknown = null
   for (const [index, video] of videos.entries()) {

@@ -3,12 +3,12 @@
 // platform, words and examples. yt-dlp `-J --no-download` (or its playlist
 // forms) per link → one row per media item (plugins/lib/media MediaItem).
 import { PassThrough } from 'node:stream'
-import { Defaulted, defineTool, Nullable, Type, ytdlpFailure, type RunInput, type Static, type ToolContext, type ToolExample } from '../../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, Type, ytdlpFailure, type RunInput, type Static, type ToolExample } from '../../../core/tools/contract.ts'
 import { MediaItem, ytdlpDownloadArgs } from '../media/index.ts'
 import { createPlatformHealth, mediaStatusEndpoint, observeYtdlpRun } from './platform-health.ts'
 import { platformUrlInput, type Platform } from './platforms.ts'
-import { YtdlpToolSettingsSchema, type YtdlpToolSettings } from './settings.ts'
-import { eachLink, itemCap, linksOf, ytdlpRows } from './ytdlp-info.ts'
+import { YtdlpToolSettingsSchema } from './settings.ts'
+import { eachLink, itemCap, linksOf, ytdlpRows, type MediaToolContext } from './ytdlp-info.ts'
 
 /** Links per call: each is one yt-dlp run; the per-run row cap spans them all. */
 export const MAX_LINKS = 50
@@ -55,6 +55,8 @@ export function downloadInput (spec: Pick<DownloadToolSpec, 'platform' | 'what'>
   }, { additionalProperties: false })
 }
 
+type DownloadContext = MediaToolContext<RunInput<ReturnType<typeof downloadInput>>, DownloadRow>
+
 export function defineDownloadTool (spec: DownloadToolSpec) {
   const input = downloadInput(spec)
   type Input = RunInput<typeof input>
@@ -74,11 +76,11 @@ export function defineDownloadTool (spec: DownloadToolSpec) {
     settings: YtdlpToolSettingsSchema,
     createState: (_settings, kit) => createPlatformHealth(kit),
     endpoints: [mediaStatusEndpoint],
-    run: async (ctx) => runDownloadTool(ctx as unknown as ToolContext<Input, DownloadRow, YtdlpToolSettings>, spec),
+    run: async (ctx) => runDownloadTool(ctx, spec),
   })
 }
 
-async function runDownloadTool (ctx: ToolContext<RunInput<ReturnType<typeof downloadInput>>, DownloadRow, YtdlpToolSettings>, spec: DownloadToolSpec): Promise<void> {
+async function runDownloadTool (ctx: DownloadContext, spec: DownloadToolSpec): Promise<void> {
   const links = linksOf(ctx)
   let watermarked = 0
   const { rows } = await eachLink(ctx, links, async url => {
@@ -96,7 +98,7 @@ async function runDownloadTool (ctx: ToolContext<RunInput<ReturnType<typeof down
  * ctx.artifact as it comes: the file never sits in memory, and the tier's
  * file cap stops the store (FileTooLargeError), which ends yt-dlp's run.
  */
-async function storeFormat (ctx: ToolContext<RunInput<ReturnType<typeof downloadInput>>, DownloadRow, YtdlpToolSettings>, item: MediaItem, link: string): Promise<NonNullable<DownloadRow['file']>> {
+async function storeFormat (ctx: DownloadContext, item: MediaItem, link: string): Promise<NonNullable<DownloadRow['file']>> {
   const chosen = ctx.input.format ? item.formats.find(f => f.format_id === ctx.input.format) : item.best
   const formatId = ctx.input.format ?? item.best?.format_id ?? 'best'
   const ext = (chosen?.ext ?? 'mp4').replace(/[^a-z0-9]/gi, '').slice(0, 8) || 'mp4'

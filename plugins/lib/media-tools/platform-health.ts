@@ -147,25 +147,18 @@ export function createPlatformHealth (kit: ToolStateKit): PlatformHealth {
   return new PlatformHealth(kit.sharedGroup(PLATFORM_HEALTH_GROUP))
 }
 
-/**
- * Records one finished yt-dlp run of a media tool in its platform health
- * (ctx.state); a tool without one (a test's own state) records nothing.
- */
-export async function observeYtdlpRun (state: unknown, url: string, result: Pick<ExecResult, 'exitCode' | 'stderr'>): Promise<void> {
-  if (state instanceof PlatformHealth) await state.observe(url, result)
+/** Records one finished yt-dlp run of a media tool in its platform health (ctx.state); a tool keeping none (undefined) records nothing. */
+export async function observeYtdlpRun (state: PlatformHealth | undefined, url: string, result: Pick<ExecResult, 'exitCode' | 'stderr'>): Promise<void> {
+  await state?.observe(url, result)
 }
 
 /** GET /api/media/status, declared by every media tool and served once (the group's first enabled tool). */
-export const mediaStatusEndpoint: ToolEndpoint = {
+export const mediaStatusEndpoint: ToolEndpoint<PlatformHealth> = {
   method: 'GET',
   path: '/api/media/status',
   summary: 'Media platforms status record: per platform (YouTube, Instagram, TikTok, Facebook, Snapchat), the last yt-dlp run it answered, the last it refused with the kind of wall and a short message, and the refusals in a row.',
   auth: 'key',
   response: MediaStatusSchema,
   group: PLATFORM_HEALTH_GROUP,
-  handle: async ({ state }) => {
-    // The registry always passes the state createState made; anything else is a wiring bug worth seeing.
-    if (!(state instanceof PlatformHealth)) throw new Error('media tools: the media status endpoint got no platform-health state')
-    return state.statusRecord()
-  },
+  handle: async ({ state }) => state.statusRecord(),
 }

@@ -4,10 +4,14 @@
 // on the API thread). Shared by the dl_* and covers tools.
 import { batchOf, ExtractionError, InputError, JobOutcomeError, UpstreamError, ytdlpFailure, type ToolContext } from '../../../core/tools/contract.ts'
 import { ytdlpInfoArgs, type InfoArgsOptions } from '../media/index.ts'
-import { observeYtdlpRun } from './platform-health.ts'
+import { observeYtdlpRun, type PlatformHealth } from './platform-health.ts'
 import type { YtdlpToolSettings } from './settings.ts'
 
-type Ctx = ToolContext<unknown, unknown, YtdlpToolSettings>
+/** What a media tool's run gets: the yt-dlp settings, and the platforms' health as its state (createPlatformHealth). */
+export type MediaToolContext<Input = unknown, Row = unknown> = ToolContext<Input, Row, YtdlpToolSettings, PlatformHealth>
+
+/** A run that reads links with yt-dlp: a media tool's, or a tool keeping no platform health (video_frames, whose state is undefined). */
+type Ctx = ToolContext<unknown, unknown, YtdlpToolSettings, PlatformHealth | undefined>
 
 /** The pure `*FromJson` entry points of plugins/lib/media this module runs in the pool. */
 const PARSERS = {

@@ -38,8 +38,8 @@ export function fakeContext (input: Static<typeof websearchInput>, options: Fake
     urls: options.urls,
     credentials: options.credentials,
     credentialNames: CREDENTIAL_NAMES,
-    // Without one, run() makes its own engine health (see plugins/websearch/README.md).
-    state: options.state,
+    // Without one, the kit makes the declaration's createState, as the kernel does once per app.
+    ...(options.state === undefined ? {} : { state: options.state }),
     cap: options.cap ?? 1000,
     settings: options.settings,
   })

@@ -239,7 +239,7 @@ t.test('input: query or urls, not both, not neither', async t => {
   await t.rejects(run(fakeContext({})), InputError)
 })
 
-t.test('without ctx.state the run still works, with health kept for that run only', async t => {
+t.test('given no state, the run gets the declaration\'s createState (the test kit makes it as the kernel does)', async t => {
   const server = await startServer(t, (req, res) => send(res, 200, duckDuckGoHtmlPage('q', numbered(1, 3))))
   const ctx = fakeContext({ query: 'q' }, { urls: { duckduckgo_html: server.base } })
   await run(ctx)

@@ -4,6 +4,7 @@
 // OpenAPI schema.
 import type { Static, TObject, TSchema } from 'typebox'
 import type { ToolContext, ToolStateKit, UpstreamConfig } from './context.ts'
+import type { ListInput } from './list-input.ts'
 import type { RunInput } from './schema-helpers.ts'
 
 /**
@@ -154,6 +155,12 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
   prompts?: WorkflowPrompt[]
   /** Extra REST paths that start this tool's job from their own body shape (see ToolAlias). */
   aliases?: ToolAlias[]
+  /**
+   * The input's list param (one value or a list), its cap and what a failing
+   * item does (ItemFailurePolicy): the run reads it with `listItems(ctx, list)`
+   * and runs it with `eachItem(ctx, list, items, each)`, which apply it.
+   */
+  list?: ListInput<Static<Row>>
   /** Takes an uploaded file on multipart tool-run (see UploadDeclaration); without it a file is refused (400). */
   upload?: UploadDeclaration
   run (ctx: ToolContext<RunInput<Input>, Static<Row>, Static<Settings>, State>): Promise<void>

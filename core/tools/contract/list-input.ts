@@ -1,5 +1,30 @@
-// List inputs: a param that takes one value or a list.
+// List inputs: a param that takes one value or a list (`string | string[]`),
+// and what the kernel does when one item of the list fails.
 import type { ToolContext } from './context.ts'
+import { BlockedTargetError, JobOutcomeError } from './outcomes.ts'
+
+/**
+ * What a failing item does to the run: 'row-error' pushes `errorRow(item, error)`
+ * and goes on; 'warn-and-skip' warns (`<item>: <the error's job text>`) and goes
+ * on, and when every item failed the last failure is the job's; 'fail-job' ends
+ * the job with it. Whatever the policy, a stop (the job's signal), an error
+ * that is not a JobOutcomeError (a bug), one that needs the operator (it would
+ * repeat for every item) and the guard's BlockedTargetError end the job at once.
+ */
+export type ItemFailurePolicy = 'row-error' | 'warn-and-skip' | 'fail-job'
+
+/** A declaration's list input (ToolDeclaration.list): one param, read by `listItems` and run by `eachItem`. */
+export interface ListInput<Row = Record<string, unknown>> {
+  /** The input param holding one value or a list. */
+  param: string
+  /** What the items are, plural, as warnings name them ("links"). */
+  noun: string
+  /** Most items one run takes, besides the rows it may still push. */
+  max?: number
+  onItemError: ItemFailurePolicy
+  /** The row a failed item becomes under 'row-error'. */
+  errorRow? (item: string, error: JobOutcomeError): Row
+}
 
 /**
  * A list input as the caller gave it: trimmed, blanks and repeats dropped, and
@@ -15,3 +40,59 @@ export function batchOf (ctx: Pick<ToolContext, 'remaining' | 'warn'>, values: I
   return items
 }
 
+/** The declared list param's items (batchOf), cut to `max` too (with a warning). */
+export function listItems (ctx: Pick<ToolContext<object>, 'input' | 'remaining' | 'warn'>, list: Pick<ListInput<unknown>, 'param' | 'noun' | 'max'>): string[] {
+  const value = (ctx.input as Record<string, unknown>)[list.param]
+  const values = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+  const items = batchOf(ctx, values, list.noun)
+  if (list.max !== undefined && items.length > list.max) {
+    ctx.warn(`Only the first ${list.max} of ${items.length} ${list.noun} were read: a run takes at most ${list.max}.`)
+    items.length = list.max
+  }
+  return items
+}
+
+export interface EachItemOptions {
+  /** The progress text before an item (default: `<noun> <n> of <total>`). */
+  stage? (index: number, total: number, item: string): string
+  /** How a warning names an item (default: the item, at most 120 characters). */
+  label? (item: string): string
+}
+
+/**
+ * Runs `each` over the items one at a time, pushes its rows, and applies the
+ * list's failure policy when it throws. Stops with a warning when the run has
+ * no room for more rows. A one-item list fails the job with its item's failure.
+ */
+export async function eachItem<Row> (
+  ctx: Pick<ToolContext<unknown, Row>, 'signal' | 'remaining' | 'warn' | 'stage' | 'push'>,
+  list: ListInput<Row>,
+  items: string[],
+  each: (item: string, index: number) => Promise<Row[]>,
+  options: EachItemOptions = {},
+): Promise<{ rows: number, failed: number }> {
+  const label = options.label ?? ((item: string) => item.slice(0, 120))
+  let rows = 0
+  let failed = 0
+  let last: unknown = null
+  for (const [index, item] of items.entries()) {
+    ctx.signal.throwIfAborted()
+    if (ctx.remaining() <= 0) {
+      ctx.warn(`Stopped after ${index} of ${items.length} ${list.noun}: the per-run row limit was reached.`)
+      break
+    }
+    ctx.stage(options.stage ? options.stage(index, items.length, item) : `${list.noun} ${index + 1} of ${items.length}`)
+    try {
+      rows += await ctx.push(await each(item, index))
+    } catch (error) {
+      if (ctx.signal.aborted || !(error instanceof JobOutcomeError) || error.needsOperator || error instanceof BlockedTargetError) throw error
+      if (list.onItemError === 'fail-job' || (list.onItemError === 'warn-and-skip' && items.length === 1)) throw error
+      failed++
+      last = error
+      if (list.onItemError === 'row-error' && list.errorRow) rows += await ctx.push([list.errorRow(item, error)])
+      else ctx.warn(`${label(item)}: ${error.jobError}`)
+    }
+  }
+  if (list.onItemError === 'warn-and-skip' && failed > 0 && failed === items.length) throw last
+  return { rows, failed }
+}

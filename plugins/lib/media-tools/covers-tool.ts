@@ -12,7 +12,7 @@ import { createPlatformHealth, mediaStatusEndpoint } from './platform-health.ts'
 import { platformUrlInput, type Platform } from './platforms.ts'
 import { YtdlpToolSettingsSchema } from './settings.ts'
 import { ImageKeeper, StoredImage } from './stored-image.ts'
-import { eachLink, itemCap, linksOf, shortLink, ytdlpRows, type MediaToolContext } from './ytdlp-info.ts'
+import { eachLink, itemCap, linksOf, shortLink, ytdlpRows, LINKS_LIST, type MediaToolContext } from './ytdlp-info.ts'
 
 export const MAX_COVER_LINKS = 50
 
@@ -79,6 +79,7 @@ export function defineCoversTool (spec: CoversToolSpec) {
     settings: YtdlpToolSettingsSchema,
     createState: (_settings, kit) => createPlatformHealth(kit),
     endpoints: [mediaStatusEndpoint],
+    list: LINKS_LIST,
     run: async (ctx) => runCoversTool(ctx, spec),
   })
 }

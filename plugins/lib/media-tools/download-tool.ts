@@ -8,7 +8,7 @@ import { MediaItem, ytdlpDownloadArgs } from '../media/index.ts'
 import { createPlatformHealth, mediaStatusEndpoint, observeYtdlpRun } from './platform-health.ts'
 import { platformUrlInput, type Platform } from './platforms.ts'
 import { YtdlpToolSettingsSchema } from './settings.ts'
-import { eachLink, itemCap, linksOf, ytdlpRows, type MediaToolContext } from './ytdlp-info.ts'
+import { eachLink, itemCap, linksOf, ytdlpRows, LINKS_LIST, type MediaToolContext } from './ytdlp-info.ts'
 
 /** Links per call: each is one yt-dlp run; the per-run row cap spans them all. */
 export const MAX_LINKS = 50
@@ -76,6 +76,7 @@ export function defineDownloadTool (spec: DownloadToolSpec) {
     settings: YtdlpToolSettingsSchema,
     createState: (_settings, kit) => createPlatformHealth(kit),
     endpoints: [mediaStatusEndpoint],
+    list: LINKS_LIST,
     run: async (ctx) => runDownloadTool(ctx, spec),
   })
 }

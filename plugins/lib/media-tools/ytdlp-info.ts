@@ -2,7 +2,7 @@
 // ctx.exec with the network through the egress proxy, and its answer mapped to
 // rows in the extraction pool (parsing a YouTube dict is ~850 KB of JSON: not
 // on the API thread). Shared by the dl_* and covers tools.
-import { batchOf, ExtractionError, InputError, JobOutcomeError, UpstreamError, ytdlpFailure, type ToolContext } from '../../../core/tools/contract.ts'
+import { eachItem, ExtractionError, InputError, listItems, UpstreamError, ytdlpFailure, type ListInput, type ToolContext } from '../../../core/tools/contract.ts'
 import { ytdlpInfoArgs, type InfoArgsOptions } from '../media/index.ts'
 import { observeYtdlpRun, type PlatformHealth } from './platform-health.ts'
 import type { YtdlpToolSettings } from './settings.ts'
@@ -48,9 +48,12 @@ export async function ytdlpRows<Row> (ctx: Ctx, request: InfoRequest): Promise<R
   }
 }
 
-/** The run's links: its `url` input (one link or a list), within the run's row room (batchOf). */
+/** The media tools' list input: `url`, one link or a list; a link that fails is a warning while others remain. */
+export const LINKS_LIST = { param: 'url', noun: 'links', onItemError: 'warn-and-skip' } as const satisfies ListInput<unknown>
+
+/** The run's links: its `url` input (one link or a list), within the run's row room (listItems). */
 export function linksOf (ctx: ToolContext<{ url: string | string[] }, unknown, unknown>): string[] {
-  return batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'links')
+  return listItems(ctx, LINKS_LIST)
 }
 
 /** Entries at most for one link's listing: `max_results` (default 100), within the run's remaining rows, at least 1. */
@@ -59,36 +62,18 @@ export function itemCap (ctx: ToolContext<{ max_results: number }, unknown, unkn
 }
 
 /**
- * Runs `each` over the links one at a time and pushes its rows. One link's
- * failure becomes a warning when others remain; when every link failed, the
- * last failure is the job's. A failure that will repeat for every link (a
- * missing binary, a bad setting), the guard's refusal and a stop are thrown at once.
+ * Runs `each` over the links one at a time and pushes its rows, under the
+ * contract's list policy (eachItem, LINKS_LIST): one link's failure becomes a
+ * warning when others remain; when every link failed, the last failure is the
+ * job's; a failure that will repeat for every link, the guard's refusal and a
+ * stop end the job at once.
  */
-export async function eachLink<Row> (ctx: ToolContext<unknown, Row, YtdlpToolSettings>, links: string[], each: (url: string) => Promise<Row[]>): Promise<{ rows: number, failed: number }> {
-  let rows = 0
-  let failed = 0
-  let last: unknown = null
-  for (const [index, url] of links.entries()) {
-    ctx.signal.throwIfAborted()
-    if (ctx.remaining() <= 0) {
-      ctx.warn(`Stopped after ${index} of ${links.length} links: the per-run row limit was reached.`)
-      break
-    }
-    ctx.stage(`Reading link ${index + 1} of ${links.length} with yt-dlp`)
-    try {
-      const found = await each(url)
-      rows += await ctx.push(found)
-      if (found.length === 0) ctx.warn(`${shortLink(url)}: yt-dlp found no media.`)
-    } catch (error) {
-      if (ctx.signal.aborted || !(error instanceof JobOutcomeError) || error.needsOperator || links.length === 1) throw error
-      if (error.name === 'BlockedTargetError') throw error
-      failed++
-      last = error
-      ctx.warn(`${shortLink(url)}: ${error.jobError}`)
-    }
-  }
-  if (failed > 0 && failed === links.length) throw last
-  return { rows, failed }
+export async function eachLink<Row> (ctx: ToolContext<unknown, Row, YtdlpToolSettings, unknown>, links: string[], each: (url: string) => Promise<Row[]>): Promise<{ rows: number, failed: number }> {
+  return await eachItem(ctx, LINKS_LIST, links, async url => {
+    const found = await each(url)
+    if (found.length === 0) ctx.warn(`${shortLink(url)}: yt-dlp found no media.`)
+    return found
+  }, { stage: (index, total) => `Reading link ${index + 1} of ${total} with yt-dlp`, label: shortLink })
 }
 
 /** A link as a warning may quote it: origin and path, no query (it may carry a token). */

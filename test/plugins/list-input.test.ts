@@ -1,0 +1,57 @@
+// The contract's list input: listItems reads the declared param (one value or
+// a list; trimmed, de-duplicated, cut with a warning) and eachItem applies the
+// declared per-item failure policy.
+import t from 'tap'
+import { eachItem, listItems, MissingCredentialError, UpstreamError, type ListInput } from '../../core/tools/contract.ts'
+
+function fakeRun (input: Record<string, unknown>, room = 100) {
+  const rows: unknown[] = []
+  const warnings: string[] = []
+  const ctx = {
+    input,
+    signal: new AbortController().signal,
+    remaining: () => room - rows.length,
+    warn: (text: string) => { warnings.push(text) },
+    stage: () => {},
+    push: async (batch: unknown[]) => { rows.push(...batch); return batch.length },
+  }
+  return { ctx, rows, warnings }
+}
+
+const fail = async (item: string) => { if (item.startsWith('bad')) throw new UpstreamError(`${item} failed`); return [{ item }] }
+
+t.test('listItems: one value or a list, trimmed and de-duplicated, cut to max and to the row room with a warning', async t => {
+  t.same(listItems(fakeRun({ url: ' a ' }).ctx, { param: 'url', noun: 'links' }), ['a'])
+  const run = fakeRun({ url: ['a', 'b', 'a', ' ', 'c', 'd'] }, 3)
+  t.same(listItems(run.ctx, { param: 'url', noun: 'links' }), ['a', 'b', 'c'])
+  t.match(run.warnings, [/Only the first 3 of 4 links/])
+  const capped = fakeRun({ url: ['a', 'b', 'c'] })
+  t.same(listItems(capped.ctx, { param: 'url', noun: 'links', max: 2 }), ['a', 'b'])
+  t.match(capped.warnings, [/at most 2/])
+})
+
+t.test("'warn-and-skip': a failing item is a warning; all failing is the job's failure", async t => {
+  const list: ListInput = { param: 'url', noun: 'links', onItemError: 'warn-and-skip' }
+  const run = fakeRun({})
+  t.same(await eachItem(run.ctx, list, ['a', 'bad1', 'b'], fail), { rows: 2, failed: 1 })
+  t.match(run.warnings, ['bad1: The upstream failed: bad1 failed'])
+  await t.rejects(eachItem(fakeRun({}).ctx, list, ['bad1', 'bad2'], fail), /bad2 failed/)
+  await t.rejects(eachItem(fakeRun({}).ctx, list, ['bad1'], fail), /bad1 failed/)
+})
+
+t.test("'row-error' pushes the declared error row; 'fail-job' ends the run", async t => {
+  const list: ListInput = { param: 'url', noun: 'links', onItemError: 'row-error', errorRow: (item, error) => ({ item, error: error.message }) }
+  const run = fakeRun({})
+  t.same(await eachItem(run.ctx, list, ['a', 'bad1'], fail), { rows: 2, failed: 1 })
+  t.same(run.rows, [{ item: 'a' }, { item: 'bad1', error: 'bad1 failed' }])
+  await t.rejects(eachItem(fakeRun({}).ctx, { ...list, onItemError: 'fail-job' }, ['a', 'bad1', 'b'], fail), /bad1 failed/)
+})
+
+t.test('whatever the policy, a failure that needs the operator, a bug and a full run stop at once', async t => {
+  const list: ListInput = { param: 'url', noun: 'links', onItemError: 'warn-and-skip' }
+  await t.rejects(eachItem(fakeRun({}).ctx, list, ['a', 'b'], async () => { throw new MissingCredentialError('KEY', 'x') }), MissingCredentialError)
+  await t.rejects(eachItem(fakeRun({}).ctx, list, ['a', 'b'], async () => { throw new TypeError('bug') }), TypeError)
+  const full = fakeRun({}, 1)
+  t.same(await eachItem(full.ctx, list, ['a', 'b', 'c'], fail), { rows: 1, failed: 0 })
+  t.match(full.warnings, [/Stopped after 1 of 3 links/])
+})

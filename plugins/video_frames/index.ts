@@ -2,6 +2,7 @@
 // (every N seconds, at given timestamps, or on scene change) cut by ffmpeg,
 // stored as JPEG or PNG job files with their timestamps.
 import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
+import { createPlatformHealth, mediaStatusEndpoint } from '../lib/media-tools/platform-health.ts'
 import { VideoFramesSettingsSchema } from './settings.ts'
 
 /** Frames per call at most (each is a stored file); the plan's per-run cap clamps it further. */
@@ -53,5 +54,8 @@ export default defineTool({
   keywords: ['frames', 'frame by frame', 'screenshots', 'screen capture', 'stills', 'still images', 'snapshot', 'ffmpeg', 'scene change', 'scene detection', 'keyframes', 'per second', 'jpeg', 'png', 'storyboard', 'video to images'],
   pollSeconds: 2,
   settings: VideoFramesSettingsSchema,
+  // A link it resolves with yt-dlp counts in its platform's health, like the other media tools' runs.
+  createState: (_settings, kit) => createPlatformHealth(kit),
+  endpoints: [mediaStatusEndpoint],
   run: async (ctx) => (await import('./run.ts')).runVideoFrames(ctx),
 })

@@ -9,12 +9,13 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { InputError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { bestVideoFormat, frameTimesFromShowinfo, imageSize, videoFramesCommands, type FramesMode, type MediaItem } from '../lib/media/index.ts'
+import type { PlatformHealth } from '../lib/media-tools/platform-health.ts'
 import { ytdlpRows } from '../lib/media-tools/ytdlp-info.ts'
 import type { videoFramesInput, videoFramesRow } from './index.ts'
 import type { VideoFramesSettings } from './settings.ts'
 
 type Row = Static<typeof videoFramesRow>
-type Ctx = ToolContext<RunInput<typeof videoFramesInput>, Row, VideoFramesSettings, undefined>
+type Ctx = ToolContext<RunInput<typeof videoFramesInput>, Row, VideoFramesSettings, PlatformHealth>
 
 /** Paths that are media files ffmpeg reads as they are (no page to resolve). */
 const MEDIA_PATH = /\.(mp4|m4v|mov|webm|mkv|avi|flv|ts|mpg|mpeg|3gp|ogv|m3u8|mpd)$/i

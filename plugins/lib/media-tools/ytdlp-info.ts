@@ -10,7 +10,7 @@ import type { YtdlpToolSettings } from './settings.ts'
 /** What a media tool's run gets: the yt-dlp settings, and the platforms' health as its state (createPlatformHealth). */
 export type MediaToolContext<Input = unknown, Row = unknown> = ToolContext<Input, Row, YtdlpToolSettings, PlatformHealth>
 
-/** A run that reads links with yt-dlp: a media tool's, or a tool keeping no platform health (video_frames, whose state is undefined). */
+/** A run that reads links with yt-dlp (a media tool's, video_frames'), or a test's with no platform health. */
 type Ctx = ToolContext<unknown, unknown, YtdlpToolSettings, PlatformHealth | undefined>
 
 /** The pure `*FromJson` entry points of plugins/lib/media this module runs in the pool. */

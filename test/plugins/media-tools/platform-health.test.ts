@@ -112,3 +112,16 @@ t.test('refusals and successes recorded on one process are every process\'s plat
   t.ok(Date.parse(after.last_success_at) >= Date.parse(after.last_refusal_at))
   t.match((await health(a, userA.apiKey)).note, /YouTube refused the last 2 runs \(login required\).*TikTok refused the last run \(geo block\)/)
 })
+
+t.test('video_frames records the links it resolves with yt-dlp in the same platform health', async t => {
+  if (readCapture(t, 'ytdlp/instagram_reel.info.json') === null) return
+  const dir = tempDir(t, 'media-health-frames-')
+  const app = await build(t, { env: { TOOLS_CONFIG: toolsConfig(dir, 'frames', ['video_frames']), YTDLP_PATH: fakeYtdlp(dir, infoPath) } })
+  const user = await signup(app)
+  const res = await startJob(app, user.apiKey, { url: 'https://www.youtube.com/watch?v=BOTCHECK002' }, 'video_frames')
+  t.equal(res.statusCode, 202, res.body)
+  t.match(await waitForEnd(app, user.apiKey, res.json().job_id, 30_000), { status: 'error', blocked: true, refunded: true })
+  const status = await app.inject({ url: '/api/media/status', headers: { 'x-api-key': user.apiKey } })
+  t.equal(status.statusCode, 200, 'video_frames alone serves the endpoint')
+  t.match(status.json().platforms.youtube, { last_refusal_kind: 'bot_check', consecutive_refusals: 1 })
+})

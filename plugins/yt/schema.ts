@@ -7,6 +7,7 @@ const chapterSchema = Type.Object({ title: Type.String(), start_seconds: Type.In
 const linkSchema = Type.Object({ title: Nullable(Type.String()), url: Type.String() })
 
 /** A video: everything on a video row; list items (a channel's tab, a playlist) fill what the list shows. */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the schema is what VideoFields is read from
 const videoFieldsSchema = Type.Object({
   video_id: Type.String(),
   url: Type.String(),
@@ -31,6 +32,7 @@ const videoFieldsSchema = Type.Object({
 })
 
 /** A channel's own figures (the header, then the about panel). */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the schema is what ChannelFields is read from
 const channelFieldsSchema = Type.Object({
   channel_id: Nullable(Type.String()),
   channel_name: Nullable(Type.String()),

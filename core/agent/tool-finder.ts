@@ -13,7 +13,7 @@
 // test/agent/find-tool-tasks.ts.
 //
 // Near neighbours (searching vs searching and reading the results; Meta's ad
-// library vs Google's; a Facebook page vs a website's contacts) share most of
+// library vs Google's; a social page vs a website's contacts) share most of
 // their words, so BM25 alone ranks them on whichever happens to say a task's
 // words more often. Each declaration's `cues` (phrases that choose it over its
 // neighbours) and `notFor` (phrases that mean a neighbour fits instead) then
@@ -64,7 +64,7 @@ const ENTITIES: Array<[RegExp, string]> = [
 ]
 
 // Whose an address is: the names in its host, less the www/m prefix and the
-// top-level domain ("https://m.facebook.com/x" → facebook, "jane@mailinator.com"
+// top-level domain ("https://m.example.com/x" → example, "jane@mailinator.com"
 // → mailinator), so a link says which site it is on, not only that it is a link.
 const SECOND_LEVEL = new Set(['co', 'com', 'org', 'net', 'ac', 'gov', 'edu'])
 

@@ -1,5 +1,5 @@
 // The media programs' versions, for the operator: yt-dlp follows the sites it
-// reads (YouTube changes what a client must do every few weeks), so an old one
+// reads (a site may change what a client must do every few weeks), so an old one
 // fails in ways that look like the site's refusals. Read once per process, off
 // the request path (a Python start costs ~0.3 s of CPU), and reported by the
 // health route; an old yt-dlp is a boot warning.
@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process'
 
 /** yt-dlp older than this many days is reported as stale. */
 export const YTDLP_STALE_DAYS = 90
-/** The first yt-dlp with `--js-runtimes` (the JavaScript runtime YouTube's challenges now need). */
+/** The first yt-dlp with `--js-runtimes` (the JavaScript runtime some sites' challenges now need). */
 export const YTDLP_JS_RUNTIMES_SINCE = '2025.11.12'
 const VERSION_TIMEOUT_MS = 10_000
 

@@ -19,9 +19,6 @@ export * from './contract/outcomes.ts'
 export * from './contract/schema-helpers.ts'
 export * from './contract/list-input.ts'
 
-// What a failed yt-dlp run means for the job: pure and light (no library).
-export { ytdlpFailure, ytdlpRefusal, type YtdlpRefusalKind } from '../exec/ytdlp-failures.ts'
-
 // What plugins share beyond this contract (page scanners, sitemaps, domains,
 // JSON readers) is the plugin library (the `lib` folder beside the plugins; see
 // its README): plugin code the kernel never imports.

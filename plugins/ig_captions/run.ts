@@ -2,8 +2,8 @@
 // split into hashtags and mentions and the subtitle track to fetch → the track
 // fetched with ctx.http (the guard applies; tracks are small) → converted in the
 // pool to .srt, .vtt and .txt → stored as job files. No track: a warning.
-import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, ytdlpFailure, type RunInput, type Static } from '../../core/tools/contract.ts'
-import { ytdlpInfoArgs } from '../lib/media/index.ts'
+import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static } from '../../core/tools/contract.ts'
+import { ytdlpFailure, ytdlpInfoArgs } from '../lib/media/index.ts'
 import { eachLink, observeYtdlpRun, shortLink, type MediaToolContext } from '../lib/media-tools/index.ts'
 import type { igCaptionsInput, igCaptionsRow } from './index.ts'
 

@@ -91,7 +91,7 @@ export interface ExecResult {
  * `network: true`) or a file of the job's folder (its upload, its scratch),
  * opened as media only; anything else is an InputError before the run starts.
  * A non-zero exit is returned, not thrown: map yt-dlp's
- * failures with `ytdlpFailure(result.stderr)`. Throws ToolConfigError naming the
+ * failures with `ytdlpFailure(result.stderr)` (plugins/lib/media). Throws ToolConfigError naming the
  * variable when the binary is missing, BlockedTargetError when the run failed
  * after the egress proxy refused one of its targets, UpstreamError past the
  * time or network limit, and the signal's reason when the job stops. The

@@ -3,8 +3,8 @@
 // platform, words and examples. yt-dlp `-J --no-download` (or its playlist
 // forms) per link → one row per media item (plugins/lib/media MediaItem).
 import { PassThrough } from 'node:stream'
-import { Defaulted, defineTool, Nullable, Type, ytdlpFailure, type RunInput, type Static, type ToolExample } from '../../../core/tools/contract.ts'
-import { MediaItem, ytdlpDownloadArgs } from '../media/index.ts'
+import { Defaulted, defineTool, Nullable, Type, type RunInput, type Static, type ToolExample } from '../../../core/tools/contract.ts'
+import { MediaItem, ytdlpDownloadArgs, ytdlpFailure } from '../media/index.ts'
 import { createPlatformHealth, mediaStatusEndpoint, observeYtdlpRun } from './platform-health.ts'
 import { platformUrlInput, type Platform } from './platforms.ts'
 import { YtdlpToolSettingsSchema } from './settings.ts'

@@ -10,7 +10,8 @@
 // process's memory. Per platform three keys, so it is bounded by construction:
 // `success:<p>` {at}, `refusal:<p>` {at, kind, message}, `refusals:<p>` (a
 // counter a success deletes). Nothing of a user's is kept: no link, no id.
-import { Nullable, Type, ytdlpRefusal, type ExecResult, type SharedState, type Static, type ToolEndpoint, type ToolStateKit, type YtdlpRefusalKind } from '../../../core/tools/contract.ts'
+import { Nullable, Type, type ExecResult, type SharedState, type Static, type ToolEndpoint, type ToolStateKit } from '../../../core/tools/contract.ts'
+import { ytdlpRefusal, type YtdlpRefusalKind } from '../media/index.ts'
 import { PLATFORMS } from './platforms.ts'
 
 export const PLATFORM_HEALTH_GROUP = 'media-platforms'

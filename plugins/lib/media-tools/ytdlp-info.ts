@@ -2,8 +2,8 @@
 // ctx.exec with the network through the egress proxy, and its answer mapped to
 // rows in the extraction pool (parsing a YouTube dict is ~850 KB of JSON: not
 // on the API thread). Shared by the dl_* and covers tools.
-import { eachItem, ExtractionError, InputError, listItems, UpstreamError, ytdlpFailure, type ListInput, type ToolContext } from '../../../core/tools/contract.ts'
-import { ytdlpInfoArgs, type InfoArgsOptions } from '../media/index.ts'
+import { eachItem, ExtractionError, InputError, listItems, UpstreamError, type ListInput, type ToolContext } from '../../../core/tools/contract.ts'
+import { ytdlpFailure, ytdlpInfoArgs, type InfoArgsOptions } from '../media/index.ts'
 import { observeYtdlpRun, type PlatformHealth } from './platform-health.ts'
 import type { YtdlpToolSettings } from './settings.ts'
 

@@ -1,6 +1,6 @@
 // The media library's public surface (see README.md): yt-dlp info dicts → rows,
 // covers, captions and subtitle converters, ffmpeg and yt-dlp argument arrays,
-// YouTube ids, image sizes. Everything here is pure.
+// YouTube ids, image sizes, what a failed yt-dlp run means. Everything here is pure.
 export * from './schemas.ts'
 export * from './info-dict.ts'
 export * from './covers.ts'
@@ -10,3 +10,4 @@ export * from './ytdlp-args.ts'
 export * from './youtube-url.ts'
 export * from './image-size.ts'
 export * from './facebook-page.ts'
+export * from './ytdlp-failures.ts'

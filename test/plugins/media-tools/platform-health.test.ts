@@ -1,6 +1,6 @@
 // The media tools' platform health across processes: jobs on one app whose
 // yt-dlp answers with real refusal texts (quoted from yt-dlp bug reports, as in
-// test/exec/ytdlp-failures.test.ts) or the real Instagram info dict of the
+// test/plugins/media-lib/ytdlp-failures.test.ts) or the real Instagram info dict of the
 // captures are in the other app's GET /api/media/status, per platform, with the
 // refusal's kind and no link, id or advice. Two apps sharing one Redis stand
 // for two processes; they enable different media tools, and both serve the

@@ -1,6 +1,7 @@
 // What a failed yt-dlp run means for the job, from its stderr. Pure, so it is
-// tested on real yt-dlp texts (test/exec/ytdlp-failures.test.ts), and exported
-// to plugins through the contract.
+// tested on real yt-dlp texts (test/plugins/media-lib/ytdlp-failures.test.ts).
+// It lives with the media tools, not in the kernel, because it is knowledge of
+// yt-dlp's and the platforms' wording; it imports only the contract's outcomes.
 //
 // - the source refused us: a login, age or bot wall, a rate limit (429, "rate-limit
 //   reached"), a geo block, an IP block → ToolBlockedError (blocked, refunded);
@@ -10,7 +11,7 @@
 // - anything else (the extractor broke, the video was removed or is "unavailable",
 //   which YouTube also says to servers it is throttling, a network failure)
 //   → UpstreamError (refunded).
-import { InputError, ToolBlockedError, UpstreamError, type JobOutcomeError } from '../tools/contract/outcomes.ts'
+import { InputError, ToolBlockedError, UpstreamError, type JobOutcomeError } from '../../../core/tools/contract.ts'
 
 // Checked in this order: a private video also says "Sign in if you've been granted access".
 const INPUT_PATTERNS: RegExp[] = [

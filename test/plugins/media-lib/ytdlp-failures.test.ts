@@ -1,7 +1,8 @@
 // yt-dlp's failure texts → job outcomes, on real stderr lines as yt-dlp prints them
 // (quoted from yt-dlp bug reports; the ids are the reporters').
 import t from 'tap'
-import { InputError, ToolBlockedError, UpstreamError, ytdlpFailure, ytdlpRefusal, type YtdlpRefusalKind } from '../../core/tools/contract.ts'
+import { InputError, ToolBlockedError, UpstreamError } from '../../../core/tools/contract.ts'
+import { ytdlpFailure, ytdlpRefusal, type YtdlpRefusalKind } from '../../../plugins/lib/media/index.ts'
 
 const COOKIES_ADVICE = 'Use --cookies-from-browser or --cookies for the authentication. See  https://github.com/yt-dlp/yt-dlp/wiki/FAQ#how-do-i-pass-cookies-to-yt-dlp  for how to manually pass cookies. Also see  https://github.com/yt-dlp/yt-dlp/wiki/Extractors#exporting-youtube-cookies  for tips on effectively exporting YouTube cookies'
 

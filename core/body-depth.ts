@@ -4,10 +4,10 @@
 // defaults, JSON.stringify), so it is refused as a 400 before validation.
 import { badRequest } from './errors.ts'
 
-export const MAX_BODY_DEPTH = 64
+const MAX_BODY_DEPTH = 64
 
 /** Nesting depth of a parsed JSON value, counted without recursion (so it cannot overflow itself). */
-export function jsonDepth (value: unknown, stopAt = Infinity): number {
+function jsonDepth (value: unknown, stopAt = Infinity): number {
   let deepest = 0
   const stack: Array<[unknown, number]> = [[value, 1]]
   while (stack.length) {

@@ -9,13 +9,13 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 /** True when this process runs compiled JavaScript (dist/), not TypeScript. */
-export const COMPILED = import.meta.url.endsWith('.js')
+const COMPILED = import.meta.url.endsWith('.js')
 
 /** The suffix of the service's own modules in this process: a plugin's `index.ts`, or `index.js` compiled. */
 export const CODE_EXTENSION = COMPILED ? '.js' : '.ts'
 
 /** The directory holding core/ and plugins/ as this process runs them: the repository, or dist/. */
-export const CODE_ROOT = dirname(dirname(fileURLToPath(import.meta.url)))
+const CODE_ROOT = dirname(dirname(fileURLToPath(import.meta.url)))
 
 /**
  * The repository root (package.json, prisma/, tools.config.json): the code root

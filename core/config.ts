@@ -36,7 +36,7 @@ const RetiredEntry = Type.Object({
   agent_names: Type.Optional(AgentNames),
 }, { additionalProperties: false })
 
-export const ToolsFile = Type.Object({
+const ToolsFile = Type.Object({
   $comment: Type.Optional(Type.String()),
   tools: Type.Array(ToolEntry),
   retired: Type.Array(RetiredEntry),
@@ -142,7 +142,7 @@ export interface S3StoreConfig {
 }
 
 /** REDIS_URL's queue: whether this process takes jobs off it, how many at once, how long a drain waits. */
-export interface DistributedConfig {
+interface DistributedConfig {
   /** RUN_JOBS: this process runs jobs (always without REDIS_URL; with it, workers do, and an API process only when told). */
   runJobs: boolean
   /** WORKER_CONCURRENCY: jobs one process runs at once off the Redis queue. */
@@ -154,7 +154,7 @@ export interface DistributedConfig {
 }
 
 /** The OpenAI-compatible model server behind POST /api/blog/generate. */
-export interface LlmConfig {
+interface LlmConfig {
   baseUrl: string | null
   apiKey: string | null
   /** Chat-completions model that writes the article. */

@@ -54,7 +54,7 @@ export const PASSWORD_SCRYPT: ScryptCost = { N: 16384, r: 8, p: 1 }
 const SCRYPT_KEYLEN = 64
 
 /** scrypt with a random salt; the parameters travel with the hash so they can be raised later. */
-export async function hashPassword (password: string, cost: ScryptCost = PASSWORD_SCRYPT): Promise<string> {
+async function hashPassword (password: string, cost: ScryptCost = PASSWORD_SCRYPT): Promise<string> {
   const salt = randomBytes(16)
   const key = await scryptAsync(password.normalize('NFKC'), salt, SCRYPT_KEYLEN, { ...cost, maxmem: 64 * 1024 * 1024 })
   return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join('$')
@@ -69,7 +69,7 @@ export async function verifyPassword (password: string, stored: string): Promise
 }
 
 /** A hash of a password nobody has, at `cost`, so login spends the same time whether or not the e-mail exists. */
-export const decoyPasswordHash = (cost: ScryptCost) =>
+const decoyPasswordHash = (cost: ScryptCost) =>
   `scrypt$${cost.N}$${cost.r}$${cost.p}$AAAAAAAAAAAAAAAAAAAAAA$` + Buffer.alloc(SCRYPT_KEYLEN).toString('base64url')
 
 /**

@@ -7,8 +7,6 @@ import type { FastifyInstance } from 'fastify'
 import type { Services } from './container.ts'
 import type { HtmlErrorPage } from './html-error-pages.ts'
 
-export type { HtmlErrorPage } from './html-error-pages.ts'
-
 /** What the kernel gives a feature. */
 export interface FeatureHost {
   /** The kernel's services (the container's cradle): the public service API. */

@@ -18,7 +18,7 @@ export function errorHandler (error: FastifyError & { validation?: ValidationIss
 }
 
 /** Anything thrown during a request, as an entry of the catalogue in errors.ts. */
-export function toAppError (error: FastifyError & { validation?: ValidationIssue[], validationContext?: string }, request: FastifyRequest): AppError {
+function toAppError (error: FastifyError & { validation?: ValidationIssue[], validationContext?: string }, request: FastifyRequest): AppError {
   if (isAppError(error)) return error
   if (error.validation) return badRequest(describeValidation(error.validationContext, error.validation))
   switch (error.code) {

@@ -41,7 +41,7 @@ export interface BuildOptions extends ServicesOptions {
   features?: readonly Feature[]
 }
 
-export const BODY_LIMIT_BYTES = 1024 * 1024
+const BODY_LIMIT_BYTES = 1024 * 1024
 
 /**
  * fastify's `trustProxy` for TRUST_PROXY. A hop count is given as a function:
@@ -50,7 +50,7 @@ export const BODY_LIMIT_BYTES = 1024 * 1024
  * reachable through that many proxies, so the n nearest hops are trusted and
  * the client is the address the n-th proxy saw.
  */
-export function proxyTrust (setting: AppConfig['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+function proxyTrust (setting: AppConfig['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
   if (typeof setting !== 'number') return setting
   return (_address, hop) => hop < setting
 }
@@ -69,7 +69,7 @@ export function proxyTrust (setting: AppConfig['trustProxy']): false | string[] 
  * errored request keeps the request's own logger, redaction included: its
  * error object is not ours.
  */
-export class AccessLog extends LogController {
+class AccessLog extends LogController {
   private readonly plain: Logger
 
   constructor (logger: Logger) {

@@ -34,13 +34,13 @@ export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 }
 
 /** Sets the page headers a reply does not have yet (for code that answers outside the hook, e.g. a hijacked reply). */
-export function applyPageSecurityHeaders (reply: FastifyReply): void {
+function applyPageSecurityHeaders (reply: FastifyReply): void {
   for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) {
     if (!reply.hasHeader(name)) reply.header(name, value)
   }
 }
 
-export const isHtmlContentType = (type: unknown): boolean => typeof type === 'string' && /^\s*text\/html\b/i.test(type)
+const isHtmlContentType = (type: unknown): boolean => typeof type === 'string' && /^\s*text\/html\b/i.test(type)
 
 async function pageSecurityHeaders (app: FastifyInstance): Promise<void> {
   // Runs on every answer, so the callback form: no promise per API request for a header look-up.

@@ -8,7 +8,7 @@ import type { Db } from '../db/database.ts'
 import type { AccountRecord } from '../auth/principal.ts'
 import { effectiveTier, PRO_ELIGIBLE_SIGNUPS, PRO_WINDOW_DAYS } from '../quotas/tiers.ts'
 
-export const MIN_PASSWORD = 8
+const MIN_PASSWORD = 8
 const MAX_PASSWORD = 1024
 // Pragmatic shape check: one @, a dotted domain, RFC 5321 lengths. Deliverability is the email tool's job.
 const EMAIL_SHAPE = /^[^\s@"<>()[\]\\,;:]+@[^\s@"<>()[\]\\,;:]+\.[^\s@"<>()[\]\\,;:]{2,}$/
@@ -19,7 +19,7 @@ const CONTROLS = /[\u0000-\u001f\u007f]/g
 /** A display name (account or token): no control characters, trimmed, at most 200 characters. */
 const cleanName = (raw: string) => raw.replace(CONTROLS, '').trim().slice(0, 200)
 
-export function normaliseEmail (raw: string): string {
+function normaliseEmail (raw: string): string {
   const email = raw.trim().toLowerCase()
   const [local = '', domain = ''] = email.split('@')
   if (email.length > 254 || local.length > 64 || CONTROL.test(email) || !EMAIL_SHAPE.test(email) || domain.includes('..')) {

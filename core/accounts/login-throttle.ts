@@ -18,7 +18,7 @@ export interface LoginThrottleOptions {
   maxAccounts: number
 }
 
-export const LOGIN_THROTTLE_DEFAULTS: LoginThrottleOptions = { maxFailures: 5, windowMs: 15 * 60_000, lockMs: 15 * 60_000, maxAccounts: 100_000 }
+const LOGIN_THROTTLE_DEFAULTS: LoginThrottleOptions = { maxFailures: 5, windowMs: 15 * 60_000, lockMs: 15 * 60_000, maxAccounts: 100_000 }
 
 export class LoginThrottle {
   private readonly failures: BoundedMap<Failures>

@@ -15,7 +15,7 @@ import { phraseWords, ToolFinder } from './tool-finder.ts'
 
 export type JsonSchema = Record<string, unknown> & { type?: unknown, properties?: Record<string, JsonSchema>, required?: string[] }
 
-export type HelperName = 'find_tool' | 'get_job_status' | 'get_job_results'
+type HelperName = 'find_tool' | 'get_job_status' | 'get_job_results'
 
 export interface AdvertisedTool {
   name: string
@@ -35,7 +35,7 @@ export interface AdvertisedTool {
 }
 
 /** A plain JSON copy: what goes on the wire, and safe from later mutation. */
-export const plainSchema = (schema: TSchema): JsonSchema => JSON.parse(JSON.stringify(schema)) as JsonSchema
+const plainSchema = (schema: TSchema): JsonSchema => JSON.parse(JSON.stringify(schema)) as JsonSchema
 
 /**
  * Properties with a default are not required of the agent: the kernel fills

@@ -13,7 +13,7 @@ import type { AgentCatalog } from './agent-catalog.ts'
 import type { ServerInfo } from './guide.ts'
 import type { AgentToolCalls } from './tool-calls.ts'
 
-export const GUIDE_URI = 'docs://guide'
+const GUIDE_URI = 'docs://guide'
 
 /** MCP's code for an unknown resource (spec: Resources, Error Handling). */
 const RESOURCE_NOT_FOUND = -32002

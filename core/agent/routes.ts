@@ -31,7 +31,7 @@ const BEARER_CHALLENGE = { wwwAuthenticate: 'Bearer realm="mcp"', detail: 'Missi
  * preferred as JSON gets the stream (the SDK clients send both, and only the
  * stream can carry progress notifications); otherwise JSON, when acceptable.
  */
-export function responseMode (accept: string | undefined): 'json' | 'sse' | null {
+function responseMode (accept: string | undefined): 'json' | 'sse' | null {
   if (!accept || !accept.trim()) return 'json'
   const weights = qualityValues(accept)
   const sse = weights.get('text/event-stream')

@@ -82,7 +82,7 @@ async function waitForJob (jobs: JobService, caller: AccountCaller, jobId: strin
 }
 
 /** At most this many files are linked in one result (a frames job can store hundreds; the rows page bounds it anyway). */
-export const MAX_RESOURCE_LINKS = 100
+const MAX_RESOURCE_LINKS = 100
 
 const pollHint = (jobId: string) =>
   `Call get_job_status {"job_id": "${jobId}", "wait_seconds": 25} until status is done, then get_job_results {"job_id": "${jobId}"}.`

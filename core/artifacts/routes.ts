@@ -14,7 +14,7 @@ import { artifactUrl, type ArtifactRecord } from './artifact-service.ts'
 import { parseRange } from './byte-range.ts'
 import { attachmentDisposition, safeFileName } from './file-names.ts'
 
-export const ArtifactSchema = Type.Object({
+const ArtifactSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
   content_type: Type.String(),
@@ -24,7 +24,7 @@ export const ArtifactSchema = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 })
 
-export const ArtifactListSchema = Type.Object({
+const ArtifactListSchema = Type.Object({
   job_id: Type.String(),
   count: Type.Integer(),
   files: Type.Array(ArtifactSchema),

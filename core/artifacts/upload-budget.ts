@@ -21,7 +21,7 @@ import type { StoredUpload, UploadHold } from './job-workspace.ts'
 /** Holds are changed a few at a time (ms); a holder that died frees the lock after ttlMs. */
 const BUDGET_LOCK = { ttlMs: 15_000, waitMs: 10_000 }
 /** Retry-After of a start refused by a full budget: about one poll of a short job (when one ends is unknown). */
-export const UPLOAD_BUDGET_RETRY_SECONDS = 10
+const UPLOAD_BUDGET_RETRY_SECONDS = 10
 
 /** One hold: its bytes and when it lapses (the process holding it died before letting go). */
 type Holds = Record<string, { bytes: number, until: number }>

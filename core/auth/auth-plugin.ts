@@ -29,7 +29,7 @@ export function presentedKey (request: FastifyRequest): string | undefined {
 const UNLIMITED = new Set(['/api/health'])
 
 /** Requests a minute this caller may make: the Pro ceiling with a Pro key, else the default. */
-export function rateLimitFor (p: Principal, config: Pick<AppConfig, 'rateLimitPerMinute' | 'rateLimitProPerMinute'>): number {
+function rateLimitFor (p: Principal, config: Pick<AppConfig, 'rateLimitPerMinute' | 'rateLimitProPerMinute'>): number {
   return (p.kind === 'personal' || p.kind === 'scoped') && p.tier === 'pro' ? config.rateLimitProPerMinute : config.rateLimitPerMinute
 }
 

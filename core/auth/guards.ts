@@ -19,7 +19,7 @@ const ADMIN_HAS_NO_ACCOUNT = 'The admin key belongs to no account: use a persona
 const SIGN_UP = 'A guest token cannot do this: sign up (POST /api/auth/signup) and use your personal sk- key.'
 
 /** Read endpoints: any valid key, the guest token included. */
-export function requireAnyKey (p: Principal): Exclude<Principal, { kind: 'none' | 'bad' }> {
+function requireAnyKey (p: Principal): Exclude<Principal, { kind: 'none' | 'bad' }> {
   if (p.kind === 'none' || p.kind === 'bad') throw unauthorized()
   return p
 }
@@ -72,7 +72,7 @@ export function maySeeJob (caller: AccountCaller, job: { accountId: string, tool
   return job.accountId === visible.accountId && (visible.tools === undefined || visible.tools.includes(job.tool))
 }
 
-export function requireAdmin (p: Principal, adminConfigured: boolean): void {
+function requireAdmin (p: Principal, adminConfigured: boolean): void {
   if (!adminConfigured) throw forbidden('Admin endpoints are disabled on this server (ADMIN_API_KEY is not set).')
   if (p.kind === 'none' || p.kind === 'bad') throw unauthorized()
   if (p.kind !== 'admin') throw forbidden('This endpoint needs the admin master key.')

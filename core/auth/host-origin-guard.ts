@@ -45,7 +45,7 @@ export function hostNameOf (header: string): string | null {
   return plain ? plain[1]! : null
 }
 
-export interface HostOriginPolicy {
+interface HostOriginPolicy {
   checkHost: boolean
   checkOrigin: boolean
   /** Host names accepted besides loopback ones. */
@@ -53,7 +53,7 @@ export interface HostOriginPolicy {
   origins: Set<string>
 }
 
-export function hostOriginPolicy (config: Pick<AppConfig, 'host' | 'allowedHosts' | 'allowedOrigins'>): HostOriginPolicy {
+function hostOriginPolicy (config: Pick<AppConfig, 'host' | 'allowedHosts' | 'allowedOrigins'>): HostOriginPolicy {
   const loopback = isLoopbackName(config.host)
   return {
     checkHost: loopback || config.allowedHosts.length > 0,
@@ -64,7 +64,7 @@ export function hostOriginPolicy (config: Pick<AppConfig, 'host' | 'allowedHosts
 }
 
 /** Why the request is refused, or null when it passes. */
-export function refusal (policy: HostOriginPolicy, host: string | undefined, origin: string | undefined): string | null {
+function refusal (policy: HostOriginPolicy, host: string | undefined, origin: string | undefined): string | null {
   // No Host at all cannot come from a browser (the rebinding threat always sends one; Node
   // answers 400 to HTTP/1.1 without it): only a Host that names another site is refused.
   if (policy.checkHost && host !== undefined) {

@@ -26,7 +26,7 @@ export interface Database {
  * SQLite. 10 s is the SQLite busy timeout below; past it the client gets a 503 with Retry-After
  * (core/http-errors.ts), not a 500.
  */
-export const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 }
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 15_000 }
 
 export async function openDatabase (config: Pick<AppConfig, 'databaseProvider' | 'databaseUrl' | 'sqlitePath'>): Promise<Database> {
   if (config.databaseProvider === 'sqlite') {

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3'
 import { SERVICE_ROOT } from '../code-location.ts'
 
 const prismaDir = join(SERVICE_ROOT, 'prisma')
-export const migrationsDir = (provider: 'sqlite' | 'postgresql') =>
+const migrationsDir = (provider: 'sqlite' | 'postgresql') =>
   provider === 'sqlite' ? join(prismaDir, 'migrations') : join(prismaDir, 'postgres', 'migrations')
 
 interface Migration { name: string, sql: string, checksum: string }
@@ -46,7 +46,7 @@ const PG_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
  * way before SQLite opens it (SQLite gives -wal/-shm the mode of the database),
  * and files left wider by an earlier version are tightened at start.
  */
-export function secureSqliteFiles (file: string): void {
+function secureSqliteFiles (file: string): void {
   if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600))
   for (const path of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
     try {

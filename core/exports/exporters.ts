@@ -40,7 +40,7 @@ export function spreadsheetText (value: unknown): string {
   return typeof value === 'string' && FORMULA_START.test(text) ? `'${text}` : text
 }
 
-export function csvField (value: unknown): string {
+function csvField (value: unknown): string {
   const text = spreadsheetText(value)
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }

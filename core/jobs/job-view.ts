@@ -46,7 +46,7 @@ export interface StoredJobRow {
 const toDate = (v: Date | string | number | null): Date | null => (v === null ? null : v instanceof Date ? v : new Date(v))
 const toBool = (v: boolean | number | bigint) => v === true || Number(v) === 1
 
-export function jobRowFrom (r: StoredJobRow): JobRow {
+function jobRowFrom (r: StoredJobRow): JobRow {
   return {
     id: r.id,
     accountId: r.account_id,

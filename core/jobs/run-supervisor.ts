@@ -18,7 +18,7 @@ import type { RowRecorder } from './row-recorder.ts'
  */
 export type StopReason = 'cancelled' | 'timeout' | 'cap' | 'shutdown' | 'ended'
 
-export class StopSignal extends Error {
+class StopSignal extends Error {
   constructor (readonly reason: StopReason) { super(reason); this.name = 'StopSignal' }
 }
 

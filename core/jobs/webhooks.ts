@@ -11,7 +11,7 @@ import type { JobStatusRecord } from './job-view.ts'
 
 export interface WebhookSpec { url: string, events?: Array<'done' | 'error'>, secret?: string }
 
-export const signWebhookBody = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
+const signWebhookBody = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
 
 export class WebhookSender {
   private readonly pending = new Set<Promise<void>>()

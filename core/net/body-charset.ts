@@ -5,7 +5,7 @@
 /** How far into a document its own charset declaration is looked for (the HTML spec prescans 1024 bytes). */
 const PRESCAN_BYTES = 1024
 
-export function charsetFromContentType (contentType: string | null): string | null {
+function charsetFromContentType (contentType: string | null): string | null {
   const match = contentType ? /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType) : null
   return match ? match[1] : null
 }
@@ -18,7 +18,7 @@ function charsetFromBom (bytes: Uint8Array): string | null {
 }
 
 /** The charset an HTML (`<meta charset>`, `<meta http-equiv content>`) or XML (`<?xml encoding?>`) document declares. */
-export function sniffDocumentCharset (bytes: Uint8Array): string | null {
+function sniffDocumentCharset (bytes: Uint8Array): string | null {
   // latin1 maps bytes 1:1, so the ASCII of the declaration survives whatever the real charset is.
   const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, PRESCAN_BYTES)).toString('latin1')
   const xml = /^\s*<\?xml[^>]*\bencoding\s*=\s*["']([^"']+)["']/i.exec(head)

@@ -19,8 +19,8 @@ import { pinnedLookup, systemLookup, urlPort, vetTarget, type HostLookup, type T
 import { decodeBody } from './body-charset.ts'
 import { describeNetworkFailure, redactUrl } from './public-errors.ts'
 
-export const DEFAULT_TIMEOUT_MS = 20_000
-export const DEFAULT_MAX_REDIRECTS = 5
+const DEFAULT_TIMEOUT_MS = 20_000
+const DEFAULT_MAX_REDIRECTS = 5
 /** MAX_RESPONSE_BYTES's default: the decoded size of one response body. */
 export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024
 

@@ -7,7 +7,7 @@ import { canonicalAddress, classifyAddress, classifyHostName, unbracketHost } fr
 import { describeNetworkFailure } from './public-errors.ts'
 
 /** How a refusal names a URL whose host is an IP address (see vetTarget). */
-export const LITERAL_ADDRESS_LABEL = 'an IP address'
+const LITERAL_ADDRESS_LABEL = 'an IP address'
 
 export interface ResolvedAddress { address: string, family: number }
 

@@ -64,7 +64,7 @@ export function describeNetworkFailure (err: unknown): string {
 }
 
 /** The guard's and the tools' own errors already say only what a client may read. */
-export function isPublicNetworkError (err: unknown): err is BlockedTargetError | UpstreamError | InputError {
+function isPublicNetworkError (err: unknown): err is BlockedTargetError | UpstreamError | InputError {
   return err instanceof BlockedTargetError || err instanceof UpstreamError || err instanceof InputError
 }
 

@@ -24,10 +24,10 @@ export const REDACTED = '[redacted]'
  * "credential" would redact ordinary words everywhere. Parameters and headers
  * that carry them are still scrubbed by shape.
  */
-export const MIN_SCRUBBED_VALUE_LENGTH = 6
+const MIN_SCRUBBED_VALUE_LENGTH = 6
 
 /** Query/form parameter names whose value is a credential (compared case-insensitively). */
-export const CREDENTIAL_PARAMETERS = [
+const CREDENTIAL_PARAMETERS = [
   'key', 'api_key', 'api-key', 'apikey', 'x-api-key', 'token', 'access_token', 'refresh_token', 'id_token', 'auth_token',
   'sig', 'signature', 'secret', 'client_secret', 'password', 'passwd', 'private_key',
 ]

@@ -9,7 +9,7 @@ import { DEFAULT_MAX_TURN_MS, LockBusyError, ToolSharedState, pause, unlessAbort
 interface Entry { value: string | number, expiresAt: number | null }
 
 const SWEEP_INTERVAL_MS = 60_000
-export const DEFAULT_MAX_ENTRIES = 10_000
+const DEFAULT_MAX_ENTRIES = 10_000
 
 /**
  * Takes a place in the queue of `key` (turns or locks): `previous` settles when

@@ -13,10 +13,13 @@ import { ExtractionError } from '../tools/contract.ts'
 import type { ExtractionTask, TaskOutcome } from './extraction-tasks.ts'
 
 /** The worker entry: plain JavaScript, so it loads in any build. */
-export const EXTRACTION_WORKER_FILE = new URL('./extraction-worker.mjs', import.meta.url)
+const EXTRACTION_WORKER_FILE = new URL('./extraction-worker.mjs', import.meta.url)
 /**
  * The one place that names the task module the workers load. The entry registers
  * tsx in the worker when this is a .ts file; a compiled build points it at the .js.
+ * Exported for test/kernel/compiled-start.test.ts, which imports the built file by
+ * path in a child process (invisible to knip, hence the tag).
+ * @public
  */
 export const EXTRACTION_TASKS_MODULE = new URL('./extraction-tasks.ts', import.meta.url)
 

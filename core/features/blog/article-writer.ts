@@ -22,7 +22,7 @@ export class ModelUnavailable extends Error {
   }
 }
 
-export const DEFAULT_LLM_TIMEOUT_MS = 60_000
+const DEFAULT_LLM_TIMEOUT_MS = 60_000
 /** A chat-completions answer is small; anything bigger is not an article we want. */
 const MAX_ANSWER_BYTES = 2 * 1024 * 1024
 
@@ -63,7 +63,7 @@ function extractJsonObject (text: string): unknown {
  * ModelUnavailable('malformed') when there is none: no choices, no content,
  * content that is not a JSON object, or one without a title and content.
  */
-export function parseArticle (body: unknown): GeneratedArticle {
+function parseArticle (body: unknown): GeneratedArticle {
   const malformed = (why: string) => new ModelUnavailable(`The model's answer could not be read as an article (${why}).`, 'malformed')
   const choices = (body as { choices?: unknown } | null)?.choices
   if (!Array.isArray(choices) || choices.length === 0) throw malformed('no choices')

@@ -16,8 +16,8 @@ import type * as Sanitize from './sanitize.ts'
 import { baseSlug, firstFreeSlug, RESERVED_SLUGS, SLUG_MAX } from './slug.ts'
 import type { EditInput, PublishInput } from './schemas.ts'
 
-export const DEFAULT_CATEGORY = 'Lead Generation'
-export type PostStatus = 'draft' | 'published'
+const DEFAULT_CATEGORY = 'Lead Generation'
+type PostStatus = 'draft' | 'published'
 export type PostSource = 'api' | 'generated'
 
 export interface PostView {

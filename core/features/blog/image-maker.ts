@@ -17,12 +17,12 @@ export class ImageUnavailable extends Error {
 export interface GeneratedImage { bytes: Buffer, contentType: string, extension: string }
 
 /** A generated image is a few MB at most; anything bigger is refused rather than stored. */
-export const MAX_IMAGE_BYTES = 10 * 1024 * 1024
+const MAX_IMAGE_BYTES = 10 * 1024 * 1024
 /** Image answers in base64 are a third larger than the image, plus the JSON around it. */
 const MAX_ANSWER_BYTES = Math.ceil(MAX_IMAGE_BYTES * 4 / 3) + 64 * 1024
 
 /** The image type from its first bytes: the answer's own content-type is not trusted. */
-export function sniffImage (bytes: Buffer): { contentType: string, extension: string } | null {
+function sniffImage (bytes: Buffer): { contentType: string, extension: string } | null {
   if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return { contentType: 'image/png', extension: 'png' }
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return { contentType: 'image/jpeg', extension: 'jpg' }
   if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP') return { contentType: 'image/webp', extension: 'webp' }

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import type { GeneratedImage } from './image-maker.ts'
 
-export const IMAGE_ROUTE_PREFIX = '/api/blog/images/'
+const IMAGE_ROUTE_PREFIX = '/api/blog/images/'
 /** Names this store gives: a random UUID and the sniffed type. Nothing else is ever served. */
 const IMAGE_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(png|jpg|webp|gif)$/
 const CONTENT_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' }

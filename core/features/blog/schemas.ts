@@ -37,7 +37,7 @@ export const GenerateBody = Type.Object({
 })
 
 /** The list answers every post unless the caller pages; a page holds at most this many. */
-export const LIST_LIMIT_MAX = 1000
+const LIST_LIMIT_MAX = 1000
 
 export const ListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_LIMIT_MAX })),

@@ -59,7 +59,7 @@ export function chooseCoding (acceptEncoding: string | undefined): ContentCoding
 }
 
 /** True when an If-None-Match header names this ETag (or `*`): the client's copy is current. */
-export function isCurrent (ifNoneMatch: string | undefined, etag: string): boolean {
+function isCurrent (ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false
   return ifNoneMatch.split(',').some(tag => {
     const t = tag.trim()

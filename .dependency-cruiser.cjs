@@ -98,8 +98,15 @@ module.exports = {
       name: 'plugins-import-only-contract-and-lib',
       comment: 'A plugin reaches the kernel only through the contract (core/tools/contract.ts), and other folders of plugins/ only through plugins/lib/.',
       severity: 'error',
-      from: { path: '^plugins/([^/]+)/' },
+      from: { path: '^plugins/([^/]+)/', pathNot: '^plugins/(lib/)?[^/]+/dashboard/' },
       to: { path: '^(core|plugins|prisma|scripts|test)/', pathNot: ['^core/tools/contract\\.ts$', '^plugins/lib/', '^plugins/$1/'] },
+    },
+    {
+      name: 'plugin-dashboard-views-import-only-the-view-kit',
+      comment: "A tool's dashboard view (browser code in its plugin's dashboard/ folder, declared in dashboardViews) imports only its own folder and the dashboard's view kit: the one named exception to the rule above.",
+      severity: 'error',
+      from: { path: '^(plugins/(?:lib/)?[^/]+/dashboard)/' },
+      to: { path: '^(core|plugins|prisma|scripts|test)/', pathNot: ['^core/features/web/dashboard/client/view-kit\\.ts$', '^$1/'] },
     },
   ],
   options: {

@@ -3,7 +3,7 @@
 // the asked language as .srt, .vtt and .txt job files plus the text in the row.
 import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
 import { CreatorCaption } from '../lib/media/index.ts'
-import { createPlatformHealth, mediaStatusEndpoint, PLATFORMS, platformUrlInput, YtdlpToolSettingsSchema } from '../lib/media-tools/index.ts'
+import { createPlatformHealth, mediaStatusEndpoint, mediaStatusView, PLATFORMS, platformUrlInput, YtdlpToolSettingsSchema } from '../lib/media-tools/index.ts'
 
 export const MAX_REELS = 50
 
@@ -52,5 +52,6 @@ export default defineTool({
   settings: YtdlpToolSettingsSchema,
   createState: (_settings, kit) => createPlatformHealth(kit),
   endpoints: [mediaStatusEndpoint],
+  dashboardViews: [mediaStatusView],
   run: async (ctx) => (await import('./run.ts')).runIgCaptions(ctx),
 })

@@ -3,6 +3,7 @@
 // stored as JPEG or PNG job files with their timestamps.
 import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
 import { createPlatformHealth, mediaStatusEndpoint } from '../lib/media-tools/platform-health.ts'
+import { mediaStatusView } from '../lib/media-tools/media-status-view.ts'
 import { VideoFramesSettingsSchema } from './settings.ts'
 
 /** Frames per call at most (each is a stored file); the plan's per-run cap clamps it further. */
@@ -57,5 +58,6 @@ export default defineTool({
   // A link it resolves with yt-dlp counts in its platform's health, like the other media tools' runs.
   createState: (_settings, kit) => createPlatformHealth(kit),
   endpoints: [mediaStatusEndpoint],
+  dashboardViews: [mediaStatusView],
   run: async (ctx) => (await import('./run.ts')).runVideoFrames(ctx),
 })

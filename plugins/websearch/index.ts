@@ -1,7 +1,8 @@
 // The websearch tool: one REST key, three agent tools (web_search,
 // web_search_scrape, scrape_web_pages). Engine health outlives jobs: the
 // kernel calls `createState` once per app, hands the EngineHealth to every run
-// as ctx.state, and serves GET /api/search/status from it (`endpoints`).
+// as ctx.state, serves GET /api/search/status from it (`endpoints`) and draws it in the
+// dashboard (`dashboardViews`).
 import { Defaulted, defineTool, Type } from '../../core/tools/contract.ts'
 import { researchTopic } from './research-prompt.ts'
 import { ENGINE_CHOICES } from './engine-catalog.ts'
@@ -108,6 +109,8 @@ const declaration = defineTool({
   settings: WebsearchSettingsSchema,
   renamedSettings: { cooldown_s: { to: 'cooldown_ms', fromSeconds: true }, google_cooldown_s: { to: 'google_cooldown_ms', fromSeconds: true }, scrape_concurrency: { to: 'concurrency' } },
   createState: (settings, { shared }) => createEngineHealth({ cooldownSeconds: settings.cooldown_ms / 1000, googleCooldownSeconds: settings.google_cooldown_ms / 1000, shared }),
+  // The engines' health, readable (#search).
+  dashboardViews: [{ name: 'search', title: 'Search engines', module: new URL('./dashboard/search-status.ts', import.meta.url) }],
   endpoints: [
     {
       method: 'GET',

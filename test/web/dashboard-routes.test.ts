@@ -11,6 +11,7 @@ import { signup, PUBLIC_TOKEN } from '../helpers/build.ts'
 import { buildWithCounter, startJob, waitForEnd } from '../helpers/jobs.ts'
 import { mintToken } from '../kernel/_kernel.ts'
 import { PAGE_CSP as DASHBOARD_CSP } from '../../core/security-headers.ts'
+import { toolViews } from '../../core/features/web/dashboard/dashboard-bundle.ts'
 
 // The tests of the routes share one app, the parent test's (a top-level app would be shared with the
 // other files of a test group, test/groups/).
@@ -91,11 +92,23 @@ t.test('the dashboard\'s routes, on one app', async t => {
 
 t.test('the front-end never writes data as markup', async t => {
   const dir = 'core/features/web/dashboard/client'
-  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter(f => f.endsWith('.ts'))
+  // The tools' views (plugins' dashboard/ folders) are part of the front-end.
+  const toolViews = readdirSync('plugins', { recursive: true, encoding: 'utf8' }).filter(f => /(^|\/)dashboard\/[^/]+\.ts$/.test(f)).map(f => join('plugins', f))
+  t.ok(toolViews.length >= 2, `${toolViews.length} tool view files`)
+  const files = [...readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter(f => f.endsWith('.ts')).map(f => join(dir, f)), ...toolViews]
   t.ok(files.length >= 8, `${files.length} source files`)
   for (const file of files) {
-    const source = readFileSync(join(dir, file), 'utf8')
+    const source = readFileSync(file, 'utf8')
     t.notMatch(source, /\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|\beval\(|new Function\(/, `${file}: text only`)
     t.notMatch(source, /localStorage|document\.cookie/, `${file}: the key stays in sessionStorage`)
   }
+})
+
+t.test('the tools\' views: one per name, in the tools\' order; a clash stops the boot', async t => {
+  const view = (name: string, file: string) => ({ name, title: name, module: new URL(`file:///views/${file}`) })
+  const tool = (key: string, ...dashboardViews: Array<ReturnType<typeof view>>) => ({ declaration: { key, dashboardViews } })
+  t.same(toolViews([tool('a', view('search', 's.ts')), tool('b', view('media', 'm.ts')), tool('c', view('media', 'm.ts')), tool('d')]).map(v => v.name), ['search', 'media'], 'the shared one once')
+  t.throws(() => toolViews([tool('b', view('media', 'm.ts')), tool('c', view('media', 'other.ts'))]), /"c" and "b" tools declare the dashboard view "media"/)
+  t.throws(() => toolViews([tool('a', view('jobs', 'j.ts'))]), /dashboard's own/)
+  t.throws(() => toolViews([tool('a', view('Not a hash', 'j.ts'))]), /lowercase letters/)
 })

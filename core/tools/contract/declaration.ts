@@ -80,6 +80,23 @@ export interface ToolEndpoint<State = unknown> {
   handle (args: { state: State, query: Record<string, string>, upstream: UpstreamConfig, proxyConfigured: boolean }): unknown | Promise<unknown>
 }
 
+/**
+ * A view the tool adds to the dashboard (/app): a nav link `title` to
+ * `#<name>`, drawn by `module`, browser code in the plugin's `dashboard/`
+ * folder (its own tsconfig.json) whose default export is the view function;
+ * it imports only the dashboard's view kit (core/tools/README.md, Dashboard views).
+ * Several tools may declare the same view (same name and module): it is drawn
+ * once, so it is there whichever of them the operator enables.
+ */
+export interface DashboardView {
+  /** Its hash (`#media`): lowercase letters, digits and '-'. */
+  name: string
+  /** The nav link and the page title. */
+  title: string
+  /** `new URL('./dashboard/view.ts', import.meta.url)`. */
+  module: URL
+}
+
 /** Where an older setting name now lives (ToolDeclaration.renamedSettings). */
 export interface RenamedSetting {
   to: string
@@ -151,6 +168,8 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
   createState? (settings: Readonly<Static<Settings>>, kit: ToolStateKit): State
   /** Extra read endpoints the tool serves from its state (e.g. GET /api/search/status). */
   endpoints?: Array<ToolEndpoint<State>>
+  /** Views the tool adds to the dashboard (see DashboardView). */
+  dashboardViews?: DashboardView[]
   /** MCP workflow prompts this tool owns (see WorkflowPrompt). */
   prompts?: WorkflowPrompt[]
   /** Extra REST paths that start this tool's job from their own body shape (see ToolAlias). */

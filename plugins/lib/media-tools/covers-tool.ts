@@ -8,6 +8,7 @@
 import { BlockedTargetError, Defaulted, defineTool, JobOutcomeError, Nullable, Type, type Static, type ToolExample } from '../../../core/tools/contract.ts'
 import { CoverItem, type MediaThumbnail } from '../media/index.ts'
 import { readPageVideos, type PageVideoLister } from './page-videos.ts'
+import { mediaStatusView } from './media-status-view.ts'
 import { createPlatformHealth, mediaStatusEndpoint } from './platform-health.ts'
 import { platformUrlInput, type Platform } from './platforms.ts'
 import { YtdlpToolSettingsSchema } from './settings.ts'
@@ -79,6 +80,7 @@ export function defineCoversTool (spec: CoversToolSpec) {
     settings: YtdlpToolSettingsSchema,
     createState: (_settings, kit) => createPlatformHealth(kit),
     endpoints: [mediaStatusEndpoint],
+    dashboardViews: [mediaStatusView],
     list: LINKS_LIST,
     run: async (ctx) => runCoversTool(ctx, spec),
   })

@@ -5,6 +5,7 @@
 import { PassThrough } from 'node:stream'
 import { Defaulted, defineTool, Nullable, Type, type RunInput, type Static, type ToolExample } from '../../../core/tools/contract.ts'
 import { MediaItem, ytdlpDownloadArgs, ytdlpFailure } from '../media/index.ts'
+import { mediaStatusView } from './media-status-view.ts'
 import { createPlatformHealth, mediaStatusEndpoint, observeYtdlpRun } from './platform-health.ts'
 import { platformUrlInput, type Platform } from './platforms.ts'
 import { YtdlpToolSettingsSchema } from './settings.ts'
@@ -76,6 +77,7 @@ export function defineDownloadTool (spec: DownloadToolSpec) {
     settings: YtdlpToolSettingsSchema,
     createState: (_settings, kit) => createPlatformHealth(kit),
     endpoints: [mediaStatusEndpoint],
+    dashboardViews: [mediaStatusView],
     list: LINKS_LIST,
     run: async (ctx) => runDownloadTool(ctx, spec),
   })

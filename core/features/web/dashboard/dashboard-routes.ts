@@ -11,7 +11,7 @@ import { routeDefaults } from '../../../route-defaults.ts'
 // (core/web/security-headers.ts: no inline code, connections to this origin only).
 import { PAGE_SECURITY_HEADERS } from '../../../security-headers.ts'
 import { sendAsset, type StaticAsset } from '../pages/static-assets.ts'
-import { bundleDashboard, type DashboardBundle } from './dashboard-bundle.ts'
+import { bundleDashboard, toolViews, type DashboardBundle } from './dashboard-bundle.ts'
 
 const AssetParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 128 }) })
 
@@ -22,10 +22,12 @@ function sendFile (req: FastifyRequest, reply: FastifyReply, file: StaticAsset, 
 
 export default async function dashboardRoutes (app: FastifyInstance): Promise<void> {
   routeDefaults(app, { tag: 'Dashboard', auth: 'none' })
+  // The enabled tools' views, checked at boot (a clash of names stops it).
+  const views = toolViews(app.services.registry.enabled())
   // Built on the first request, once per app; a failed build is retried by the next request.
   let bundle: Promise<DashboardBundle> | undefined
   const dashboard = async () => {
-    bundle ??= bundleDashboard().catch((err: unknown) => {
+    bundle ??= bundleDashboard(views).catch((err: unknown) => {
       bundle = undefined
       app.log.error({ err }, 'the dashboard front-end could not be bundled')
       throw unavailable('The dashboard could not be built; the server log says why.')

@@ -1,6 +1,10 @@
 // The dashboard: signed out, the sign-up and login forms; signed in, the
 // views below, one per hash (#account, #playground, #results/<job>, #jobs,
-// #tokens, #search, #media). Nothing is stored but the key, in sessionStorage.
+// #tokens), and the enabled tools' views (#search, #media: their declarations'
+// `dashboardViews`). Nothing is stored but the key, in sessionStorage.
+//
+// The bundle's entry is generated (dashboard-bundle.ts): it imports this file
+// and the tools' view modules and calls startDashboard with them.
 import './dashboard.css'
 import { ApiError, call, session, type Me, type ToolInfo, type ToolList } from './api.ts'
 import { errorBox, h } from './dom.ts'
@@ -11,18 +15,11 @@ import { playgroundView } from './views/playground.ts'
 import { resultsView } from './views/results.ts'
 import { jobsView } from './views/jobs.ts'
 import { tokensView } from './views/tokens.ts'
-import { searchView } from './views/search-status.ts'
-import { mediaView } from './views/media-status.ts'
 
-const VIEWS: Record<string, { title: string, view: View, inNav: boolean }> = {
-  account: { title: 'Account', view: accountView, inNav: true },
-  playground: { title: 'Playground', view: playgroundView, inNav: true },
-  jobs: { title: 'Jobs', view: jobsView, inNav: true },
-  tokens: { title: 'Tokens', view: tokensView, inNav: true },
-  search: { title: 'Search engines', view: searchView, inNav: true },
-  media: { title: 'Media platforms', view: mediaView, inNav: true },
-  results: { title: 'Results', view: resultsView, inNav: false },
-}
+/** A tool's view, as the generated entry hands it over. */
+export interface ToolView { name: string, title: string, view: View }
+
+let VIEWS: Record<string, { title: string, view: View, inNav: boolean }> = {}
 
 const main = document.getElementById('main')!
 const nav = document.getElementById('nav')!
@@ -94,5 +91,15 @@ async function signedIn (fresh: boolean): Promise<void> {
   await show()
 }
 
-if (session.key()) void signedIn(false)
-else signedOut()
+export function startDashboard (toolViews: ToolView[]): void {
+  VIEWS = {
+    account: { title: 'Account', view: accountView, inNav: true },
+    playground: { title: 'Playground', view: playgroundView, inNav: true },
+    jobs: { title: 'Jobs', view: jobsView, inNav: true },
+    tokens: { title: 'Tokens', view: tokensView, inNav: true },
+    ...Object.fromEntries(toolViews.map(v => [v.name, { title: v.title, view: v.view, inNav: true }])),
+    results: { title: 'Results', view: resultsView, inNav: false },
+  }
+  if (session.key()) void signedIn(false)
+  else signedOut()
+}

@@ -2,13 +2,11 @@
 // platform, when a yt-dlp run last read it, when it last refused and why, and
 // how many refusals in a row, so a wall (a login, a bot check) shows here
 // before the users report it.
-import { ApiError, call } from '../api.ts'
-import { h, tableWrap } from '../dom.ts'
-import type { View } from '../context.ts'
+import { ApiError, call, h, tableWrap, type View } from '../../../../core/features/web/dashboard/client/view-kit.ts'
 
 /**
- * The fields shown (the record is the media tools'; the kernel, and so this
- * page, may not import a plugin: these are read, not validated).
+ * The fields shown, read and not validated: this is browser code, which imports
+ * only the dashboard's view kit, not the plugin's schemas.
  */
 interface PlatformHealth {
   name: string
@@ -41,7 +39,7 @@ function stateOf (p: PlatformHealth): { text: string, kind: string } {
   return { text: 'not tried yet', kind: 'unknown' }
 }
 
-export const mediaView: View = async (_dashboard, main) => {
+const mediaView: View = async (_dashboard, main) => {
   let status: MediaStatus
   try {
     status = await call<MediaStatus>('GET', '/api/media/status')
@@ -72,3 +70,5 @@ export const mediaView: View = async (_dashboard, main) => {
         h('thead', {}, h('tr', {}, ['Platform', 'State', 'Last read', 'Last refused', 'Refused by', 'What it said'].map(c => h('th', { scope: 'col' }, c)))),
         h('tbody', {}, rows)))))
 }
+
+export default mediaView

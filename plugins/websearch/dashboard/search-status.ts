@@ -1,12 +1,10 @@
 // The search status record (GET /api/search/status), readable: which engines
 // answer, which are blocked or cooling down, which providers have keys.
-import { ApiError, call } from '../api.ts'
-import { h, tableWrap } from '../dom.ts'
-import type { View } from '../context.ts'
+import { ApiError, call, h, tableWrap, type View } from '../../../core/features/web/dashboard/client/view-kit.ts'
 
 /**
- * The fields shown (the record is the search plugin's; the kernel, and so this
- * page, may not import a plugin: these are read, not validated).
+ * The fields shown, read and not validated: this is browser code, which imports
+ * only the dashboard's view kit, not the plugin's schemas.
  */
 interface SearchStatus {
   providers: Record<string, boolean>
@@ -23,7 +21,7 @@ interface SearchStatus {
 
 const yesNo = (v: boolean) => (v ? 'yes' : 'no')
 
-export const searchView: View = async (_dashboard, main) => {
+const searchView: View = async (_dashboard, main) => {
   let status: SearchStatus
   try {
     status = await call<SearchStatus>('GET', '/api/search/status')
@@ -62,3 +60,5 @@ export const searchView: View = async (_dashboard, main) => {
         h('thead', {}, h('tr', {}, ['Engine', 'State', 'Last answer', 'Checked', 'Cooldown left'].map(c => h('th', { scope: 'col' }, c)))),
         h('tbody', {}, rows)))))
 }
+
+export default searchView

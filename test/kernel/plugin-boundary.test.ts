@@ -71,6 +71,14 @@ t.test('no tool key or agent tool name is a string in core/', async t => {
   t.same(offenders, [], 'the kernel knows tools from their declarations only')
 })
 
+t.test('no kernel file names a platform: what a site does is plugin knowledge (plugins/lib)', async t => {
+  const PLATFORMS = /\b(youtube|youtu\.be|instagram|tiktok|facebook|snapchat)\b/i
+  const offenders = sourceFiles('core')
+    .filter(path => !relative(root, path).split(sep).join('/').startsWith('core/features/'))
+    .filter(path => PLATFORMS.test(readFileSync(path, 'utf8')))
+  t.same(offenders, [], 'core/ outside its features names no platform')
+})
+
 /** The dashboard's view kit, which a plugin's dashboard/ folder (its views) may import, and nothing else of the dashboard. */
 const VIEW_KIT = join('core', 'features', 'web', 'dashboard', 'client', 'view-kit.ts')
 const inDashboardFolder = (file: string) => /^plugins\/(lib\/)?[^/]+\/dashboard\//.test(relative(root, file).split(sep).join('/'))

@@ -57,7 +57,7 @@ export interface AgentToolDeclaration<AgentInput extends TSchema = TSchema> {
   cues?: string[]
   /**
    * find_tool's not-for phrases: what a task says when a near neighbour fits
-   * instead ("facebook" for a Google ads tool). A task that says all the words
+   * instead (another ad library's name, for an ad-library tool). A task that says all the words
    * of one lowers this tool's score. Added to the declaration's own `notFor`.
    */
   notFor?: string[]

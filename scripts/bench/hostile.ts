@@ -32,7 +32,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
 import type { AddressInfo } from 'node:net'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Worker } from 'node:worker_threads'
@@ -40,6 +39,7 @@ import { pageScanner } from '../../plugins/lib/page-scanner.ts'
 import { createExtraction } from '../../core/workers/extraction.ts'
 import { goal, jobResults, jobStatus, mb, median, percentile, printTable, proAccount, REPO, runMain, startBenchApp, startJob } from './harness.ts'
 import { tierLimits } from '../../core/quotas/tiers.ts'
+import { multipartBody } from '../../test/artifacts/multipart.ts'
 
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 5)
 const HEALTH_INTERVAL_MS = Number(process.env.BENCH_HEALTH_INTERVAL_MS ?? 20)
@@ -257,18 +257,6 @@ function startFolderPeakSampler (folder: () => string | null): { stop (): number
   return { stop () { clearInterval(timer); return peak } }
 }
 
-function multipart (params: Record<string, unknown>, file: { name: string, type: string, body: () => AsyncIterable<Buffer> }): { payload: Readable, headers: Record<string, string> } {
-  const boundary = `----bench${randomBytes(8).toString('hex')}`
-  async function * body (): AsyncGenerator<Buffer> {
-    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="tool"\r\n\r\nvideo_frames\r\n`)
-    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="params"\r\n\r\n${JSON.stringify(params)}\r\n`)
-    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`)
-    yield * file.body()
-    yield Buffer.from(`\r\n--${boundary}--\r\n`)
-  }
-  return { payload: Readable.from(body()), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }
-}
-
 async function mediaAttacks (): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-media-'))
   const tall = join(dir, 'tall.mp4')
@@ -284,12 +272,12 @@ async function mediaAttacks (): Promise<void> {
   const apiKey = await proAccount(app)
   const cap = tierLimits('pro').max_job_files_mb * 1024 * 1024
   const attacks = [
-    { name: `${tallBytes.length} B 64×384 upload, PNG width ${MEDIA_WIDTH}`, params: { mode: 'interval', every_seconds: 0.2, max_frames: 10, format: 'png', width: MEDIA_WIDTH }, file: { name: 'tall.mp4', type: 'video/mp4', body: async function * () { yield tallBytes } } },
-    { name: `${mb(noisyBytes.length)} MB 10 s noise video, 100 PNG frames at width ${MEDIA_WIDTH}`, params: { mode: 'interval', every_seconds: 0.1, max_frames: 100, format: 'png', width: MEDIA_WIDTH }, file: { name: 'noisy.mp4', type: 'video/mp4', body: async function * () { yield noisyBytes } } },
+    { name: `${tallBytes.length} B 64×384 upload, PNG width ${MEDIA_WIDTH}`, params: { mode: 'interval', every_seconds: 0.2, max_frames: 10, format: 'png', width: MEDIA_WIDTH }, file: { name: 'tall.mp4', type: 'video/mp4', data: tallBytes } },
+    { name: `${mb(noisyBytes.length)} MB 10 s noise video, 100 PNG frames at width ${MEDIA_WIDTH}`, params: { mode: 'interval', every_seconds: 0.1, max_frames: 100, format: 'png', width: MEDIA_WIDTH }, file: { name: 'noisy.mp4', type: 'video/mp4', data: noisyBytes } },
     {
       name: '100 MB noise upload',
       params: { max_frames: 50 },
-      file: { name: 'noise.mp4', type: 'video/mp4', body: async function * () { for (let i = 0; i < 100 * 16; i++) yield randomBytes(64 * 1024) } },
+      file: { name: 'noise.mp4', type: 'video/mp4', data: randomBytes(100 * 1024 * 1024) },
     },
   ]
   const rows: Array<Array<string | number>> = [['attack', 'answer', 'job', 'ffmpeg peak RSS MB', 'scratch peak MB', 'health p99 ms', 'health max ms', 'failed', 'message']]
@@ -302,7 +290,7 @@ async function mediaAttacks (): Promise<void> {
     let outcome = ''
     let message = ''
     const window = await measure(healthUrl, async () => {
-      const { payload, headers } = multipart(attack.params, attack.file)
+      const { payload, headers } = multipartBody([['tool', 'video_frames'], ['params', JSON.stringify(attack.params)]], attack.file)
       const res = await app.inject({ method: 'POST', url: '/api/tool-run', headers: { ...headers, 'x-api-key': apiKey }, payload })
       answer = res.statusCode
       if (res.statusCode !== 202) { message = res.json().detail ?? res.body; return }

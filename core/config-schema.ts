@@ -156,7 +156,7 @@ export const ConfigSchema = Type.Object({
     pattern: '^(deno|node|bun|quickjs)(:/[^\\s,]*)?$',
     invalid: 'must be deno, node, bun or quickjs, optionally followed by :/absolute/path/to/its/binary',
     defaultText: 'unset: yt-dlp\'s own default (Deno on `PATH`)',
-    description: 'the JavaScript runtime yt-dlp runs the sites\' challenges with (which sites need one: `plugins/lib/media/README.md`), passed on as `--js-runtimes` (yt-dlp 2025.11.12 and newer; an older yt-dlp refuses the option, so the boot warns and it is not passed); `deno:/path/to/deno` names the binary, e.g. the npm package `deno`\'s (see Media programs)',
+    description: 'the JavaScript runtime yt-dlp runs the sites\' challenges with, passed on to a yt-dlp new enough to take it (2025.11.12 and newer; with an older one the boot warns and it is not passed; which sites need one: `plugins/lib/media/README.md`); `deno:/path/to/deno` names the binary, e.g. the npm package `deno`\'s (see Media programs)',
   })),
   EXEC_TIMEOUT_MS: Type.Integer({
     default: 600_000,

@@ -107,10 +107,15 @@ export interface AppConfig {
   env: Readonly<Record<string, string | undefined>>
 }
 
-/** ctx.exec: the media programs' binaries, limits, and the little of the environment a child gets. */
+/** ctx.exec: the programs' limits, the settings their profiles read, and the little of the environment a child gets. */
 export interface ExecConfig {
-  /** YTDLP_PATH, FFMPEG_PATH, FFPROBE_PATH: an absolute path, or a name looked up on `childPath`. */
-  programs: { 'yt-dlp': string, ffmpeg: string, ffprobe: string }
+  /**
+   * The environment the configuration was read from: a program profile names
+   * the variable of its binary (an absolute path, or a name looked up on
+   * `childPath`) and the settings it reads; the configuration schema has
+   * validated those it documents. Never passed to a child.
+   */
+  settings: Readonly<Record<string, string | undefined>>
   /** EXEC_TIMEOUT_MS: a run's default time limit. */
   timeoutMs: number
   /** EXEC_NETWORK_MAX_BYTES: the most bytes one run may move through the egress proxy. */
@@ -119,8 +124,6 @@ export interface ExecConfig {
   cpuSeconds: number
   /** EXEC_MEMORY_MB: RLIMIT_AS (address space) of every run, in MiB. */
   memoryMb: number
-  /** YTDLP_JS_RUNTIME: yt-dlp's `--js-runtimes` value, or null (its own default). */
-  ytdlpJsRuntime: string | null
   /** The server's PATH, LANG and TZ: all a child inherits (no secret travels in them). */
   childPath: string
   childLang: string
@@ -397,12 +400,11 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): Loaded
     proxyUrl: url('PROXY_URL', v.PROXY_URL),
     userAgent: v.USER_AGENT,
     exec: {
-      programs: { 'yt-dlp': v.YTDLP_PATH, ffmpeg: v.FFMPEG_PATH, ffprobe: v.FFPROBE_PATH },
+      settings: { ...env },
       timeoutMs: v.EXEC_TIMEOUT_MS,
       networkMaxBytes: v.EXEC_NETWORK_MAX_BYTES,
       cpuSeconds: v.EXEC_CPU_SECONDS,
       memoryMb: v.EXEC_MEMORY_MB,
-      ytdlpJsRuntime: v.YTDLP_JS_RUNTIME ?? null,
       childPath,
       childLang: 'C.UTF-8',
       childTz: env.TZ?.trim() || null,

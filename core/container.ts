@@ -124,7 +124,7 @@ export function createAppContainer (base: {
       : asFunction(({ config }: Services) => new ExtractionPool(config.extraction)).singleton().disposer(pool => pool.close()),
     egress: asFunction(({ net, config, logger }: Services) => new EgressProxy({ ...net.guard, upstreamProxyUrl: config.proxyUrl ?? undefined, logger })).singleton().disposer(proxy => proxy.close()),
     // Jobs are stopped first (runner.shutdown kills their children); close() kills any group still alive.
-    exec: asFunction(({ config, egress, logger }: Services) => new ExecService({ config: config.exec, proxy: egress, logger })).singleton().disposer(exec => exec.close()),
+    exec: asFunction(({ config, egress, logger, registry }: Services) => new ExecService({ config: config.exec, proxy: egress, logger, programs: registry.programs() })).singleton().disposer(exec => exec.close()),
     // A bucket stages each write under DATA_DIR/work (skipped by the workspace sweep: a dot name) before it sends it.
     artifactStore: asFunction(({ config }: Services) => config.artifactsS3
       ? new S3ArtifactStore(config.artifactsS3, join(config.dataDir, 'work', '.s3-staging'))

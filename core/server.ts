@@ -47,7 +47,7 @@ async function main (): Promise<void> {
   // and every dropped handshake costs its client a retransmission of a second or more. The
   // kernel caps the value at net.core.somaxconn.
   await app.listen({ host: config.host, port: config.port, backlog: 4096 })
-  // After listening, off the start's path: the versions (a Python start for yt-dlp) are for the operator and /api/health.
+  // After listening, off the start's path: the programs' versions (a start of each, some of them Python) are for the operator and /api/health.
   void app.services.exec.warnOutdated().catch((err) => app.log.warn({ err }, 'the media programs\' versions could not be read'))
 }
 

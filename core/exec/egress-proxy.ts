@@ -40,7 +40,7 @@ export interface EgressProxyOptions {
 
 /** One exec run's right to use the proxy. */
 export interface EgressGrant {
-  /** `http://run:<token>@127.0.0.1:<port>`, for `--proxy` or `http_proxy`. */
+  /** `http://run:<token>@127.0.0.1:<port>`, for the proxy variables of a run's environment. */
   readonly proxyUrl: string
   /** The guard's refusals during this run (the run reports the first). */
   readonly refused: BlockedTargetError[]

@@ -1,8 +1,10 @@
-// ctx.exec: runs yt-dlp, ffmpeg and ffprobe for a job, guarded. See README.md.
+// ctx.exec: runs the programs tools declare (ProgramProfile) for a job, guarded. See README.md.
 //
 // - argument arrays only: spawn with shell: false, so `;`, `$(…)`, `|` in a user
 //   value are bytes of one argument, never syntax;
-// - the binary from its setting (YTDLP_PATH …), checked before each run: a
+// - only a program an enabled tool declares (its profile), and for a job only
+//   the programs its own tool declares;
+// - the binary from the setting its profile names, checked before each run: a
 //   missing one fails fast with ToolConfigError naming the variable (refunded);
 // - an environment of its own (PATH, LANG, TZ, HOME = a private empty directory,
 //   the proxy variables): nothing of the server's environment, where credentials live;
@@ -11,8 +13,8 @@
 //   limit and, for stragglers, as soon as the program itself exits: no orphan;
 // - network only through the egress proxy (egress-proxy.ts), with a token minted
 //   for this run and passed in the environment (argv is readable by every local user);
-// - inputs opened as media only (media-inputs.ts): an http(s) URL with network
-//   protocols, or a file of the job's own with container demuxers only;
+// - the profile's guard before every spawn, its inputs checked by the kernel
+//   (media-inputs.ts): an http(s) URL with the network, or a file of the job's own;
 // - stdout captured up to a cap (or streamed to the caller), stderr's tail kept,
 //   with the server's paths (binary, home, cwd, the job's folders, DATA_DIR …) replaced;
 // - the kernel's limits (sandbox.ts): CPU time, address space, largest file,
@@ -25,23 +27,18 @@ import { delimiter, join } from 'node:path'
 import type { Writable } from 'node:stream'
 import type { Logger } from 'pino'
 import type { ExecConfig } from '../config.ts'
-import { FileTooLargeError, InputError, ToolConfigError, UpstreamError, type ExecOptions, type ExecResult, type MediaProgram, type ProcessRunner } from '../tools/contract.ts'
+import type { ExecOptions, ExecResult, ProcessRunner } from '../tools/contract/context.ts'
+import { FileTooLargeError, InputError, ToolConfigError, UpstreamError } from '../tools/contract/outcomes.ts'
+import type { ProgramProfile } from '../tools/contract/programs.ts'
 import type { EgressGrant, EgressProxy } from './egress-proxy.ts'
-import { guardMediaArgs } from './media-inputs.ts'
-import { readProgramVersions, ytdlpHasJsRuntimes, YTDLP_JS_RUNTIMES_SINCE, YTDLP_STALE_DAYS, type ProgramVersions } from './program-versions.ts'
+import { mediaInputs } from './media-inputs.ts'
+import { readProgramVersions, type ProgramVersions } from './program-versions.ts'
 import { limitHit, POLL_MS, sampleProcess, sandboxedCommand, treeBytes, type LimitHit, type ProcessSample, type RunFileBudget, type RunLimits, type SandboxPrograms } from './sandbox.ts'
 
 export const DEFAULT_MAX_STDOUT_BYTES = 8 * 1024 * 1024
 export const DEFAULT_MAX_STDERR_BYTES = 64 * 1024
-/** Between SIGTERM and SIGKILL: ffmpeg finishes its file's trailer, yt-dlp its cleanup. */
+/** Between SIGTERM and SIGKILL: time for a program to finish its file's trailer, or its cleanup. */
 const KILL_GRACE_MS = 2000
-
-/** The setting that names each program's binary: what a failure tells the operator to set. */
-export const PROGRAM_SETTINGS: Readonly<Record<MediaProgram, string>> = {
-  'yt-dlp': 'YTDLP_PATH',
-  ffmpeg: 'FFMPEG_PATH',
-  ffprobe: 'FFPROBE_PATH',
-}
 
 function isExecutableFile (path: string): boolean {
   try {
@@ -85,52 +82,75 @@ export interface JobScope {
   withoutServerPaths?: (text: string) => string
   /** The job's file caps over what its programs write (sandbox.ts); none (tests): no largest-file limit, no scratch budget. */
   files?: RunFileBudget
+  /** The programs the job's tool declares: no other runs for it. Unset (tests): every registered program. */
+  programs?: readonly string[]
 }
 
 /** One per app: resolves binaries, hands each job a ProcessRunner, and kills what is left at close. */
 export class ExecService {
   /** Process groups alive now, killed at app close whatever their job does. */
   private readonly groups = new Set<number>()
+  /** The programs the enabled tools declare, by name: nothing else runs. */
+  private readonly profiles = new Map<string, ProgramProfile>()
 
-  /** The programs' versions: read once, on first need (a yt-dlp start is a Python start). */
+  /** The programs' versions: read once, on first need (a program's start may be a Python start). */
   private versionsRead: Promise<ProgramVersions> | null = null
   private versionsKnown: ProgramVersions | null = null
 
-  constructor (private readonly deps: { config: ExecConfig, proxy: EgressProxy, logger: Logger }) {}
+  constructor (private readonly deps: { config: ExecConfig, proxy: EgressProxy, logger: Logger, programs: readonly ProgramProfile[] }) {
+    for (const profile of deps.programs) this.profiles.set(profile.name, profile)
+  }
+
+  /** An operator's setting (an environment variable), trimmed; undefined when unset or blank. */
+  private setting (name: string): string | undefined {
+    return this.deps.config.settings[name]?.trim() || undefined
+  }
 
   /** The versions once read, and the read itself (started by the first call). */
   programVersions (): { known: ProgramVersions | null, read: Promise<ProgramVersions> } {
-    this.versionsRead ??= readProgramVersions(
-      { 'yt-dlp': this.resolve('yt-dlp'), ffmpeg: this.resolve('ffmpeg'), ffprobe: this.resolve('ffprobe') },
-      { PATH: this.deps.config.childPath, LANG: this.deps.config.childLang, LC_ALL: this.deps.config.childLang },
-      new Date(),
-    ).then(versions => (this.versionsKnown = versions))
+    if (!this.versionsRead) {
+      const profiles = [...this.profiles.values()]
+      this.versionsRead = readProgramVersions(
+        profiles,
+        Object.fromEntries(profiles.map(profile => [profile.name, this.binaryOf(profile)])),
+        { PATH: this.deps.config.childPath, LANG: this.deps.config.childLang, LC_ALL: this.deps.config.childLang },
+        new Date(),
+      ).then(versions => (this.versionsKnown = versions))
+    }
     return { known: this.versionsKnown, read: this.versionsRead }
   }
 
-  /** Boot, after listening: a stale yt-dlp, and a JavaScript runtime this yt-dlp cannot take, are warnings. */
+  /** Boot, after listening: a stale program, and what its profile finds wrong with its version, are warnings. */
   async warnOutdated (): Promise<void> {
-    const ytdlp = (await this.programVersions().read)['yt-dlp']
-    if (ytdlp.version === null) return
-    if (ytdlp.stale) {
-      this.deps.logger.warn({ program: 'yt-dlp', version: ytdlp.version, released: ytdlp.released }, `yt-dlp ${ytdlp.version} is older than ${YTDLP_STALE_DAYS} days: sites change what a client must do every few weeks, so the video tools fail (often as refusals) until it is updated (README, Media programs)`)
-    }
-    if (this.deps.config.ytdlpJsRuntime && !ytdlpHasJsRuntimes(ytdlp.version)) {
-      this.deps.logger.warn({ program: 'yt-dlp', version: ytdlp.version }, `YTDLP_JS_RUNTIME is set, but yt-dlp ${ytdlp.version} predates --js-runtimes (${YTDLP_JS_RUNTIMES_SINCE}): it is not passed on`)
+    const versions = await this.programVersions().read
+    for (const profile of this.profiles.values()) {
+      const { version, released, stale } = versions[profile.name] ?? { version: null }
+      if (version === null) continue
+      if (stale) {
+        this.deps.logger.warn({ program: profile.name, version, released }, `${profile.name} ${version} is older than ${profile.version.staleAfterDays ?? 0} days: ${profile.version.staleWarning ?? 'update it'}`)
+      }
+      for (const warning of profile.bootWarnings?.(version, name => this.setting(name)) ?? []) {
+        this.deps.logger.warn({ program: profile.name, version }, warning)
+      }
     }
   }
 
-  /** `--js-runtimes <value>` when YTDLP_JS_RUNTIME is set and this yt-dlp takes it. */
-  private async jsRuntimeArgs (): Promise<string[]> {
-    const runtime = this.deps.config.ytdlpJsRuntime
-    if (!runtime) return []
-    const ytdlp = (await this.programVersions().read)['yt-dlp']
-    return ytdlpHasJsRuntimes(ytdlp.version) ? ['--js-runtimes', runtime] : []
+  /** What the profile puts before the guarded arguments, with the version as read once. */
+  private async leadingArgs (profile: ProgramProfile): Promise<string[]> {
+    if (!profile.leadingArgs) return []
+    const version = (await this.programVersions().read)[profile.name]?.version ?? null
+    return profile.leadingArgs({ version, setting: name => this.setting(name), binaryOf: other => this.binaryOf(other) })
   }
 
-  /** The binary's absolute path, or null when the setting names nothing executable. */
-  resolve (program: MediaProgram): string | null {
-    return this.onPath(this.deps.config.programs[program])
+  /** A registered program's absolute path, or null when it is not registered or its setting names nothing executable. */
+  resolve (program: string): string | null {
+    const profile = this.profiles.get(program)
+    return profile ? this.binaryOf(profile) : null
+  }
+
+  /** The binary a profile resolves to: its setting, else its name, on the children's PATH. */
+  private binaryOf (profile: ProgramProfile): string | null {
+    return this.onPath(this.setting(profile.binarySetting) ?? profile.name)
   }
 
   private onPath (setting: string): string | null {
@@ -141,7 +161,7 @@ export class ExecService {
     return null
   }
 
-  /** util-linux's setpriv and prlimit on the children's PATH, or null: then no media program runs (README, Limits). */
+  /** util-linux's setpriv and prlimit on the children's PATH, or null: then no program runs (README, Limits). */
   sandbox (): SandboxPrograms | null {
     const setpriv = this.onPath('setpriv')
     const prlimit = this.onPath('prlimit')
@@ -150,21 +170,30 @@ export class ExecService {
 
   /** Boot: a missing program is a warning (the tools that need it fail fast, naming the variable). */
   warnMissing (): void {
-    for (const program of Object.keys(PROGRAM_SETTINGS) as MediaProgram[]) {
-      if (!this.resolve(program)) {
-        this.deps.logger.warn({ program, variable: PROGRAM_SETTINGS[program] }, `${program} was not found: the tools that run it will fail until it is installed or ${PROGRAM_SETTINGS[program]} names it`)
+    for (const profile of this.profiles.values()) {
+      if (!this.binaryOf(profile)) {
+        this.deps.logger.warn({ program: profile.name, variable: profile.binarySetting }, `${profile.name} was not found: the tools that run it will fail until it is installed or ${profile.binarySetting} names it`)
       }
     }
-    if (!this.sandbox()) {
-      this.deps.logger.warn({ programs: ['setpriv', 'prlimit'] }, 'setpriv or prlimit (util-linux) was not found on PATH: no media program runs without the limits they set, so the media tools will fail until util-linux is installed')
+    if (this.profiles.size > 0 && !this.sandbox()) {
+      this.deps.logger.warn({ programs: ['setpriv', 'prlimit'] }, 'setpriv or prlimit (util-linux) was not found on PATH: no program runs without the limits they set, so the tools that run one will fail until util-linux is installed')
     }
   }
 
   /** ctx.exec for one job, bound to its signal and its folders. */
   forJob (signal: AbortSignal, log: Logger, scope: JobScope = {}): ProcessRunner {
+    const allowed = (program: string) => this.profiles.has(program) && (scope.programs === undefined || scope.programs.includes(program))
     return {
-      available: (program) => PROGRAM_SETTINGS[program] !== undefined && this.resolve(program) !== null && this.sandbox() !== null,
-      run: (program, args, options) => this.run(program, args, options ?? {}, signal, log, scope),
+      available: (program) => allowed(program) && this.resolve(program) !== null && this.sandbox() !== null,
+      run: (program, args, options) => {
+        // A plugin bug: a program its tool does not declare (or no enabled tool does).
+        if (!allowed(program)) {
+          const declared = [...this.profiles.keys()].filter(allowed)
+          const named = declared.length > 1 ? `${declared.slice(0, -1).join(', ')} or ${declared.at(-1)}` : (declared[0] ?? 'none')
+          return Promise.reject(new Error(`ctx.exec runs the programs its tool declares in \`programs\` (${named}), not ${String(program)}`))
+        }
+        return this.run(this.profiles.get(program)!, args, options ?? {}, signal, log, scope)
+      },
     }
   }
 
@@ -174,14 +203,13 @@ export class ExecService {
     this.groups.clear()
   }
 
-  private async run (program: MediaProgram, args: string[], options: ExecOptions, jobSignal: AbortSignal, log: Logger, scope: JobScope): Promise<ExecResult> {
-    const variable = PROGRAM_SETTINGS[program]
-    if (variable === undefined) throw new Error(`ctx.exec runs yt-dlp, ffmpeg or ffprobe, not ${String(program)}`)
+  private async run (profile: ProgramProfile, args: string[], options: ExecOptions, jobSignal: AbortSignal, log: Logger, scope: JobScope): Promise<ExecResult> {
+    const { name: program, binarySetting: variable } = profile
     if (!Array.isArray(args) || args.some(a => typeof a !== 'string')) throw new TypeError('ctx.exec arguments must be an array of strings')
     // A NUL cannot be passed in an argument; it came from the caller's input.
     if (args.some(a => a.includes('\0'))) throw new InputError('A value contains a NUL character')
     jobSignal.throwIfAborted()
-    const binary = this.resolve(program)
+    const binary = this.binaryOf(profile)
     if (!binary) throw new ToolConfigError(`${program} is not installed on this server: install it, or set ${variable} to its path`)
 
     const { config, proxy } = this.deps
@@ -197,27 +225,20 @@ export class ExecService {
     if (config.childTz) childEnv.TZ = config.childTz
     let grant: EgressGrant | null = null
     try {
-      const finalArgs = guardMediaArgs(program, args, { network: options.network === true, localRoots: scope.localRoots ?? [], cwd })
+      // The profile's guard, before anything starts: its inputs checked by the kernel, its whitelists added.
+      const guarded = profile.guard(args, mediaInputs({ network: options.network === true, localRoots: scope.localRoots ?? [], cwd }))
       // The proxy URL carries the run's token: only in the environment, which other users cannot
       // read (/proc/<pid>/environ is the owner's), never in argv (every user's `ps` shows it).
       if (options.network) {
         grant = await proxy.grant(jobSignal, Math.min(options.maxNetworkBytes ?? config.networkMaxBytes, config.networkMaxBytes))
-        // yt-dlp (Python's urllib) and ffmpeg 5 read http_proxy for http:// and https_proxy (a CONNECT
-        // tunnel) for https://; yt-dlp passes them on to the ffmpeg it starts.
+        // The usual variables: http_proxy for http://, https_proxy (a CONNECT tunnel) for https://,
+        // both cases; a program passes them on to the programs it starts.
         childEnv.http_proxy = childEnv.https_proxy = childEnv.HTTP_PROXY = childEnv.HTTPS_PROXY = grant.proxyUrl
-      } else if (program === 'yt-dlp') {
-        // yt-dlp has no "offline" switch: a proxy that refuses everything is one.
+      } else if (profile.offline === 'refusing-proxy') {
         childEnv.http_proxy = childEnv.https_proxy = childEnv.HTTP_PROXY = childEnv.HTTPS_PROXY = await proxy.refusingUrl()
       }
-      if (program === 'yt-dlp') {
-        // The ffmpeg yt-dlp merges and remuxes with is FFMPEG_PATH's (it passes its proxy on as -http_proxy).
-        const ffmpeg = this.resolve('ffmpeg')
-        if (ffmpeg) finalArgs.unshift('--ffmpeg-location', ffmpeg)
-        finalArgs.unshift(...await this.jsRuntimeArgs())
-        // No system or user config file may add options (a proxy, an exec hook) behind our back.
-        finalArgs.unshift('--ignore-config')
-      }
-      return await this.spawnAndWait({ program, binary, args: finalArgs, env: childEnv, cwd, home, timeoutMs, maxStdout, maxStderr, stdout: options.stdout, jobSignal, grant, log, scope })
+      const finalArgs = [...await this.leadingArgs(profile), ...guarded]
+      return await this.spawnAndWait({ program, variable, binary, args: finalArgs, env: childEnv, cwd, home, timeoutMs, maxStdout, maxStderr, stdout: options.stdout, jobSignal, grant, log, scope })
     } finally {
       grant?.revoke()
       await rm(home, { recursive: true, force: true }).catch(() => {})
@@ -225,7 +246,7 @@ export class ExecService {
   }
 
   private async spawnAndWait (run: {
-    program: MediaProgram, binary: string, args: string[], env: Record<string, string>, cwd: string, home: string
+    program: string, variable: string, binary: string, args: string[], env: Record<string, string>, cwd: string, home: string
     timeoutMs: number, maxStdout: number, maxStderr: number, stdout?: NodeJS.WritableStream
     jobSignal: AbortSignal, grant: EgressGrant | null, log: Logger, scope: JobScope
   }): Promise<ExecResult> {
@@ -238,14 +259,14 @@ export class ExecService {
     // What counts against the job's files: its scratch, and wherever else this run may write (its home, its cwd).
     const watched = files ? [await files.scratchDir(), run.home, run.cwd] : []
     const command = sandboxedCommand(sandbox, limits, binary, run.args)
-    // glibc gives each thread up to 8 malloc arenas of 64 MB of address space; two keep ffmpeg's many threads well inside RLIMIT_AS.
+    // glibc gives each thread up to 8 malloc arenas of 64 MB of address space; two keep a many-threaded decoder well inside RLIMIT_AS.
     const env = { ...run.env, MALLOC_ARENA_MAX: '2' }
     return new Promise<ExecResult>((resolve, reject) => {
       let child: ChildProcess
       try {
         child = spawn(command.file, command.args, { cwd: run.cwd, env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
       } catch (err) {
-        reject(this.spawnFailure(program, err))
+        reject(this.spawnFailure(program, run.variable, err))
         return
       }
       const pid = child.pid
@@ -325,7 +346,7 @@ export class ExecService {
         clearInterval(poll)
         jobSignal.removeEventListener('abort', onAbort)
         if (pid !== undefined) this.groups.delete(pid)
-        if (spawnError) return reject(this.spawnFailure(program, spawnError))
+        if (spawnError) return reject(this.spawnFailure(program, run.variable, spawnError))
         if (stopping === 'abort') return reject(jobSignal.reason)
         if (stopping === 'timeout') {
           // Without the network nothing upstream can be slow: the time went on the input itself
@@ -339,7 +360,7 @@ export class ExecService {
         const stderrText = stderrTail.toString('utf8')
         // prlimit could not exec the binary (gone or not executable since it was resolved).
         if ((exitCode === 126 || exitCode === 127) && stderrText.includes('prlimit: failed to execute ')) {
-          return reject(this.spawnFailure(program, { code: exitCode === 127 ? 'ENOENT' : 'EACCES' }))
+          return reject(this.spawnFailure(program, run.variable, { code: exitCode === 127 ? 'ENOENT' : 'EACCES' }))
         }
         if (grant?.capExceeded) return reject(new UpstreamError(`${program} moved more than the ${grant.maxBytes}-byte network limit of one run and was cut off`))
         // The run failed after the guard refused a target: that refusal is what it means.
@@ -361,7 +382,7 @@ export class ExecService {
    * A run a kernel limit ended: the input's own size or cost, so the caller's
    * (not refunded), like a file past the tier's cap.
    */
-  private limitFailure (program: MediaProgram, hit: LimitHit, limits: RunLimits, files: RunFileBudget | undefined): Error {
+  private limitFailure (program: string, hit: LimitHit, limits: RunLimits, files: RunFileBudget | undefined): Error {
     if (hit === 'cpu') return new InputError(`${program} used more than the ${limits.cpuSeconds} s of CPU time one run may take on this server and was stopped: this input costs too much to process.`)
     if (hit === 'memory') return new InputError(`${program} needed more than the ${Math.round(limits.addressSpaceBytes / 1024 / 1024)} MB of memory one run may take on this server and was stopped: this input is too large to process.`)
     const limit = files ? files.describe.file : `${limits.fileBytes ?? 0}-byte file limit`
@@ -369,12 +390,12 @@ export class ExecService {
   }
 
   /** A spawn that failed (the binary vanished, is not executable): the operator's to fix. */
-  private spawnFailure (program: MediaProgram, err: unknown): Error {
+  private spawnFailure (program: string, variable: string, err: unknown): Error {
     const code = (err as NodeJS.ErrnoException)?.code
     if (code === 'ENOENT' || code === 'EACCES' || code === 'ENOEXEC') {
-      return new ToolConfigError(`${program} cannot be started on this server (${code}): check ${PROGRAM_SETTINGS[program]}`)
+      return new ToolConfigError(`${program} cannot be started on this server (${code}): check ${variable}`)
     }
-    return new ToolConfigError(`${program} cannot be started on this server: check ${PROGRAM_SETTINGS[program]}`)
+    return new ToolConfigError(`${program} cannot be started on this server: check ${variable}`)
   }
 
   /**
@@ -382,7 +403,7 @@ export class ExecService {
    * (an input is passed by its real path) and DATA_DIR's: none of them is the
    * caller's business.
    */
-  private withoutPaths (text: string, run: { program: MediaProgram, binary: string, cwd: string, home: string, scope: JobScope }): string {
+  private withoutPaths (text: string, run: { program: string, binary: string, cwd: string, home: string, scope: JobScope }): string {
     let out = text
     for (const [path, label] of [[run.home, '~'], [run.cwd, '.'], [run.binary, run.program]] as const) {
       if (path.length > 1) out = out.split(path).join(label)

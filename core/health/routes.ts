@@ -4,15 +4,14 @@
 import { routeDefaults } from '../route-defaults.ts'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { YTDLP_STALE_DAYS } from '../exec/program-versions.ts'
 
 /** A database that does not answer within this long counts as down: a probe must answer promptly. */
 const DATABASE_CHECK_MS = 2000
 
 const ProgramVersion = Type.Object({
   version: Type.Union([Type.String(), Type.Null()], { description: 'What the program printed of its version; null: not installed, or it did not answer.' }),
-  released: Type.Optional(Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'yt-dlp: its release date.' })),
-  stale: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: `yt-dlp: older than ${YTDLP_STALE_DAYS} days (update it: README, Media programs).` })),
+  released: Type.Optional(Type.Union([Type.String({ format: 'date' }), Type.Null()], { description: 'A program whose version is a release date: that date.' })),
+  stale: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], { description: 'A program whose version is a release date: older than its profile allows (update it: README, Media programs).' })),
 })
 
 const HealthAnswer = Type.Object({
@@ -20,9 +19,9 @@ const HealthAnswer = Type.Object({
   database: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
   time: Type.String({ format: 'date-time' }),
   media_programs: Type.Union([
-    Type.Object({ 'yt-dlp': ProgramVersion, ffmpeg: ProgramVersion, ffprobe: ProgramVersion }),
+    Type.Record(Type.String(), ProgramVersion),
     Type.Null(),
-  ], { description: 'The media programs\' versions, read once per process (null until the first read is done: the first probe starts it and never waits for it).' }),
+  ], { description: 'The versions of the programs the enabled tools run, by name, read once per process (null until the first read is done: the first probe starts it and never waits for it).' }),
 })
 
 export default async function healthRoutes (app: FastifyInstance): Promise<void> {

@@ -166,7 +166,7 @@ export class JobRunner implements RunningJobs {
       extract,
       dns: net.dns(signal),
       // Local inputs only from the job's own folder (its upload's and scratch's parent); stderr without the server's paths.
-      exec: this.deps.exec.forJob(signal, log, { localRoots: [dirname(dirname(this.deps.workspace.uploadPath(job.id)))], withoutServerPaths: text => this.deps.secrets.withoutServerPaths(text), files: this.execFiles(job) }),
+      exec: this.deps.exec.forJob(signal, log, { localRoots: [dirname(dirname(this.deps.workspace.uploadPath(job.id)))], withoutServerPaths: text => this.deps.secrets.withoutServerPaths(text), files: this.execFiles(job), programs: (tool.declaration.programs ?? []).map(program => program.name) }),
       settings: tool.settings,
       upstream: upstreamConfig(tool, config),
       state: tool.state,

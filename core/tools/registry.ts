@@ -11,7 +11,7 @@ import { Value } from 'typebox/value'
 import type { TSchema } from 'typebox'
 import { ConfigError, type ToolEntryConfig, type ToolsFileConfig } from '../config.ts'
 import { badRequest, describeValidation } from '../errors.ts'
-import type { AgentToolDeclaration, ToolDeclaration, ToolExample } from './contract.ts'
+import type { AgentToolDeclaration, ProgramProfile, ToolDeclaration, ToolExample } from './contract.ts'
 import { ToolCatalog } from './catalog.ts'
 import { readToolSettings } from './tool-settings.ts'
 import { MemorySharedState } from '../shared-state/memory-shared-state.ts'
@@ -126,6 +126,7 @@ export class ToolRegistry {
   readonly catalog: ToolCatalog
   private readonly tools = new Map<string, LoadedTool>()
   private readonly agentTools = new Map<string, AgentTool>()
+  private readonly programList: ProgramProfile[]
 
   /**
    * @param settingWarnings what the boot logs about tools.config.json: settings
@@ -134,6 +135,7 @@ export class ToolRegistry {
   private constructor (private readonly file: ToolsFileConfig, loaded: LoadedTool[], readonly settingWarnings: readonly string[] = []) {
     for (const tool of loaded) this.tools.set(tool.declaration.key, tool)
     this.catalog = new ToolCatalog(file, loaded.filter(t => t.enabled).map(t => t.declaration.key))
+    this.programList = ToolRegistry.declaredPrograms(loaded.filter(t => t.enabled))
     for (const tool of loaded.filter(t => t.enabled)) {
       for (const agent of this.agentToolsOf(tool)) {
         if (this.agentTools.has(agent.name)) throw new ConfigError(`agent tool name "${agent.name}" is declared twice`)
@@ -225,6 +227,22 @@ export class ToolRegistry {
   enabled (): LoadedTool[] { return [...this.tools.values()].filter(t => t.enabled) }
 
   agentTool (name: string): AgentTool | undefined { return this.agentTools.get(name) }
+
+  /** The programs the enabled tools declare, each once (the kernel runs no other: core/exec). */
+  programs (): ProgramProfile[] { return this.programList }
+
+  /** Two tools that run one program share its profile: two different ones stop the boot. */
+  private static declaredPrograms (enabled: LoadedTool[]): ProgramProfile[] {
+    const byName = new Map<string, ProgramProfile>()
+    for (const tool of enabled) {
+      for (const profile of tool.declaration.programs ?? []) {
+        const known = byName.get(profile.name)
+        if (known && known !== profile) throw new ConfigError(`the program "${profile.name}" is declared by two different profiles (tool "${tool.declaration.key}"): tools that run one program share its profile`)
+        byName.set(profile.name, profile)
+      }
+    }
+    return [...byName.values()]
+  }
 
   /**
    * Agent names of catalogue tools this server does not run, each with its REST

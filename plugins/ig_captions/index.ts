@@ -2,7 +2,7 @@
 // caption (text, hashtags, mentions) and its subtitles or automatic captions in
 // the asked language as .srt, .vtt and .txt job files plus the text in the row.
 import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
-import { CreatorCaption } from '../lib/media/index.ts'
+import { CreatorCaption, MEDIA_PROGRAMS } from '../lib/media/index.ts'
 import { createPlatformHealth, mediaStatusEndpoint, mediaStatusView, PLATFORMS, platformUrlInput, YtdlpToolSettingsSchema } from '../lib/media-tools/index.ts'
 
 export const MAX_REELS = 50
@@ -50,6 +50,7 @@ export default defineTool({
   notFor: ['youtube', 'youtu', 'tiktok', 'tik tok', 'facebook', 'fb', 'snapchat', 'snap', 'spotlight', 'thumbnail', 'cover', 'poster', 'preview image', 'mp4', 'video file'],
   pollSeconds: 2,
   settings: YtdlpToolSettingsSchema,
+  programs: MEDIA_PROGRAMS,
   createState: (_settings, kit) => createPlatformHealth(kit),
   endpoints: [mediaStatusEndpoint],
   dashboardViews: [mediaStatusView],

@@ -4,6 +4,7 @@
 import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
 import { createPlatformHealth, mediaStatusEndpoint } from '../lib/media-tools/platform-health.ts'
 import { mediaStatusView } from '../lib/media-tools/media-status-view.ts'
+import { MEDIA_PROGRAMS } from '../lib/media/programs.ts'
 import { VideoFramesSettingsSchema } from './settings.ts'
 
 /** Frames per call at most (each is a stored file); the plan's per-run cap clamps it further. */
@@ -55,6 +56,7 @@ export default defineTool({
   keywords: ['frames', 'frame by frame', 'screenshots', 'screen capture', 'stills', 'still images', 'snapshot', 'ffmpeg', 'scene change', 'scene detection', 'keyframes', 'per second', 'jpeg', 'png', 'storyboard', 'video to images'],
   pollSeconds: 2,
   settings: VideoFramesSettingsSchema,
+  programs: MEDIA_PROGRAMS,
   // A link it resolves with yt-dlp counts in its platform's health, like the other media tools' runs.
   createState: (_settings, kit) => createPlatformHealth(kit),
   endpoints: [mediaStatusEndpoint],

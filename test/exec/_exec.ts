@@ -5,11 +5,13 @@ import type { ExecConfig } from '../../core/config.ts'
 import { EgressProxy } from '../../core/exec/egress-proxy.ts'
 import { ExecService } from '../../core/exec/process-runner.ts'
 import { createNetworkPolicy, type HostLookup } from '../../core/net/network-policy.ts'
+import { MEDIA_PROGRAMS } from '../../plugins/lib/media/programs.ts'
 
 interface Teardown { teardown (fn: () => unknown): void }
 
 export interface ExecSetup {
-  programs?: Partial<ExecConfig['programs']>
+  /** A binary per program (its profile's setting: YTDLP_PATH …), by program name. */
+  programs?: Partial<Record<'yt-dlp' | 'ffmpeg' | 'ffprobe', string>>
   timeoutMs?: number
   networkMaxBytes?: number
   cpuSeconds?: number
@@ -27,17 +29,20 @@ export function execService (t: Teardown, setup: ExecSetup = {}): { exec: ExecSe
   const logger = pino({ level: 'silent' })
   const proxy = new EgressProxy({ policy, lookup: setup.lookup ?? (async () => { throw Object.assign(new Error('no DNS in tests'), { code: 'ENOTFOUND' }) }), upstreamProxyUrl: setup.upstreamProxyUrl, logger })
   const config: ExecConfig = {
-    programs: { 'yt-dlp': 'yt-dlp', ffmpeg: 'ffmpeg', ffprobe: 'ffprobe', ...setup.programs },
+    // What the media programs' profiles read: their binaries' settings, and the JavaScript runtime.
+    settings: {
+      ...Object.fromEntries(MEDIA_PROGRAMS.map(profile => [profile.binarySetting, setup.programs?.[profile.name as 'yt-dlp'] ?? profile.name])),
+      YTDLP_JS_RUNTIME: setup.ytdlpJsRuntime,
+    },
     timeoutMs: setup.timeoutMs ?? 60_000,
     networkMaxBytes: setup.networkMaxBytes ?? 1024 ** 3,
     cpuSeconds: setup.cpuSeconds ?? 900,
     memoryMb: setup.memoryMb ?? 2048,
-    ytdlpJsRuntime: setup.ytdlpJsRuntime ?? null,
     childPath: setup.childPath ?? '/usr/local/bin:/usr/bin:/bin',
     childLang: 'C.UTF-8',
     childTz: null,
   }
-  const exec = new ExecService({ config, proxy, logger })
+  const exec = new ExecService({ config, proxy, logger, programs: MEDIA_PROGRAMS })
   t.teardown(async () => { exec.close(); await proxy.close() })
   return { exec, proxy }
 }

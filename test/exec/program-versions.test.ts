@@ -6,7 +6,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
-import { ageInDays, ffmpegVersion, readProgramVersions, ytdlpHasJsRuntimes, ytdlpReleaseDate } from '../../core/exec/program-versions.ts'
+import { ageInDays, readProgramVersions } from '../../core/exec/program-versions.ts'
+import { ffmpegVersion, MEDIA_PROGRAMS, ytdlpHasJsRuntimes, ytdlpReleaseDate } from '../../plugins/lib/media/programs.ts'
 import { build } from '../helpers/build.ts'
 import { execService } from './_exec.ts'
 
@@ -37,10 +38,10 @@ function fakeYtdlp (t: { teardown (fn: () => unknown): void }, version: string):
 
 t.test('the versions of the installed programs, and null for a missing one', async t => {
   const yt = fakeYtdlp(t, '2023.03.04')
-  const versions = await readProgramVersions({ 'yt-dlp': yt.path, ffmpeg: null, ffprobe: null }, { PATH: '/usr/bin:/bin' }, new Date('2026-11-27T00:00:00Z'))
+  const versions = await readProgramVersions(MEDIA_PROGRAMS, { 'yt-dlp': yt.path, ffmpeg: null, ffprobe: null }, { PATH: '/usr/bin:/bin' }, new Date('2026-11-27T00:00:00Z'))
   t.same(versions['yt-dlp'], { version: '2023.03.04', released: '2023-03-04', stale: true })
   t.same(versions.ffmpeg, { version: null })
-  const current = await readProgramVersions({ 'yt-dlp': fakeYtdlp(t, '2026.11.01').path, ffmpeg: null, ffprobe: null }, { PATH: '/usr/bin:/bin' }, new Date('2026-11-27T00:00:00Z'))
+  const current = await readProgramVersions(MEDIA_PROGRAMS, { 'yt-dlp': fakeYtdlp(t, '2026.11.01').path, ffmpeg: null, ffprobe: null }, { PATH: '/usr/bin:/bin' }, new Date('2026-11-27T00:00:00Z'))
   t.equal(current['yt-dlp'].stale, false)
 })
 

@@ -159,12 +159,13 @@ t.test('the artifact bucket: off by default; set, every variable reaches the sto
   t.same(c.artifactsS3, { bucket: 'job-files', region: 'auto', endpoint: 'http://127.0.0.1:9000', accessKeyId: 'AKIA1', secretAccessKey: 'secret-1', forcePathStyle: true, prefix: 'tenant-a/files/' })
 })
 
-t.test('the media programs default to their names on PATH; absolute paths are taken as they are', async t => {
+t.test('the programs\' limits, and the settings their profiles read (their binaries, the JavaScript runtime), as given', async t => {
   const dir = tempDir(t)
-  t.match(loadConfig(base(dir)).exec, { programs: { 'yt-dlp': 'yt-dlp', ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' }, timeoutMs: 600_000, networkMaxBytes: 2 * 1024 ** 3, cpuSeconds: 900, memoryMb: 2048 })
+  const defaults = loadConfig(base(dir)).exec
+  t.match(defaults, { timeoutMs: 600_000, networkMaxBytes: 2 * 1024 ** 3, cpuSeconds: 900, memoryMb: 2048 })
+  t.equal(defaults.settings.YTDLP_PATH, undefined, 'unset: the profile\'s own name, on PATH')
   const c = loadConfig({ ...base(dir), YTDLP_PATH: '/opt/yt-dlp/yt-dlp', FFMPEG_PATH: 'ffmpeg7', EXEC_TIMEOUT_MS: '5000', EXEC_NETWORK_MAX_BYTES: '1048576', EXEC_CPU_SECONDS: '60', EXEC_MEMORY_MB: '512', YTDLP_JS_RUNTIME: 'deno:/opt/deno/bin/deno' })
-  t.match(c.exec, { programs: { 'yt-dlp': '/opt/yt-dlp/yt-dlp', ffmpeg: 'ffmpeg7' }, timeoutMs: 5000, networkMaxBytes: 1048576, cpuSeconds: 60, memoryMb: 512, ytdlpJsRuntime: 'deno:/opt/deno/bin/deno' })
-  t.equal(loadConfig(base(dir)).exec.ytdlpJsRuntime, null, 'unset: yt-dlp\'s own default')
+  t.match(c.exec, { settings: { YTDLP_PATH: '/opt/yt-dlp/yt-dlp', FFMPEG_PATH: 'ffmpeg7', YTDLP_JS_RUNTIME: 'deno:/opt/deno/bin/deno' }, timeoutMs: 5000, networkMaxBytes: 1048576, cpuSeconds: 60, memoryMb: 512 })
 })
 
 t.test('no kernel or plugin file reads a setting from the environment but config.ts', async t => {

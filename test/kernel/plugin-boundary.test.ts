@@ -79,6 +79,43 @@ t.test('no kernel file names a platform: what a site does is plugin knowledge (p
   t.same(offenders, [], 'core/ outside its features names no platform')
 })
 
+/**
+ * The media programs' options, as the media library passes and refuses them
+ * (every `-option` / `--option` string of plugins/lib/media: its profiles'
+ * guards and its argument builders), less a few too generic to be knowledge.
+ */
+function mediaProgramOptions (): string[] {
+  const GENERIC = new Set(['--version', '-version', '-hide_banner', '-c', '-f', '-i', '-o', '-v', '-y', '-an', '-ss', '-to', '-t'])
+  const options = new Set<string>()
+  for (const file of sourceFiles(join('plugins', 'lib', 'media'))) {
+    for (const m of readFileSync(file, 'utf8').matchAll(/['"`](--?[a-z][a-z0-9_-]+)[=:'"`\s]/g)) options.add(m[1]!)
+  }
+  return [...options].filter(option => !GENERIC.has(option) && option.length > 3)
+}
+
+const kernelFiles = (extensions: RegExp) => {
+  const all = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap(entry => {
+    const path = join(dir, entry.name)
+    return entry.isDirectory() ? all(path) : extensions.test(entry.name) ? [path] : []
+  })
+  return all('core').filter(path => !relative(root, path).split(sep).join('/').startsWith('core/features/'))
+}
+
+t.test('no kernel file names a media program\'s option: the programs\' profiles (plugins/lib/media) hold them', async t => {
+  const options = mediaProgramOptions()
+  for (const known of ['--js-runtimes', '--ffmpeg-location', '--ignore-config', '--downloader-args', '-protocol_whitelist', '-format_whitelist', '-filter_script', '--enable-file-urls']) {
+    t.ok(options.includes(known), `the library's options include ${known}`)
+  }
+  const offenders: string[] = []
+  for (const path of kernelFiles(/\.ts$/)) {
+    const source = readFileSync(path, 'utf8')
+    for (const option of options) {
+      if (new RegExp(`(^|[^\\w-])${option.replace(/[-]/g, '\\-')}(?![\\w-])`).test(source)) offenders.push(`${relative(root, path)}: ${option}`)
+    }
+  }
+  t.same(offenders, [], 'core/ outside its features (code and READMEs) names no option of yt-dlp, ffmpeg or ffprobe')
+})
+
 /** The dashboard's view kit, which a plugin's dashboard/ folder (its views) may import, and nothing else of the dashboard. */
 const VIEW_KIT = join('core', 'features', 'web', 'dashboard', 'client', 'view-kit.ts')
 const inDashboardFolder = (file: string) => /^plugins\/(lib\/)?[^/]+\/dashboard\//.test(relative(root, file).split(sep).join('/'))

@@ -51,8 +51,8 @@ export interface NetworkPolicy {
 
 // ---------------------------------------------------------------- media programs
 
-/** The programs ctx.exec runs; each binary comes from a setting (YTDLP_PATH, FFMPEG_PATH, FFPROBE_PATH). */
-export type MediaProgram = 'yt-dlp' | 'ffmpeg' | 'ffprobe'
+/** A program ctx.exec runs: the name of a ProgramProfile the tool declares in `programs` (its binary comes from the setting the profile names). */
+export type MediaProgram = string
 
 export interface ExecOptions {
   /** Longest the run may take (default EXEC_TIMEOUT_MS); past it the process group is killed and the run throws UpstreamError. */
@@ -63,15 +63,15 @@ export interface ExecOptions {
   maxStderrBytes?: number
   /**
    * true: the process reaches the network only through the kernel's egress
-   * proxy (same policy as ctx.http). false (default): it gets no proxy, and
-   * yt-dlp a proxy that refuses everything.
+   * proxy (same policy as ctx.http). false (default): it gets no proxy, or
+   * one that refuses everything when its profile says it has no offline switch.
    */
   network?: boolean
   /** Lowers EXEC_NETWORK_MAX_BYTES (bytes through the egress proxy, both ways) for this run. */
   maxNetworkBytes?: number
   /** Working directory, e.g. a job scratch dir (default: a private empty directory). */
   cwd?: string
-  /** Stream stdout there instead of capturing it (ffmpeg writing to pipe:1). */
+  /** Stream stdout there instead of capturing it (a program writing its output to stdout). */
   stdout?: NodeJS.WritableStream
 }
 
@@ -85,13 +85,14 @@ export interface ExecResult {
 }
 
 /**
- * The guarded process runner (core/exec/README.md): argument arrays only, never
- * a shell; a minimal environment; the job's signal and a time limit kill the
- * whole process group. ffmpeg and ffprobe inputs are an http(s) URL (with
- * `network: true`) or a file of the job's folder (its upload, its scratch),
- * opened as media only; anything else is an InputError before the run starts.
- * A non-zero exit is returned, not thrown: map yt-dlp's
- * failures with `ytdlpFailure(result.stderr)` (plugins/lib/media). Throws ToolConfigError naming the
+ * The guarded process runner (core/exec/README.md): the programs the tool
+ * declares (`programs`) only; argument arrays only, never a shell; a minimal
+ * environment; the job's signal and a time limit kill the whole process group.
+ * The program's profile guards its arguments before the run starts: each
+ * input an http(s) URL (with `network: true`) or a file of the job's folder
+ * (its upload, its scratch); anything else is an InputError. A non-zero exit
+ * is returned, not thrown: what it means is the tool's (its library reads
+ * stderr). Throws ToolConfigError naming the
  * variable when the binary is missing, BlockedTargetError when the run failed
  * after the egress proxy refused one of its targets, UpstreamError past the
  * time or network limit, and the signal's reason when the job stops. The
@@ -101,7 +102,7 @@ export interface ExecResult {
  */
 export interface ProcessRunner {
   run (program: MediaProgram, args: string[], options?: ExecOptions): Promise<ExecResult>
-  /** Whether the program's binary is installed (its setting names an executable file). */
+  /** Whether the tool declares the program and its binary is installed (its setting names an executable file). */
   available (program: MediaProgram): boolean
 }
 
@@ -281,7 +282,7 @@ export interface ToolContext<Input = Record<string, unknown>, Row = Record<strin
   network: NetworkPolicy
   /** Parsing and scanning off the event loop (the app's worker pool), bound to this job's signal. */
   extract: Extraction
-  /** yt-dlp, ffmpeg and ffprobe, guarded (see ProcessRunner), bound to this job's signal. */
+  /** The programs the tool declares (`programs`), guarded (see ProcessRunner), bound to this job's signal. */
   exec: ProcessRunner
   /** MX/TXT/A/AAAA lookups with time and size limits, bound to this job's signal. */
   dns: DnsResolver

@@ -6,6 +6,7 @@ import type { Static, TObject, TSchema } from 'typebox'
 import type { ToolContext, ToolStateKit, UpstreamConfig } from './context.ts'
 import type { ListInput } from './list-input.ts'
 import type { RunInput } from './schema-helpers.ts'
+import type { ProgramProfile } from './programs.ts'
 
 /**
  * A tool that takes an uploaded file instead of one of its URL params
@@ -168,6 +169,12 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
   createState? (settings: Readonly<Static<Settings>>, kit: ToolStateKit): State
   /** Extra read endpoints the tool serves from its state (e.g. GET /api/search/status). */
   endpoints?: Array<ToolEndpoint<State>>
+  /**
+   * The programs the tool runs through ctx.exec (ProgramProfile: its binary,
+   * version, argument guard). The kernel registers those of the enabled tools
+   * and runs nothing else; a job runs only its own tool's.
+   */
+  programs?: readonly ProgramProfile[]
   /** Views the tool adds to the dashboard (see DashboardView). */
   dashboardViews?: DashboardView[]
   /** MCP workflow prompts this tool owns (see WorkflowPrompt). */

@@ -6,6 +6,7 @@
 // videos (`page_videos`): from the page's HTML where the tool declares a
 // `pageList` (yt-dlp has no list for a Facebook page), else yt-dlp's.
 import { BlockedTargetError, Defaulted, defineTool, JobOutcomeError, Nullable, Type, type Static, type ToolExample } from '../../../core/tools/contract.ts'
+import { MEDIA_PROGRAMS } from '../media/programs.ts'
 import { CoverItem, type MediaThumbnail } from '../media/index.ts'
 import { readPageVideos, type PageVideoLister } from './page-videos.ts'
 import { mediaStatusView } from './media-status-view.ts'
@@ -78,6 +79,7 @@ export function defineCoversTool (spec: CoversToolSpec) {
     notFor: spec.notFor,
     pollSeconds: 2,
     settings: YtdlpToolSettingsSchema,
+    programs: MEDIA_PROGRAMS,
     createState: (_settings, kit) => createPlatformHealth(kit),
     endpoints: [mediaStatusEndpoint],
     dashboardViews: [mediaStatusView],

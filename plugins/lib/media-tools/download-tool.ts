@@ -4,6 +4,7 @@
 // forms) per link → one row per media item (plugins/lib/media MediaItem).
 import { PassThrough } from 'node:stream'
 import { Defaulted, defineTool, Nullable, Type, type RunInput, type Static, type ToolExample } from '../../../core/tools/contract.ts'
+import { MEDIA_PROGRAMS } from '../media/programs.ts'
 import { MediaItem, ytdlpDownloadArgs, ytdlpFailure } from '../media/index.ts'
 import { mediaStatusView } from './media-status-view.ts'
 import { createPlatformHealth, mediaStatusEndpoint, observeYtdlpRun } from './platform-health.ts'
@@ -75,6 +76,7 @@ export function defineDownloadTool (spec: DownloadToolSpec) {
     notFor: spec.notFor,
     pollSeconds: 2,
     settings: YtdlpToolSettingsSchema,
+    programs: MEDIA_PROGRAMS,
     createState: (_settings, kit) => createPlatformHealth(kit),
     endpoints: [mediaStatusEndpoint],
     dashboardViews: [mediaStatusView],

@@ -41,9 +41,10 @@ const EXT: Record<FrameImageFormat, string> = { jpeg: 'jpg', png: 'png' }
 /**
  * The input as ffmpeg must see it: an http(s) URL, or a local path behind
  * `file:` so a name with a colon or a leading dash is never read as a protocol
- * or an option. Anything else (`concat:`, `subfile:` …) is refused here; the
- * kernel's runner (ctx.exec) checks the input again and adds the protocol and
- * format whitelists (core/exec/README.md, "Inputs").
+ * or an option. Anything else (`concat:`, `subfile:` …) is refused here;
+ * ffmpeg's profile (programs.ts) checks the input again through the kernel on
+ * every run and adds the protocol and format whitelists (README.md, "The
+ * programs' guards").
  */
 export function ffmpegInput (input: string): string[] {
   if (/^https?:\/\//i.test(input)) return ['-i', input]

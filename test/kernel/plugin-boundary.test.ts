@@ -107,7 +107,7 @@ t.test('no kernel file names a media program\'s option: the programs\' profiles 
     t.ok(options.includes(known), `the library's options include ${known}`)
   }
   const offenders: string[] = []
-  for (const path of kernelFiles(/\.ts$/)) {
+  for (const path of kernelFiles(/\.(ts|md)$/)) {
     const source = readFileSync(path, 'utf8')
     for (const option of options) {
       if (new RegExp(`(^|[^\\w-])${option.replace(/[-]/g, '\\-')}(?![\\w-])`).test(source)) offenders.push(`${relative(root, path)}: ${option}`)

@@ -12,6 +12,7 @@ import type { TSchema } from 'typebox'
 import { ConfigError, type ToolEntryConfig, type ToolsFileConfig } from '../config.ts'
 import { badRequest, describeValidation } from '../errors.ts'
 import type { AgentToolDeclaration, ProgramProfile, ToolDeclaration, ToolExample } from './contract.ts'
+import { patternMessage } from './contract/schema-helpers.ts'
 import { ToolCatalog } from './catalog.ts'
 import { readToolSettings } from './tool-settings.ts'
 import { MemorySharedState } from '../shared-state/memory-shared-state.ts'
@@ -300,7 +301,13 @@ export class ToolRegistry {
       if (alternatives.exclusive && satisfied.length > 1) throw badRequest(`Give ${describeSets(alternatives.sets)}, not both.`)
     }
     if (!tool.inputCheck.Check(input)) {
-      throw badRequest(describeValidation('params', [...tool.inputCheck.Errors(input)] as never).replace(/^body/, 'params'))
+      // A pattern a schema helper put into words is the most telling issue (a list item's, not the union's "must be array").
+      const issues = [...tool.inputCheck.Errors(input)]
+      const worded = issues.flatMap(issue => {
+        const message = issue.keyword === 'pattern' ? patternMessage((issue.params as { pattern?: unknown }).pattern) : undefined
+        return message === undefined ? [] : [{ ...issue, message }]
+      })
+      throw badRequest(describeValidation('params', [...worded, ...issues] as never).replace(/^body/, 'params'))
     }
     return input
   }

@@ -1,14 +1,14 @@
 // The input and row schemas of the `disposable` tool.
-import { Defaulted, Nullable, Type, type Static } from '../../core/tools/contract.ts'
+import { Defaulted, DomainName, Nullable, Type, type Static } from '../../core/tools/contract.ts'
 
 export const MAX_ITEMS = 5000
 
-const Items = (description: string) => Type.Optional(Type.Array(Type.String({ maxLength: 1024 }), { minItems: 1, maxItems: MAX_ITEMS, description }))
+const Items = (description: string, item = Type.String({ maxLength: 1024 })) => Type.Optional(Type.Array(item, { minItems: 1, maxItems: MAX_ITEMS, description }))
 
 export const DisposableInput = Type.Object({
   items: Items('Addresses or bare domains, mixed, e.g. ["jane@mailinator.com", "acme.com"].'),
   emails: Items('Addresses (same as items).'),
-  domains: Items('Bare domains (same as items).'),
+  domains: Items('Bare domains (same as items; each must be a domain name).', DomainName()),
   check_mx: Defaulted(Type.Boolean({
     description: 'For domains on no list, look up their MX hosts and flag those served by a known disposable provider.',
   }), true),

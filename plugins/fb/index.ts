@@ -1,7 +1,7 @@
 // Tool `fb` / agent `socialA_page_scrape`: a Facebook page's public details
 // (name, category, about, contacts, counts, verified, pictures) from its
 // logged-out HTML, and from the Graph API first when META_ACCESS_TOKEN is set.
-import { defineTool, Nullable, Type } from '../../core/tools/contract.ts'
+import { defineTool, LinkOrId, Nullable, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { FbSettingsSchema } from './settings.ts'
 
 /** Pages per call: each is one or two requests; the per-run row ceiling spans them all. */
@@ -33,10 +33,7 @@ export const fbPageRow = Type.Object({
 })
 
 export const fbInput = Type.Object({
-  page: Type.Union([
-    Type.String({ minLength: 1, maxLength: 2000, pattern: '\\S' }),
-    Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: MAX_PAGES }),
-  ], { description: 'A Facebook page URL (www, m, mbasic or web.facebook.com; /pages/<name>/<id>; profile.php?id=), a vanity name or a numeric page id, or a list of them: one row each, naming it in input_url.' }),
+  page: OneOrMany(LinkOrId(), { maxItems: MAX_PAGES, description: 'A Facebook page URL (www, m, mbasic or web.facebook.com; /pages/<name>/<id>; profile.php?id=), a vanity name or a numeric page id, or a list of them: one row each, naming it in input_url.' }),
 }, { additionalProperties: false })
 
 export default defineTool({

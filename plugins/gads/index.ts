@@ -1,6 +1,6 @@
 // Tool `gads` / agent `ads_transparency`: is an advertiser running Google ads,
 // from the public Google Ads Transparency Center.
-import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, OneOrMany, Type, WebsiteUrl } from '../../core/tools/contract.ts'
 import { GadsSettingsSchema } from './settings.ts'
 
 export const gadsRow = Type.Object({
@@ -37,10 +37,10 @@ const gads = defineTool({
   description: 'Looks an advertiser up in the public Google Ads Transparency Center, by website domain (most precise) or by name: whether it is running Google ads now, how many ads it has, when an ad was last and first shown, text/image/video counts, the regions (of those asked) where its ads show, its advertiser id and Transparency Center link, and a few sample creatives. One row per matching advertiser; a row with found=false when there is none. Example: {"domain": "acme.com", "regions": ["US"]}, {"domain": ["acme.com", "globex.com"]} or {"query": "Acme Coffee Roasters"} (an advertiser or business name).',
   input: Type.Object({
     advertiser: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Advertiser or business name.' })),
-    domain: Type.Optional(Type.Union([
-      Type.String({ minLength: 3, maxLength: 500 }),
-      Type.Array(Type.String({ minLength: 3, maxLength: 500 }), { minItems: 1, maxItems: MAX_DOMAINS }),
-    ], { description: 'The advertiser\'s website (acme.com or a URL), or a list of websites: each is looked up in turn and each row names its domain in query.' })),
+    domain: Type.Optional(OneOrMany(WebsiteUrl({ minLength: 3, maxLength: 500 }), {
+      maxItems: MAX_DOMAINS,
+      description: 'The advertiser\'s website (acme.com or a URL), or a list of websites: each is looked up in turn and each row names its domain in query.',
+    })),
     regions: Defaulted(Type.Array(Type.String({ pattern: '^[A-Za-z]{2}$' }), { maxItems: 10, description: 'ISO country codes to check one by one; empty: anywhere.' }), []),
     max_results: Defaulted(Type.Integer({ minimum: 1, maximum: 20, description: 'Advertisers reported at most per lookup (a name can match several); a larger value is clamped to 20 and to the plan\'s per-run ceiling.' }), 3),
     max_creatives: Defaulted(Type.Integer({ minimum: 1, maximum: 500, description: 'Creatives read per advertiser and region.' }), 40),

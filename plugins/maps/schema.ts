@@ -1,6 +1,6 @@
 // The one schema per thing: REST input (also the agent input, after renames)
 // and the listing row.
-import { Defaulted, Type, type RunInput, type Static } from '../../core/tools/contract.ts'
+import { Defaulted, OneOrMany, Type, type RunInput, type Static } from '../../core/tools/contract.ts'
 
 const SOURCE_CHOICES = ['auto', 'serper', 'serpapi', 'google_places', 'osm'] as const
 
@@ -8,10 +8,7 @@ const SOURCE_CHOICES = ['auto', 'serper', 'serpapi', 'google_places', 'osm'] as 
 const MAX_SEARCHES = 50
 
 /** One search text, or a list of them (each searched in turn, rows naming theirs). */
-const searchText = (description: string) => Type.Optional(Type.Union([
-  Type.String({ minLength: 1, maxLength: 500 }),
-  Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { minItems: 1, maxItems: MAX_SEARCHES }),
-], { description }))
+const searchText = (description: string) => Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 500 }), { maxItems: MAX_SEARCHES, description }))
 
 export const mapsInput = Type.Object({
   query: searchText('A map search as you would type it into Google Maps, e.g. "dentists in Austin TX", or a list of them. Give this or prompt.'),

@@ -1,7 +1,7 @@
 // Tool `microblog` / agent `microblog_scrape`: posts from the X API v2 by
 // recent search, a user's timeline, or post links/ids, with the author and
 // the engagement counts on every row.
-import { Defaulted, defineTool, Nullable, Type, type TSchema } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, LinkOrId, Nullable, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { MicroblogSettingsSchema } from './settings.ts'
 
 const Count = Nullable(Type.Integer({ minimum: 0 }))
@@ -9,12 +9,10 @@ const Count = Nullable(Type.Integer({ minimum: 0 }))
 /** Items per call: a list is one call and the per-run row ceiling spans it. */
 export const MAX_ITEMS = 100
 
-const OneOrMany = <T extends TSchema>(item: T, description: string) => Type.Union([item, Type.Array(item, { minItems: 1, maxItems: MAX_ITEMS })], { description })
-
 export const microblogInput = Type.Object({
-  query: Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 512 }), 'A recent-search query in X search syntax (last 7 days), e.g. "from:nasa has:media" or "#python -is:retweet", or a list of them.')),
-  username: Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 200 }), 'A username (@name, name or a profile link) whose recent posts to read, or a list of them.')),
-  url: Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 2000 }), 'A post link (x.com/<user>/status/<id>, twitter.com links) or a post id, or a list of them.')),
+  query: Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: MAX_ITEMS, description: 'A recent-search query in X search syntax (last 7 days), e.g. "from:nasa has:media" or "#python -is:retweet", or a list of them.' })),
+  username: Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: MAX_ITEMS, description: 'A username (@name, name or a profile link) whose recent posts to read, or a list of them.' })),
+  url: Type.Optional(OneOrMany(LinkOrId(), { maxItems: MAX_ITEMS, description: 'A post link (x.com/<user>/status/<id>, twitter.com links) or a post id, or a list of them.' })),
   sort_order: Defaulted(Type.Union([Type.Literal('recency'), Type.Literal('relevancy')], { description: 'Search only: newest first, or most relevant first.' }), 'recency'),
   exclude_replies: Defaulted(Type.Boolean({ description: 'Timeline only: leave replies out.' }), false),
   exclude_reposts: Defaulted(Type.Boolean({ description: 'Timeline only: leave reposts (retweets) out.' }), false),

@@ -1,6 +1,6 @@
 // Tool `products` / agent `product_scrape`: an online store's catalogue, from
 // Shopify's /products.json, the WooCommerce Store API, or schema.org JSON-LD.
-import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, OneOrMany, Type, WebsiteUrl } from '../../core/tools/contract.ts'
 import { ProductsSettingsSchema } from './settings.ts'
 
 const Variant = Type.Object({
@@ -62,10 +62,10 @@ export default defineTool({
   title: 'Store product catalogue',
   description: 'Returns the product catalogue of an online store, one row per product: title, URL, price (lowest, in major units) and currency, regular price when on sale, stock status, images, brand, categories, options (Size, Color…), variants with their own price/SKU/availability, add-ons, rating, and `platform` telling where the data came from. Reads Shopify\'s /products.json, the WooCommerce Store API, or — for any other store — the sitemap\'s product pages\' schema.org Product markup. Use it to price-check or list what a shop sells. Example: {"url": "shop.example.com", "limit": 100}; a list of stores, {"url": ["shop-a.example", "shop-b.example"]}, reads each in turn.',
   input: Type.Object({
-    url: Type.Union([
-      Type.String({ minLength: 3, maxLength: 2000 }),
-      Type.Array(Type.String({ minLength: 3, maxLength: 2000 }), { minItems: 1, maxItems: MAX_STORES }),
-    ], { description: 'The store\'s address (https://shop.example.com or a bare host), or a list of stores: each is read in turn, up to max_results products apiece, and each row names its store in store_url.' }),
+    url: OneOrMany(WebsiteUrl({ minLength: 3 }), {
+      maxItems: MAX_STORES,
+      description: 'The store\'s address (https://shop.example.com or a bare host), or a list of stores: each is read in turn, up to max_results products apiece, and each row names its store in store_url.',
+    }),
     platform: Defaulted(Type.Union([Type.Literal('auto'), Type.Literal('shopify'), Type.Literal('woocommerce'), Type.Literal('schemaorg')], { description: 'auto tries Shopify, then WooCommerce, then a schema.org crawl.' }), 'auto'),
     max_results: Defaulted(Type.Integer({ minimum: 1, description: 'Products returned at most per store; clamped to the plan\'s per-run ceiling, which spans every store of a list.' }), 100),
     max_pages: Defaulted(Type.Integer({ minimum: 1, description: 'Pages read by the schema.org crawl.' }), 50),

@@ -1,6 +1,6 @@
 // Tool `socialB` / agent `socialB_scrape`: an Instagram account's followers or
 // following, through the web API with a logged-in session.
-import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { SocialBSettingsSchema } from './settings.ts'
 
 /** Accounts per call: each is paged in turn; the per-run row ceiling spans them all. */
@@ -9,7 +9,7 @@ export const MAX_ACCOUNTS = 20
 const Account = Type.String({ minLength: 1, maxLength: 300 })
 
 export const socialBInput = Type.Object({
-  username: Type.Union([Account, Type.Array(Account, { minItems: 1, maxItems: MAX_ACCOUNTS })], { description: 'The Instagram account (name, @name or profile link) whose list to read, or a list of them.' }),
+  username: OneOrMany(Account, { maxItems: MAX_ACCOUNTS, description: 'The Instagram account (name, @name or profile link) whose list to read, or a list of them.' }),
   relation: Defaulted(Type.Union([Type.Literal('followers'), Type.Literal('following')], { description: 'followers: who follows the account; following: whom it follows.' }), 'followers'),
   max_results: Defaulted(Type.Integer({ minimum: 1, description: 'Accounts returned at most over the whole call; clamped to the plan\'s per-run ceiling.' }), 100),
 }, { additionalProperties: false })

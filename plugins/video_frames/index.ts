@@ -1,7 +1,7 @@
 // Tool `video_frames` / agent `video_frame_extractor`: frames of a video
 // (every N seconds, at given timestamps, or on scene change) cut by ffmpeg,
 // stored as JPEG or PNG job files with their timestamps.
-import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, PatternString, Type } from '../../core/tools/contract.ts'
 import { createPlatformHealth, mediaStatusEndpoint } from '../lib/media-tools/platform-health.ts'
 import { mediaStatusView } from '../lib/media-tools/media-status-view.ts'
 import { MEDIA_PROGRAMS } from '../lib/media/programs.ts'
@@ -11,7 +11,7 @@ import { VideoFramesSettingsSchema } from './settings.ts'
 export const MAX_FRAMES = 500
 
 export const videoFramesInput = Type.Object({
-  url: Type.String({ minLength: 1, maxLength: 2000, pattern: '^(https?://[^\\s]+|upload://.+)$', description: 'The video: a direct media URL (.mp4, .webm, .mov, .m3u8…) or a video page or social link (YouTube, TikTok, Instagram, Facebook…), which yt-dlp resolves to its best video format. On REST, a video file sent as multipart/form-data stands in for it (the server writes upload://<file name> here).' }),
+  url: PatternString('^(https?://[^\\s]+|upload://.+)$', 'must be an http or https URL of a video', { minLength: 1, maxLength: 2000, description: 'The video: a direct media URL (.mp4, .webm, .mov, .m3u8…) or a video page or social link (YouTube, TikTok, Instagram, Facebook…), which yt-dlp resolves to its best video format. On REST, a video file sent as multipart/form-data stands in for it (the server writes upload://<file name> here).' }),
   mode: Defaulted(Type.Union([Type.Literal('interval'), Type.Literal('timestamps'), Type.Literal('scene')], { description: 'interval (default): a frame every every_seconds; timestamps: one frame at each of timestamps; scene: a frame at each scene change.' }), 'interval'),
   every_seconds: Defaulted(Type.Number({ minimum: 0.04, maximum: 3600, description: 'Seconds between frames (interval mode); 0.04 is every frame of a 25 fps video.' }), 1),
   timestamps: Type.Optional(Type.Array(Type.Number({ minimum: 0, maximum: 86400 }), { minItems: 1, maxItems: MAX_FRAMES, description: 'Seconds into the video (timestamps mode).' })),

@@ -1,6 +1,6 @@
 // Tool `webemail` / agent `website_email_find`: public e-mails, phones and
 // social links of one site (or a list of sites), from a same-site crawl.
-import { Defaulted, defineTool, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, OneOrMany, Type, WebsiteUrl } from '../../core/tools/contract.ts'
 import { WebemailSettingsSchema } from './settings.ts'
 import { findAlias } from './find-alias.ts'
 
@@ -24,7 +24,7 @@ const webemail = defineTool({
   title: 'Website e-mail finder',
   description: 'Crawls one website (same-site pages only, contact/about/team pages first, sitemap when present) and returns its public e-mail addresses, each typed personal or role with the page it was found on, plus normalised phone numbers (E.164) and social-profile links. De-obfuscates "name [at] domain [dot] com", HTML entities, Cloudflare-protected and percent-encoded mailto addresses. Use it to find contact details of a known company website. Example: {"website": "acme.com", "limit": 20} (limit: pages crawled per site). A list of sites gives one row per site.',
   input: Type.Object({
-    website: Type.Union([Type.String({ minLength: 1, maxLength: 2000 }), Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: 1000 })], { description: 'A site URL or bare host (acme.com), or a list of them.' }),
+    website: OneOrMany(WebsiteUrl({ minLength: 1 }), { maxItems: 1000, description: 'A site URL or bare host (acme.com), or a list of them.' }),
     max_pages: Defaulted(Type.Integer({ minimum: 1, description: 'Crawl budget per site; clamped to the plan\'s per-run ceiling.' }), 25),
     include_phones: Defaulted(Type.Boolean(), true),
     include_socials: Defaulted(Type.Boolean(), true),

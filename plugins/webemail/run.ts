@@ -1,7 +1,7 @@
 // Crawls one site at a time through the kernel's guarded Crawlee factory:
 // the start page, the sitemap's same-site pages, then links, contact-like
 // pages first; stops at max_pages. Pages go to SiteFindingsBuilder (pure).
-import { BlockedTargetError, ExtractionError, MissingCredentialError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import { BlockedTargetError, ExtractionError, InputError, MissingCredentialError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
 import { pageScanner, type PageContacts } from '../lib/page-scanner.ts'
 import { siteHost } from '../lib/domains.ts'
 import { isPriorityPage, MAX_CONTACTS_PER_SITE, sameSite, SiteFindingsBuilder, startUrlOf, type SiteFindings, type sitemapLocations } from './findings.ts'
@@ -57,7 +57,8 @@ async function sitemapPages (ctx: WebemailContext, start: URL, budget: number): 
 
 export async function crawlSite (ctx: WebemailContext, website: string): Promise<SiteFindings> {
   let start: URL
-  try { start = startUrlOf(website) } catch { throw new UpstreamError(`'${website}' is not a website address`) }
+  // The schema's WebsiteUrl pattern refuses most malformed addresses before the job; what only a URL parser finds is the input's fault too.
+  try { start = startUrlOf(website) } catch { throw new InputError(`'${website}' is not a website address`) }
   const settings = ctx.settings
   const builder = new SiteFindingsBuilder(website, siteHost(start.hostname), {
     includePhones: ctx.input.include_phones,

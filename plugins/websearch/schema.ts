@@ -1,6 +1,6 @@
 // The one schema per thing: REST input (also the agent input, after renames)
 // and the result row shared by search, search+scrape and page scrapes.
-import { Defaulted, Type, type RunInput, type Static } from '../../core/tools/contract.ts'
+import { Defaulted, OneOrMany, Type, WebsiteUrl, type RunInput, type Static } from '../../core/tools/contract.ts'
 import { ENGINE_CHOICES } from './engine-catalog.ts'
 
 export const MAX_URLS = 1000
@@ -10,8 +10,8 @@ export const MAX_QUERIES = 100
 const searchQuery = Type.String({ minLength: 1, maxLength: 2048 })
 
 export const websearchInput = Type.Object({
-  query: Type.Optional(Type.Union([searchQuery, Type.Array(searchQuery, { minItems: 1, maxItems: MAX_QUERIES })], { description: 'What to search for, as typed into a search box (operators such as site: and quotes work on most engines), or a list of such queries: each is searched, up to max_results rows apiece, and each row names its query.' })),
-  urls: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { minItems: 1, maxItems: MAX_URLS, description: 'Known page URLs to fetch and extract instead of searching (a bare host gets https://).' })),
+  query: Type.Optional(OneOrMany(searchQuery, { maxItems: MAX_QUERIES, description: 'What to search for, as typed into a search box (operators such as site: and quotes work on most engines), or a list of such queries: each is searched, up to max_results rows apiece, and each row names its query.' })),
+  urls: Type.Optional(Type.Array(WebsiteUrl({ minLength: 1, maxLength: 4096 }), { minItems: 1, maxItems: MAX_URLS, description: 'Known page URLs to fetch and extract instead of searching (a bare host gets https://).' })),
   scrape_results: Defaulted(Type.Boolean({ description: 'Also fetch every result page and add its title, meta description, headings and readable text.' }), false),
   max_results: Defaulted(Type.Integer({ minimum: 1, maximum: 1000, description: 'How many results (or pages) to return; clamped to the plan\'s per-run ceiling.' }), 10),
   engine: Defaulted(Type.Enum(ENGINE_CHOICES, { type: 'string', description: '`auto` picks the first healthy engine (API providers with keys first) and moves on when one refuses.' }), 'auto'),

@@ -1,7 +1,7 @@
 // Tool `yt_comp` / agent `videoA_competitor`: 1 to 5 YouTube channels compared
 // (subscribers, upload cadence, recent views, engagement), one row each plus
 // one ranking row. It reads the channels through `yt` (ctx.tools.run).
-import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, LinkOrId, Nullable, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { YtCompSettingsSchema } from './settings.ts'
 
 export const MAX_CHANNELS = 5
@@ -38,10 +38,7 @@ export const ytCompRow = Type.Object({
 })
 
 export const ytCompInput = Type.Object({
-  channels: Type.Union([
-    Type.String({ minLength: 1, maxLength: 2000 }),
-    Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: MAX_CHANNELS }),
-  ], { description: 'One to five channels: /channel/UC… or /@handle links, @handles or UC… ids.' }),
+  channels: OneOrMany(LinkOrId(), { maxItems: MAX_CHANNELS, description: 'One to five channels: /channel/UC… or /@handle links, @handles or UC… ids.' }),
   recent_videos: Defaulted(Type.Integer({ minimum: 2, maximum: 100, description: 'The last N uploads per channel the cadence and view figures are computed on.' }), 15),
 }, { additionalProperties: false })
 

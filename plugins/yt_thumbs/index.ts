@@ -1,7 +1,7 @@
 // Tool `yt_thumbs` / agent `videoA_thumbnail_download`: a YouTube video's
 // thumbnail at the highest resolution that exists (maxres, then sd, hq, mq,
 // default), each checked with HEAD on the image host.
-import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, LinkOrId, Nullable, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { StoredImage } from '../lib/media-tools/stored-image.ts'
 import { YtThumbsSettingsSchema } from './settings.ts'
 
@@ -32,10 +32,7 @@ export const ytThumbsRow = Type.Object({
 })
 
 export const ytThumbsInput = Type.Object({
-  url: Type.Union([
-    Type.String({ minLength: 1, maxLength: 2000 }),
-    Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: MAX_VIDEOS }),
-  ], { description: 'A YouTube video link (watch, youtu.be, shorts, embed, live) or an 11-character video id, or a list of them: each is checked in turn and each row names it in input_url.' }),
+  url: OneOrMany(LinkOrId(), { maxItems: MAX_VIDEOS, description: 'A YouTube video link (watch, youtu.be, shorts, embed, live) or an 11-character video id, or a list of them: each is checked in turn and each row names it in input_url.' }),
   image_format: Defaulted(Type.Union([Type.Literal('jpg'), Type.Literal('webp')], { description: 'jpg (every video) or webp (smaller files; most videos since about 2013).' }), 'jpg'),
   store_image: Defaulted(Type.Boolean({ description: 'true: also keep the image found as a file on this server (the row\'s file: a download URL kept as long as the rows, within the plan\'s file size caps); false: linked only.' }), false),
 }, { additionalProperties: false })

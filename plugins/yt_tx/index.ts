@@ -1,7 +1,7 @@
 // Tool `yt_tx` / agent `videoA_transcript`: a YouTube video's captions as
 // timed text and as .txt/.srt/.vtt files, from the player's caption tracks
 // (InnerTube through youtubei.js and the guarded client) and timedtext json3.
-import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, LinkOrId, Nullable, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { YtTxSettingsSchema } from './settings.ts'
 
 export const MAX_VIDEOS = 50
@@ -26,10 +26,7 @@ export const ytTxRow = Type.Object({
 })
 
 export const ytTxInput = Type.Object({
-  url: Type.Union([
-    Type.String({ minLength: 1, maxLength: 2000 }),
-    Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: MAX_VIDEOS }),
-  ], { description: 'A YouTube video link or 11-character id, or a list of them.' }),
+  url: OneOrMany(LinkOrId(), { maxItems: MAX_VIDEOS, description: 'A YouTube video link or 11-character id, or a list of them.' }),
   language: Defaulted(Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$', description: 'Caption language wanted (en, de, pt-BR…): the uploader\'s track first, then the automatic one.' }), 'en'),
   auto_captions: Defaulted(Type.Boolean({ description: 'Fall back to YouTube\'s automatic captions when the uploader gave none in the language.' }), true),
   translate_to: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$', description: 'Ask YouTube to translate the captions into this language when no track in it exists.' })),

@@ -9,6 +9,7 @@ import { build, signup } from '../helpers/build.ts'
 import { startJob, usageOf } from '../helpers/jobs.ts'
 import { loadToolsFile } from '../../core/config.ts'
 import { ToolRegistry } from '../../core/tools/registry.ts'
+import { patternMessage } from '../../core/tools/contract/schema-helpers.ts'
 
 // Every call a job would fail on for want of one of two (or three) parameters, with what the detail must name.
 const NEITHER: Array<{ tool: string, params: Record<string, unknown>, names: RegExp }> = [
@@ -121,6 +122,63 @@ t.test('control characters in params: 400 before any charge, for every tool; an 
   const usage = await usageOf(app, user.apiKey)
   t.equal(usage.calls_today, 0, 'nothing was charged')
   t.equal(await app.services.db.job.count(), 0, 'no job was created')
+})
+
+t.test('a malformed address (URL, website, domain, link): 400 naming the param before any charge, for every tool', async t => {
+  const app = await build(t)
+  const user = await signup(app)
+  const ADDRESS = /^(urls?|websites?|domains?|[a-z0-9_]+_urls?)$/
+  type Schema = { type?: string, pattern?: string, anyOf?: Schema[], items?: Schema, properties?: Record<string, Schema>, required?: string[], oneOf?: Schema[] }
+  // The string schemas a param takes: itself, a union's branches, a list's items.
+  const strings = (schema: Schema): Schema[] => schema.anyOf ? schema.anyOf.flatMap(strings) : schema.type === 'array' ? strings(schema.items!) : schema.type === 'string' ? [schema] : []
+  const takesOne = (schema: Schema) => (schema.anyOf ?? [schema]).some(s => s.type === 'string')
+  const BAD = ['not a url at all', 'ftp://files.example/a.csv', 'javascript:alert(1)']
+  const checked: string[] = []
+  for (const tool of app.services.registry.enabled()) {
+    const input = tool.declaration.input as unknown as Schema
+    for (const [field, schema] of Object.entries(input.properties ?? {})) {
+      const worded = strings(schema).some(s => patternMessage(s.pattern) !== undefined)
+      if (ADDRESS.test(field)) t.ok(worded, `${tool.declaration.key}.${field} is an address: its schema says which (a schema helper's pattern)`)
+      if (!worded) continue
+      checked.push(`${tool.declaration.key}.${field}`)
+      const example = tool.declaration.examples?.find(e => field in (e.args as object)) ?? tool.declaration.examples![0]
+      const base = structuredClone(example.args) as Record<string, unknown>
+      // Keep only the alternative this field belongs to (websearch: query or urls; disposable: items, emails or domains).
+      for (const set of [...(input.anyOf ?? []), ...(input.oneOf ?? [])]) {
+        if (!set.required?.includes(field)) for (const other of set.required ?? []) delete base[other]
+      }
+      const good = base[field]
+      for (const bad of BAD) {
+        const value = takesOne(schema) ? bad : [bad]
+        const res = await startJob(app, user.apiKey, { ...base, [field]: value }, tool.declaration.key)
+        t.equal(res.statusCode, 400, `${tool.declaration.key}.${field} = ${JSON.stringify(value)}: ${res.body}`)
+        t.match(res.json().detail, new RegExp(`^params\\.${field}(\\.0)? must be an? `), `${tool.declaration.key}: the detail names ${field} and says what it must be`)
+      }
+      if (good !== undefined && (schema.anyOf ?? [schema]).some(s => s.type === 'array')) {
+        const list = [...(Array.isArray(good) ? good : [good]), BAD[0]]
+        const res = await startJob(app, user.apiKey, { ...base, [field]: list }, tool.declaration.key)
+        t.equal(res.statusCode, 400, `${tool.declaration.key}.${field}: a list with one bad item`)
+        t.match(res.json().detail, new RegExp(`^params\\.${field}\\.${list.length - 1} must be an? `), `${tool.declaration.key}: the detail names the item`)
+      }
+    }
+  }
+  t.ok(checked.length >= 20, `address params checked: ${checked.join(', ')}`)
+  const usage = await usageOf(app, user.apiKey)
+  t.equal(usage.calls_today, 0, 'nothing was charged')
+  t.equal(await app.services.db.job.count(), 0, 'no job was created')
+})
+
+t.test('address params take the forms their descriptions give', async t => {
+  const configPath = resolve('tools.config.json')
+  const tools = await ToolRegistry.load(loadToolsFile(configPath), dirname(configPath))
+  const accepts = (key: string, params: Record<string, unknown>) => t.doesNotThrow(() => tools.prepareInput(tools.get(key)!, params, 200), `${key} ${JSON.stringify(params)}`)
+  for (const website of ['acme.com', 'ACME.com/contact', 'https://www.acme.com/about?x=1#team', 'HTTP://127.0.0.1:8080/', 'http://user:secret@127.0.0.1:8080/', 'http://[::1]:8080/', 'bücher.example']) accepts('webemail', { website })
+  for (const url of ['dQw4w9WgXcQ', '@Vsauce', 'UCX6OQ3DkcsbYNE6H8uQQuVA', 'youtu.be/dQw4w9WgXcQ', 'https://www.youtube.com/playlist?list=PL1']) accepts('yt', { url })
+  accepts('fb', { page: ['cocacola', '119240841493711', 'https://m.facebook.com/pages/Meedan/105510962816034'] })
+  accepts('disposable', { domains: ['acme.test', 'xn--bcher-kva.example', 'mail.acme.co.uk.'] })
+  accepts('websearch', { urls: ['example.com', 'https://example.org/docs/'] })
+  t.throws(() => tools.prepareInput(tools.get('disposable')!, { domains: ['acme.test', 'https://acme.test/'] }, 200), /params\.domains\.1 must be a domain name/)
+  t.throws(() => tools.prepareInput(tools.get('dl_tt')!, { url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ' }, 200), /params\.url must be a TikTok link/)
 })
 
 t.test('text params keep tab and line breaks; nested values inherit the address rule', async t => {

@@ -26,3 +26,54 @@ export type RunInput<Input extends TSchema> = Input extends TObject<infer Proper
   ? Static<Input> & Required<Pick<Static<Input>, DefaultedKeys<Properties> & keyof Static<Input>>>
   : Static<Input>
 
+
+/**
+ * One value or a list of them (`T | T[]`): the list has at least one item and
+ * at most `maxItems`. The shape of every list input (ListInput).
+ */
+export function OneOrMany<T extends TSchema> (item: T, options: { maxItems: number, description?: string }) {
+  const { maxItems, ...rest } = options
+  return Type.Union([item, Type.Array(item, { minItems: 1, maxItems })], rest)
+}
+
+// What a `pattern` means in words, for the 400 a caller gets instead of the
+// pattern itself (ToolRegistry.prepareInput reads it through patternMessage).
+const PATTERN_MESSAGES = new Map<string, string>()
+
+/**
+ * A string matching `pattern` (a JSON Schema pattern, so the same check holds
+ * for the kernel, OpenAPI clients and agents), refused with `message` ("must
+ * be a …") naming the param when it does not match.
+ */
+export function PatternString (pattern: string, message: string, options: TSchemaOptions & { minLength?: number, maxLength?: number } = {}) {
+  PATTERN_MESSAGES.set(pattern, message)
+  return Type.String({ ...options, pattern })
+}
+
+/** The words a PatternString gave its pattern, if any. */
+export function patternMessage (pattern: unknown): string | undefined {
+  return typeof pattern === 'string' ? PATTERN_MESSAGES.get(pattern) : undefined
+}
+
+// Address parts: a host name has a dot (labels of anything but white space
+// and URL delimiters, so IDN names pass), or is a bracketed IPv6 literal; a
+// scheme, when given, is http or https, and only then may user info precede
+// the host. So `javascript:…`, `mailto:…`, `ftp://…` and words with spaces
+// never match.
+const DOMAIN = '(?:[^\\s/?#:@.\\[\\]]+\\.)+[^\\s/?#:@.\\[\\]]+\\.?'
+const HOST = `(?:${DOMAIN}|\\[[0-9A-Fa-f:.]+\\])`
+const WEBSITE = `(?:[Hh][Tt][Tt][Pp][Ss]?://(?:[^\\s/?#@]+@)?)?${HOST}(?::[0-9]{1,5})?(?:[/?#]\\S*)?`
+
+type AddressOptions = TSchemaOptions & { minLength?: number, maxLength?: number }
+
+/** A website: an http(s) URL or a bare host (`acme.com`, `acme.com/contact`). */
+export const WebsiteUrl = (options: AddressOptions = {}) => PatternString(`^${WEBSITE}$`,
+  'must be a website address: an http or https URL, or a host name such as example.com', { maxLength: 2000, ...options })
+
+/** A link (as WebsiteUrl) or a platform's own id, handle or name for a thing (no spaces, slashes or colons). */
+export const LinkOrId = (options: AddressOptions = {}) => PatternString(`^(?:${WEBSITE}|@?[^\\s/?#:@]+)$`,
+  'must be a link (an http or https URL) or an id or name without spaces', { minLength: 1, maxLength: 2000, ...options })
+
+/** A bare domain name (`acme.com`, `xn--bcher-kva.example`). */
+export const DomainName = (options: AddressOptions = {}) => PatternString(`^${DOMAIN}$`,
+  'must be a domain name such as example.com', { maxLength: 1024, ...options })

@@ -1,7 +1,7 @@
 // The link forms each media tool accepts, as JSON-schema patterns: the kernel
 // checks them with the input schema, so a link of the wrong platform is a 400
 // before anything is charged (and the agent's schema says what fits).
-import { Type } from '../../../core/tools/contract.ts'
+import { OneOrMany, PatternString } from '../../../core/tools/contract.ts'
 
 export interface Platform {
   /** Shown in descriptions and errors ("YouTube"). */
@@ -33,8 +33,9 @@ export function platformUrlPattern (platform: Platform): string {
 
 /** The `url` param: one link or a list of them, each of the platform. */
 export function platformUrlInput (platform: Platform, options: { maxItems: number, what: string }) {
-  const one = Type.String({ minLength: 1, maxLength: 2000, pattern: platformUrlPattern(platform) })
-  return Type.Union([one, Type.Array(one, { minItems: 1, maxItems: options.maxItems })], {
+  const one = PatternString(platformUrlPattern(platform), `must be a ${platform.name} link (http or https, on ${platform.domains.join(', ')})`, { minLength: 1, maxLength: 2000 })
+  return OneOrMany(one, {
+    maxItems: options.maxItems,
     description: `A ${platform.name} link (${options.what}; http or https, on ${platform.domains.join(', ')}), or a list of up to ${options.maxItems}: each row names the link it came from in input_url.`,
   })
 }

@@ -362,18 +362,21 @@ t.test('scrape_results: every result row carries its page', async t => {
   t.equal(parsed[1]!.text, '', 'null is an empty cell')
 })
 
-t.test('urls mode: one row per URL in input order; query and urls together are a 400, not charged', async t => {
+t.test('urls mode: one row per URL in input order; a non-http(s) address, or query and urls together, are a 400, not charged', async t => {
   const pages = await startServer(t, site)
   const app = await buildWebsearch(t, {})
   const user = await signup(app)
-  const urls = [`${pages.base}/old-about`, `${pages.base}/brochure.pdf`, `${pages.base}/about`, 'ftp://files.example.com/x']
+  const urls = [`${pages.base}/old-about`, `${pages.base}/brochure.pdf`, `${pages.base}/about`]
   const { status, rows } = await runSearch(app, user.apiKey, { urls })
-  t.match(status, { status: 'done', records: 4, warning: null })
+  t.match(status, { status: 'done', records: 3, warning: null })
   t.same(rows.map(r => r.url), urls)
-  t.same(rows.map(r => r.position), [1, 2, 3, 4])
+  t.same(rows.map(r => r.position), [1, 2, 3])
   t.match(rows[0], { title: 'Acme Widgets | About us', final_url: `${pages.base}/about`, status: 200, domain: '127.0.0.1', text: /railway arch/ })
   t.match(rows[1], { content_type: 'application/pdf', error: /not an HTML page/ })
-  t.match(rows[3], { status: null, error: 'not an http(s) URL' })
+
+  const ftp = await startJob(app, user.apiKey, { urls: [...urls, 'ftp://files.example.com/x'] }, 'websearch')
+  t.equal(ftp.statusCode, 400, 'an address that is no website: refused before the job starts')
+  t.match(ftp.json().detail, /^params\.urls\.3 must be a website address/)
 
   const both = await startJob(app, user.apiKey, { query: 'x', urls }, 'websearch')
   t.equal(both.statusCode, 400, 'query and urls together: refused before the job starts')

@@ -87,9 +87,43 @@ export function toOpenApiSchema (input: unknown): Schema {
     if (source.const === null) out.nullable = true
   }
   if (Array.isArray(source.examples) && source.examples.length && out.example === undefined) out.example = source.examples[0]
-  // 3.0 allows `nullable` only next to `type`; a bare null branch keeps the intent with an enum.
-  if (out.nullable && out.type === undefined && !out.anyOf && !out.oneOf && !out.allOf && !out.$ref) {
-    if (Object.keys(out).length === 1) { out.enum = [null]; out.type = 'string' }
+  mergeLiteralBranches(out)
+  // 3.0 allows `nullable` only next to `type` (redocly's nullable-type-sibling).
+  if (out.nullable && out.type === undefined) {
+    if (Array.isArray(out.enum)) {
+      // A nullable enum: its type is its values' type, and null must be among the values (3.0.3).
+      const t = out.enum.map(jsonType).find(Boolean)
+      if (t) out.type = t
+    } else if (out.anyOf || out.oneOf) {
+      // A nullable union: the null moves into one branch (one only: a oneOf would match null twice).
+      const key = out.anyOf ? 'anyOf' : 'oneOf'
+      const branches = out[key] as Schema[]
+      const typed = branches.findIndex(b => typeof b.type === 'string')
+      if (typed >= 0) branches[typed] = { ...branches[typed], nullable: true }
+      else branches.push({ type: 'string', nullable: true, enum: [null] })
+      delete out.nullable
+    } else if (!out.allOf && !out.$ref && Object.keys(out).filter(k => k !== 'description').length === 1) {
+      // A bare null keeps the intent with an enum.
+      out.enum = [null]; out.type = 'string'
+    }
   }
+  if (out.nullable && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null]
   return out
+}
+
+/**
+ * A union of literals of one type (TypeBox's Union of Literals) becomes one
+ * enum: what generators turn into a string-literal union, and what 3.0 can
+ * make nullable.
+ */
+function mergeLiteralBranches (out: Schema): void {
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const branches = out[key]
+    if (!Array.isArray(branches) || branches.length < 2 || out.type !== undefined || out.enum !== undefined) continue
+    const literal = (b: Schema) => Array.isArray(b.enum) && typeof b.type === 'string' && Object.keys(b).every(k => k === 'type' || k === 'enum')
+    if (!branches.every(literal) || new Set(branches.map(b => b.type)).size !== 1) continue
+    out.type = branches[0].type
+    out.enum = branches.flatMap(b => b.enum as unknown[])
+    delete out[key]
+  }
 }

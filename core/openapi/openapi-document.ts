@@ -5,7 +5,7 @@
 import { Type, type TSchema } from 'typebox'
 import type { FastifyContextConfig } from 'fastify'
 import type { ToolRegistry } from '../tools/registry.ts'
-import { JobResultsSchema, JobStarted, JobStatusSchema } from '../jobs/schemas.ts'
+import { JobInputSchema, JobResultsSchema, JobStarted, JobStatusSchema } from '../jobs/schemas.ts'
 import { toOpenApiSchema } from './json-schema-to-openapi.ts'
 
 type Schema = Record<string, unknown>
@@ -64,6 +64,41 @@ function parameters (where: 'query' | 'path' | 'header', schema: TSchema | undef
   return list
 }
 
+/**
+ * The stored params of a job (GET /api/jobs/<id>/input): the request schema
+ * with every defaulted field required, as the kernel filled it in. The request
+ * side lists only what a caller must give.
+ */
+function filledIn (params: Schema): Schema {
+  const properties = (params.properties ?? {}) as Record<string, Schema>
+  const defaulted = Object.keys(properties).filter(k => properties[k]!.default !== undefined)
+  if (!defaulted.length) return params
+  return { ...params, required: [...new Set([...(params.required as string[] | undefined ?? []), ...defaulted])] }
+}
+
+/**
+ * The body of POST /api/tool-run as one branch per tool, `{tool: <its key>,
+ * params: <its params>, webhook?}`, told apart by the `tool` value, so a
+ * generated client types `params` from `tool`. The branches are inline in the
+ * request body, not components: openapi-typescript makes a property with a
+ * default mandatory everywhere but in request bodies and parameters, and a
+ * defaulted param is one a caller may leave out.
+ */
+function startUnion (body: Schema, tools: Array<{ key: string, title: string, params: Schema }>): Schema {
+  const { webhook } = body.properties as Record<string, Schema>
+  const branches = tools.map(({ key, title, params }) => {
+    // Required fields or declared alternatives (anyOf/oneOf of required sets): an empty params is a 400.
+    const mustGive = (Array.isArray(params.required) && params.required.length > 0) || Boolean(params.anyOf ?? params.oneOf)
+    return {
+      type: 'object',
+      title: `${key}: ${title}`,
+      required: mustGive ? ['tool', 'params'] : ['tool'],
+      properties: { tool: { type: 'string', enum: [key] }, params, ...(webhook ? { webhook } : {}) },
+    }
+  })
+  return { oneOf: branches, description: 'A tool key and its params: one branch per enabled tool, told apart by `tool` (see GET /api/tools).' }
+}
+
 const json = (schema: Schema) => ({ 'application/json': { schema } })
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
@@ -73,23 +108,26 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
     JobStarted: toOpenApiSchema(JobStarted),
     JobStatus: toOpenApiSchema(JobStatusSchema),
   }
-  const toolParams: Schema[] = []
+  const toolParams: Array<{ key: string, title: string, params: Schema }> = []
   const toolRows: Schema[] = []
-  const describedTools: string[] = []
+  const toolInputs: Schema[] = []
   for (const tool of registry.enabled()) {
     const key = tool.declaration.key
-    components[`${key}_params`] = { ...toOpenApiSchema(tool.declaration.input), description: `params of the tool '${key}': ${tool.declaration.title}.` }
+    const params = toOpenApiSchema(tool.declaration.input)
+    toolParams.push({ key, title: tool.declaration.title, params })
+    components[`${key}_input`] = { ...filledIn(params), description: `The params of a job of the tool '${key}' (${tool.declaration.title}) as stored: defaults filled in, per-run fields clamped.` }
     components[`${key}_row`] = { ...toOpenApiSchema(tool.declaration.row), description: `One result row of the tool '${key}'.` }
-    toolParams.push(ref(`${key}_params`))
+    toolInputs.push(ref(`${key}_input`))
     toolRows.push(ref(`${key}_row`))
-    describedTools.push(`\`${key}\` (${tool.declaration.title})`)
   }
   components.JobResults = toOpenApiSchema(JobResultsSchema)
+  components.JobInput = toOpenApiSchema(JobInputSchema)
 
   if (toolRows.length) (components.JobResults.properties as Record<string, Schema>).results = { type: 'array', items: { anyOf: toolRows } }
+  if (toolInputs.length) (components.JobInput.properties as Record<string, Schema>).params = { anyOf: toolInputs, description: 'The params as stored: the tool\'s own schema with its defaults filled in.' }
 
   // Kernel schemas a route may declare as its answer, named once in components.
-  const named = new Map<unknown, string>([[JobStarted, 'JobStarted'], [JobStatusSchema, 'JobStatus'], [JobResultsSchema, 'JobResults']])
+  const named = new Map<unknown, string>([[JobStarted, 'JobStarted'], [JobStatusSchema, 'JobStatus'], [JobResultsSchema, 'JobResults'], [JobInputSchema, 'JobInput']])
 
   const paths: Record<string, Record<string, unknown>> = {}
   const taken = new Set<string>()
@@ -111,11 +149,8 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
 
     if (schema.body) {
       const body = toOpenApiSchema(schema.body)
-      if (method === 'POST' && url === '/api/tool-run' && toolParams.length) {
-        const properties = body.properties as Record<string, Schema>
-        properties.params = { anyOf: toolParams, description: `The chosen tool's params: ${describedTools.join(', ')}.` }
-      }
-      operation.requestBody = { required: true, content: { ...json(body), ...(route.config?.formBody ? { 'multipart/form-data': { schema: route.config.formBody } } : {}) } }
+      const startBody = method === 'POST' && url === '/api/tool-run' && toolParams.length ? startUnion(body, toolParams) : body
+      operation.requestBody = { required: true, content: { ...json(startBody), ...(route.config?.formBody ? { 'multipart/form-data': { schema: route.config.formBody } } : {}) } }
     } else if (method === 'POST' && url === '/mcp') {
       operation.requestBody = { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 request (initialize, tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/read) or a batch.' }) }
     }

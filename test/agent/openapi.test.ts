@@ -35,12 +35,23 @@ t.test('/openapi.json is a valid OpenAPI 3.0.3 document covering every route (re
 
   // Every enabled tool's params and rows, from the plugins' TypeBox schemas.
   const schemas = doc.components!.schemas!
-  for (const key of app.services.registry.enabled().map(x => x.declaration.key)) {
-    t.ok(schemas[`${key}_params`], `${key} params`)
+  const keys = app.services.registry.enabled().map(x => x.declaration.key)
+  for (const key of keys) {
+    t.ok(schemas[`${key}_input`], `${key} stored input`)
     t.ok(schemas[`${key}_row`], `${key} row`)
   }
+  // The start body: one branch per tool, {tool: its key, params: its params}; a defaulted param is optional there, required in the stored input.
   const toolRun = (doc.paths['/api/tool-run']!.post!.requestBody as OpenAPIV3.RequestBodyObject).content['application/json']!.schema as OpenAPIV3.SchemaObject
-  t.ok(((toolRun.properties!.params as OpenAPIV3.SchemaObject).anyOf ?? []).some(s => (s as OpenAPIV3.ReferenceObject).$ref === '#/components/schemas/webemail_params'))
+  const branches = toolRun.oneOf as OpenAPIV3.SchemaObject[]
+  t.same(branches.map(b => (b.properties!.tool as OpenAPIV3.SchemaObject).enum), keys.map(k => [k]), 'a branch per tool, told apart by tool')
+  const webemail = branches.find(b => (b.properties!.tool as OpenAPIV3.SchemaObject).enum![0] === 'webemail')!
+  t.same(webemail.required, ['tool', 'params'])
+  const webemailParams = webemail.properties!.params as OpenAPIV3.SchemaObject
+  t.same(webemailParams.required, ['website'], 'max_pages, include_phones, include_socials have defaults: optional')
+  t.equal((webemailParams.properties!.max_pages as OpenAPIV3.SchemaObject).default, 25)
+  t.same((schemas.webemail_input as OpenAPIV3.SchemaObject).required, ['website', 'max_pages', 'include_phones', 'include_socials'], 'the stored input has them all')
+  const input = doc.paths['/api/jobs/{id}/input']!.get!.responses['200'] as OpenAPIV3.ResponseObject
+  t.same(input.content!['application/json']!.schema, { $ref: '#/components/schemas/JobInput' })
   t.same(Object.keys(doc.paths['/api/tool-run']!.post!.responses).includes('202'), true)
 })
 
@@ -61,6 +72,12 @@ t.test('JSON Schema keywords become their OpenAPI 3.0 forms', async t => {
   t.same(toOpenApiSchema({ type: 'string', const: 'x' }), { type: 'string', enum: ['x'] })
   t.same(toOpenApiSchema({ anyOf: [{ type: 'string' }, { type: 'null' }], description: 'd' }), { nullable: true, type: 'string', description: 'd' })
   t.same(toOpenApiSchema({ type: ['integer', 'null'] }), { nullable: true, type: 'integer' })
+  // 3.0 wants a type beside nullable: a union of literals is one enum (null among its values), another union carries the null in a branch.
+  t.same(toOpenApiSchema({ anyOf: [{ anyOf: [{ const: 'a', type: 'string' }, { const: 'b', type: 'string' }] }, { type: 'null' }] }), { nullable: true, type: 'string', enum: ['a', 'b', null] })
+  t.same(toOpenApiSchema({ anyOf: [{ const: 'a', type: 'string' }, { const: 'b', type: 'string' }] }), { type: 'string', enum: ['a', 'b'] })
+  t.same(toOpenApiSchema({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }, { type: 'null' }] }), { anyOf: [{ type: 'string', nullable: true }, { type: 'array', items: { type: 'string' } }] })
+  t.same(toOpenApiSchema({ type: ['string', 'integer', 'null'] }), { anyOf: [{ type: 'string', nullable: true }, { type: 'integer' }] })
+  t.same(toOpenApiSchema({ type: 'null' }), { nullable: true, enum: [null], type: 'string' })
   t.same(toOpenApiSchema({ type: 'object', patternProperties: { '^.*$': {} } }), { type: 'object', additionalProperties: {} })
   t.same(toOpenApiSchema({ type: 'integer', exclusiveMinimum: 0 }), { type: 'integer', minimum: 0, exclusiveMinimum: true })
   t.same(toOpenApiSchema({ type: 'string', examples: ['a', 'b'], $id: 'X' }), { type: 'string', example: 'a' })

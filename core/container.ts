@@ -40,6 +40,9 @@ import { S3ArtifactStore } from './artifacts/s3-store.ts'
 import { ArtifactService } from './artifacts/artifact-service.ts'
 import { JobWorkspace } from './artifacts/job-workspace.ts'
 import { UploadBudget } from './artifacts/upload-budget.ts'
+import { MonitorService } from './monitors/monitor-service.ts'
+import { DatabaseMonitorScheduler, type MonitorScheduler } from './monitors/monitor-scheduler.ts'
+import type { BullMonitorScheduler } from './monitors/bull-monitor-scheduler.ts'
 
 export interface Services {
   config: AppConfig
@@ -80,6 +83,10 @@ export interface Services {
   queue: JobQueue
   jobs: JobService
   maintenance: JobMaintenance
+  /** Saved tool calls on a schedule, whose runs report what changed (core/monitors). */
+  monitors: MonitorService
+  /** Fires monitors' ticks: BullMQ job schedulers with REDIS_URL, else a timer on the database. */
+  monitorScheduler: MonitorScheduler
 }
 
 /** Pools an app borrows instead of making its own (ServicesOptions.extractionPools): closed by their owner, not by the app. */
@@ -96,6 +103,8 @@ export function createAppContainer (base: {
   redis?: RedisConnections | null, sharedState: SharedStateService,
   /** The BullMQ queue's class, imported by buildServices only when REDIS_URL is set (bullmq stays out of a single-process server). */
   BullQueue?: typeof BullJobQueue | null,
+  /** The BullMQ monitor scheduler's class, imported like BullQueue. */
+  BullMonitors?: typeof BullMonitorScheduler | null,
 }): AwilixContainer<Services> {
   const container = createContainer<Services>({ injectionMode: InjectionMode.PROXY, strict: true })
   container.register({
@@ -139,7 +148,7 @@ export function createAppContainer (base: {
     // Every ending of a job (run, cancel, timeout, reaper) goes through this one.
     ending: asFunction((s: Services) => new JobEnding({
       db: s.db, clock: s.clock, quotas: s.quotas, secrets: s.secrets, events: s.events, webhooks: s.webhooks, logger: s.logger,
-      artifacts: s.artifacts, workspace: s.workspace,
+      artifacts: s.artifacts, workspace: s.workspace, monitorRunEnded: job => container.cradle.monitors.runEnded(job),
     })).singleton(),
     runner: asFunction((s: Services) => new JobRunner({
       db: s.db, registry: s.registry, quotas: s.quotas, clock: s.clock, config: s.config, logger: s.logger, secrets: s.secrets, events: s.events, net: s.net,
@@ -168,6 +177,10 @@ export function createAppContainer (base: {
       db: s.db, clock: s.clock, runner: s.runner, ending: s.ending, queue: () => container.cradle.queue, logger: s.logger,
       artifacts: s.artifacts, workspace: s.workspace, heartbeatMs: s.config.jobHeartbeatMs, intervalMs: s.config.jobSweepIntervalMs,
     })).singleton(),
+    monitors: asFunction((s: Services) => new MonitorService({ db: s.db, reads: s.database.hot, clock: s.clock, registry: s.registry, jobs: s.jobs, logger: s.logger })).singleton(),
+    monitorScheduler: asFunction(({ monitors, clock, logger, config }: Services): MonitorScheduler => config.redisUrl && base.BullMonitors
+      ? new base.BullMonitors({ redisUrl: config.redisUrl, keyPrefix: config.distributed.keyPrefix, runJobs: config.distributed.runJobs, monitors, clock, logger })
+      : new DatabaseMonitorScheduler({ monitors, clock, logger })).singleton(),
   })
   return container
 }

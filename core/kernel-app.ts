@@ -27,6 +27,7 @@ import websocket from '@fastify/websocket'
 import agentRoutes from './agent/routes.ts'
 import openapiPlugin from './openapi/openapi-plugin.ts'
 import toolListRoutes from './tools/tool-list-routes.ts'
+import monitorRoutes from './monitors/routes.ts'
 import pageSecurityHeaders from './security-headers.ts'
 import { isPageRequest, sendErrorPage, type HtmlErrorPage } from './html-error-pages.ts'
 import type { Feature, FeatureHost } from './feature.ts'
@@ -171,6 +172,7 @@ export async function buildKernelApp (options: BuildOptions = {}): Promise<Fasti
   await app.register(toolEndpointRoutes)
   await app.register(agentRoutes)
   await app.register(toolListRoutes)
+  await app.register(monitorRoutes)
   const featureHost: FeatureHost = {
     services,
     setHtmlErrorPage: (page) => {

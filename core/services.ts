@@ -79,7 +79,8 @@ export async function buildServices (options: ServicesOptions = {}): Promise<Ser
   for (const warning of registry.settingWarnings) logger.warn(warning)
   if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
   const BullQueue = config.redisUrl ? (await import('./jobs/bull-queue.ts')).BullJobQueue : null
-  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, passwordCost: options.passwordCost, extractionPools: options.extractionPools, redis, sharedState, BullQueue })
+  const BullMonitors = config.redisUrl ? (await import('./monitors/bull-monitor-scheduler.ts')).BullMonitorScheduler : null
+  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, passwordCost: options.passwordCost, extractionPools: options.extractionPools, redis, sharedState, BullQueue, BullMonitors })
   const services = container.cradle
   let closing: Promise<void> | null = null
   return {
@@ -93,10 +94,12 @@ export async function buildServices (options: ServicesOptions = {}): Promise<Ser
       // A missing media program is a warning, not a failed boot: only the tools that run it fail (naming the variable).
       services.exec.warnMissing()
       await services.maintenance.start()
+      await services.monitorScheduler.start()
     },
     // Order matters: stop sweeping; stop taking jobs and give running ones the
     // queue's grace; hand the rest back; let webhooks give up; close the database.
     close: () => closing ??= (async () => {
+      await services.monitorScheduler.stop()
       await services.maintenance.stop()
       await services.queue.drain()
       await services.runner.shutdown()

@@ -54,6 +54,8 @@ export const MeResponse = Type.Object({
     max_file_mb: Type.Integer({ description: 'Largest file a job may store or take as an upload, in MB.' }),
     max_job_files_mb: Type.Integer({ description: 'All the files one job stores together, in MB.' }),
     max_pending_uploads_mb: Type.Integer({ description: 'Uploads the account holds at once (its unfinished jobs\' and those still arriving), in MB.' }),
+    max_monitors: Type.Integer({ description: 'Monitors the account keeps (0: none).' }),
+    min_monitor_interval_minutes: Type.Integer({ description: 'The shortest interval between two runs of one monitor, in minutes.' }),
   }),
   usage: Type.Union([Type.Object({
     calls_today: Type.Integer(),

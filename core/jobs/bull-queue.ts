@@ -216,7 +216,7 @@ async function settleWithin<T> (work: Promise<T>, ms: number): Promise<T | false
  * 5.81). So each of these connections keeps one listener of ours, put back
  * whenever BullMQ removes them all (test/jobs/bull-queue-close.test.ts).
  */
-function keepErrorListener (connection: EventEmitter, listener: (err: Error) => void): void {
+export function keepErrorListener (connection: EventEmitter, listener: (err: Error) => void): void {
   const removeAll = connection.removeAllListeners
   connection.removeAllListeners = function (this: EventEmitter, ...event: Parameters<EventEmitter['removeAllListeners']>) {
     removeAll.apply(this, event)
@@ -231,7 +231,7 @@ function keepErrorListener (connection: EventEmitter, listener: (err: Error) => 
  * `blockingConnection` is private). A BullMQ that renamed it fails here, at the
  * queue's construction, instead of bringing the unhandled rejection back.
  */
-function bullConnection (owner: Queue | Worker, field: 'connection' | 'blockingConnection'): EventEmitter {
+export function bullConnection (owner: Queue | Worker, field: 'connection' | 'blockingConnection'): EventEmitter {
   const connection = (owner as unknown as Record<string, EventEmitter | undefined>)[field]
   if (typeof connection?.removeAllListeners !== 'function') throw new Error(`bullmq has no ${owner.constructor.name}.${field} any more: see keepErrorListener in core/jobs/bull-queue.ts`)
   return connection
@@ -243,7 +243,7 @@ function bullConnection (owner: Queue | Worker, field: 'connection' | 'blockingC
  * it is closed this one is the only listener left and logs what arrives, at
  * debug: a connection that failed while the queue was closing.
  */
-function lateErrors (logger: Logger): (this: EventEmitter, err: Error) => void {
+export function lateErrors (logger: Logger): (this: EventEmitter, err: Error) => void {
   return function (this: EventEmitter, err: Error) {
     if (this.listenerCount('error') > 1) return
     logger.debug({ err: { message: err.message, code: (err as NodeJS.ErrnoException).code } }, 'a job queue Redis connection failed after the queue closed (ignored)')
@@ -254,7 +254,7 @@ function lateErrors (logger: Logger): (this: EventEmitter, err: Error) => void {
  * A Redis outage makes ioredis report every failed reconnect: logged once per
  * outage (again after the connection was back), not once per retry.
  */
-function quietErrors (logger: Logger, what: string): (err: Error) => void {
+export function quietErrors (logger: Logger, what: string): (err: Error) => void {
   let last = 0
   return (err: Error) => {
     const now = Date.now()

@@ -31,6 +31,13 @@ export interface RunResidue {
   columns?: string | null
 }
 
+/**
+ * What a job that is a monitor's run does when it ends, before its final event
+ * and webhook (core/monitors): compares it and returns its change counts
+ * (JSON, stored on the job), or null.
+ */
+export type MonitorRunEnding = (job: { id: string, monitorId: string, status: string, error: string | null }) => Promise<string | null>
+
 /** `DELETE /api/tool-run/<id>`, whichever process or state the job was in. */
 export const CANCELLED: JobEnd = { status: 'error', error: 'cancelled', refund: true }
 
@@ -40,7 +47,7 @@ export const INTERRUPTED: JobEnd = { status: 'error', error: 'The job was interr
 export const timedOut = (seconds: number): JobEnd => ({ status: 'error', error: `The job did not finish within ${seconds} s and was stopped.`, refund: true })
 
 export class JobEnding {
-  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, secrets: SecretScrubber, events: JobEvents, webhooks: WebhookSender, logger: Logger, artifacts: ArtifactService, workspace: JobWorkspace }) {}
+  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, secrets: SecretScrubber, events: JobEvents, webhooks: WebhookSender, logger: Logger, artifacts: ArtifactService, workspace: JobWorkspace, monitorRunEnded?: MonitorRunEnding }) {}
 
   /**
    * Ends a running job: outcome, expiry (retention counts from the end),
@@ -94,6 +101,11 @@ export class JobEnding {
     // The outcome is written: a failure below must not keep waiters waiting, so each step stands alone.
     const final = await db.job.findUnique({ where: { id: job.id } }).catch(err => { this.deps.logger.error({ err, jobId: job.id }, 'reading the ended job failed'); return null })
     if (!final) return true
+    // A monitor's run: its changes are on its record, so the final event and the webhook carry them.
+    if (final.monitorId && this.deps.monitorRunEnded) {
+      final.monitorChanges = await this.deps.monitorRunEnded({ id: final.id, monitorId: final.monitorId, status: final.status, error: final.error })
+        .catch(err => { this.deps.logger.error({ err, jobId: job.id }, 'comparing the monitor\'s run failed'); return null })
+    }
     const record = jobStatusRecord(final)
     events.emit(job.id, { type: final.status === 'done' ? 'done' : 'error', job: record })
     webhooks.deliver(final, record)

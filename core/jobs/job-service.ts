@@ -43,6 +43,8 @@ export interface StartRequest {
   resultsPath?: 'tool-run' | 'jobs'
   /** A multipart start's file, already on disk under the tier cap: the job's, or discarded when the start is refused. */
   upload?: IncomingUpload | null
+  /** The monitor this job is a run of (core/monitors). */
+  monitorId?: string
 }
 
 export interface StartResponse {
@@ -151,6 +153,7 @@ export class JobService {
             tier: caller.tier,
             upload: upload ? JSON.stringify({ name: upload.name, size: upload.size, content_type: upload.contentType } satisfies StoredUpload) : null,
             resultsPath,
+            monitorId: req.monitorId ?? null,
             createdAt: now,
           },
         })

@@ -13,6 +13,9 @@ export interface JobRow {
   refunded: boolean
   summary: string | null
   resultsPath: string
+  /** The monitor this job is a run of, and its change counts once compared (JSON; core/monitors). */
+  monitorId: string | null
+  monitorChanges: string | null
   createdAt: Date
   startedAt: Date | null
   finishedAt: Date | null
@@ -21,7 +24,7 @@ export interface JobRow {
 
 /** The columns of a status read, as stored (the hot reader's row: snake_case, see jobRowFrom). */
 export const JOB_STATUS_SQL = `SELECT id, account_id, tool, status, stage, records, error, warning, blocked, refunded, summary, results_path,
-  created_at, started_at, finished_at, expires_at FROM jobs WHERE id = ?`
+  monitor_id, monitor_changes, created_at, started_at, finished_at, expires_at FROM jobs WHERE id = ?`
 
 export interface StoredJobRow {
   id: string
@@ -36,6 +39,8 @@ export interface StoredJobRow {
   refunded: boolean | number | bigint
   summary: string | null
   results_path: string
+  monitor_id: string | null
+  monitor_changes: string | null
   created_at: Date | string | number
   started_at: Date | string | number | null
   finished_at: Date | string | number | null
@@ -60,6 +65,8 @@ function jobRowFrom (r: StoredJobRow): JobRow {
     refunded: toBool(r.refunded),
     summary: r.summary,
     resultsPath: r.results_path,
+    monitorId: r.monitor_id,
+    monitorChanges: r.monitor_changes,
     createdAt: toDate(r.created_at)!,
     startedAt: toDate(r.started_at),
     finishedAt: toDate(r.finished_at),
@@ -88,7 +95,12 @@ export interface JobStatusRecord {
   finished_at: string | null
   expires_at: string | null
   summary: Record<string, unknown> | null
+  /** A monitor's run: its monitor and what it changed (null until compared, or when it failed). */
+  monitor?: { monitor_id: string, changes: MonitorChangeCounts | null }
 }
+
+/** What a monitor's run changed against the monitor's last successful run (core/monitors). */
+export interface MonitorChangeCounts { added: number, removed: number, changed: number, duplicates: number, first_run: boolean }
 
 export const statusUrl = (job: Pick<JobRow, 'id' | 'resultsPath'>) =>
   job.resultsPath === 'jobs' ? `/api/jobs/${job.id}` : `/api/tool-run/${job.id}/status`
@@ -134,5 +146,6 @@ export function jobStatusRecord (job: JobRow): JobStatusRecord {
     finished_at: job.finishedAt?.toISOString() ?? null,
     expires_at: job.expiresAt?.toISOString() ?? null,
     summary: job.summary ? JSON.parse(job.summary) as Record<string, unknown> : null,
+    ...(job.monitorId ? { monitor: { monitor_id: job.monitorId, changes: job.monitorChanges ? JSON.parse(job.monitorChanges) as MonitorChangeCounts : null } } : {}),
   }
 }

@@ -57,6 +57,14 @@ export const JobStatusSchema = Type.Object({
   finished_at: Nullable(Type.String({ format: 'date-time' })),
   expires_at: Nullable(Type.String({ format: 'date-time' })),
   summary: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  monitor: Type.Optional(Type.Object({
+    monitor_id: Type.String(),
+    changes: Nullable(Type.Object({
+      added: Type.Integer(), removed: Type.Integer(), changed: Type.Integer(),
+      duplicates: Type.Integer({ description: 'Rows whose identity an earlier row of the run already had (each is kept and compared as its own row).' }),
+      first_run: Type.Boolean({ description: 'No earlier successful run to compare with: every row is added.' }),
+    }, { description: 'Against the monitor\'s last successful run; null until compared, or when the run failed.' })),
+  }, { description: 'Present when the job is a run of a monitor (GET /api/monitors/<id>/changes?run=<job>).' })),
 })
 
 /** A page of a job's rows (GET …/results); OpenAPI narrows `results` to the enabled tools' rows. */

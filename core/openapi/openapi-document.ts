@@ -26,6 +26,7 @@ const TAGS: Record<string, string> = {
   Account: 'Signup, login, profile and usage, keys and scoped tokens.',
   Blog: 'Blog posts.',
   Jobs: 'Start tools as jobs, read status and results, export, cancel.',
+  Monitors: 'Tool calls on a schedule, each run compared with the last: what was added, removed or changed.',
   Documentation: 'This description.',
   Service: 'Health and tool status endpoints.',
 }

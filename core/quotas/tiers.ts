@@ -16,6 +16,10 @@ export interface TierLimits {
   max_job_files_mb: number
   /** Uploads one account holds at once, in MB: those of its unfinished jobs plus those still arriving (core/artifacts/upload-budget.ts). */
   max_pending_uploads_mb: number
+  /** Monitors one account keeps (core/monitors); 0: none. */
+  max_monitors: number
+  /** The shortest interval between a monitor's runs, in minutes (its schedule's ticks may not come closer). */
+  min_monitor_interval_minutes: number
 }
 
 // Job caps (not in the spec): enough for a dashboard or an agent to fan out a
@@ -27,10 +31,13 @@ export interface TierLimits {
 // every running slot can work on a largest file while one more waits its
 // turn (or many smaller ones wait); parking a largest file behind every
 // queued slot (20 × 100 MB, 100 × 500 MB) would let a free signup fill the disk.
-const table: Record<TierName, { maxRecords: number, perDay: number, retentionHours: number, maxRunning: number, maxQueued: number, fileMb: number, jobFilesMb: number, pendingUploadsMb: number }> = {
-  guest: { maxRecords: 20, perDay: 5, retentionHours: 2, maxRunning: 1, maxQueued: 2, fileMb: 25, jobFilesMb: 50, pendingUploadsMb: 50 },
-  registered: { maxRecords: 200, perDay: 50, retentionHours: 6, maxRunning: 2, maxQueued: 20, fileMb: 100, jobFilesMb: 250, pendingUploadsMb: 300 },
-  pro: { maxRecords: 1000, perDay: 500, retentionHours: 24, maxRunning: 4, maxQueued: 100, fileMb: 500, jobFilesMb: 2000, pendingUploadsMb: 2500 },
+// Monitors (not in the spec): guests keep none; the shortest interval keeps a
+// registered account's monitors within its calls per day (24 runs of one hourly
+// monitor out of 50), a pro account's five-minute watch costs 288 calls a day.
+const table: Record<TierName, { maxRecords: number, perDay: number, retentionHours: number, maxRunning: number, maxQueued: number, fileMb: number, jobFilesMb: number, pendingUploadsMb: number, monitors: number, monitorMinutes: number }> = {
+  guest: { maxRecords: 20, perDay: 5, retentionHours: 2, maxRunning: 1, maxQueued: 2, fileMb: 25, jobFilesMb: 50, pendingUploadsMb: 50, monitors: 0, monitorMinutes: 0 },
+  registered: { maxRecords: 200, perDay: 50, retentionHours: 6, maxRunning: 2, maxQueued: 20, fileMb: 100, jobFilesMb: 250, pendingUploadsMb: 300, monitors: 10, monitorMinutes: 60 },
+  pro: { maxRecords: 1000, perDay: 500, retentionHours: 24, maxRunning: 4, maxQueued: 100, fileMb: 500, jobFilesMb: 2000, pendingUploadsMb: 2500, monitors: 100, monitorMinutes: 5 },
 }
 
 export function tierLimits (tier: TierName): TierLimits {
@@ -46,6 +53,8 @@ export function tierLimits (tier: TierName): TierLimits {
     max_file_mb: t.fileMb,
     max_job_files_mb: t.jobFilesMb,
     max_pending_uploads_mb: t.pendingUploadsMb,
+    max_monitors: t.monitors,
+    min_monitor_interval_minutes: t.monitorMinutes,
   }
 }
 

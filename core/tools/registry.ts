@@ -175,6 +175,7 @@ export class ToolRegistry {
       if (!declaration || typeof declaration.run !== 'function') throw new ConfigError(`plugin "${entry.plugin}" does not export a tool declaration (export default defineTool({...}))`)
       if (declaration.key !== entry.key) throw new ConfigError(`plugin "${entry.plugin}" declares the key "${declaration.key}" but tools.config.json lists it as "${entry.key}"`)
       if (loaded.some(t => t.declaration.key === declaration.key)) throw new ConfigError(`tool key "${declaration.key}" is declared twice`)
+      checkRowIdentity(declaration, entry.plugin!)
       const settings = readToolSettings(declaration, entry.settings, text => settingWarnings.push(text))
       // Input schemas compile here: every call is checked against one before it is
       // charged. Row schemas compile with the tool's first row: compiling (code
@@ -310,5 +311,17 @@ export class ToolRegistry {
       throw badRequest(describeValidation('params', [...worded, ...issues] as never).replace(/^body/, 'params'))
     }
     return input
+  }
+}
+
+/** A monitor matches rows by `rowKey` and compares `watch`: each path must start at a field of the row schema. */
+function checkRowIdentity (declaration: ToolDeclaration, plugin: string): void {
+  const fields = (declaration.row as { properties?: Record<string, unknown> }).properties ?? {}
+  for (const [name, paths] of [['rowKey', declaration.rowKey], ['watch', declaration.watch]] as const) {
+    if (paths === undefined) continue
+    if (!Array.isArray(paths) || (name === 'rowKey' && paths.length === 0)) throw new ConfigError(`plugin "${plugin}" declares ${name} as something other than a list of row fields`)
+    for (const path of paths) {
+      if (typeof path !== 'string' || !Object.hasOwn(fields, path.split('.')[0]!)) throw new ConfigError(`plugin "${plugin}" declares ${name} "${String(path)}", which is not a field of its row schema`)
+    }
   }
 }

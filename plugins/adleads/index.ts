@@ -48,6 +48,9 @@ export default defineTool({
     anyOf: [{ required: ['query'] }, { required: ['niche', 'city'] }],
   }),
   row: adleadsRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['maps_source', 'maps_id'],
+  watch: ['name', 'rating', 'review_count', 'runs_meta_ads', 'meta_ads_count', 'runs_google_ads', 'google_ads_count', 'google_last_shown'],
   renames: { limit: 'max_results' },
   examples: [
     { task: 'find dentists in a city and whether they run Facebook or Google ads', args: { niche: 'dentists', city: 'Austin TX', country: 'US', max_results: 20, check_meta: true, check_google: true, meta_active_only: true } },

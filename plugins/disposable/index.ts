@@ -20,6 +20,9 @@ export default defineTool({
   description: DESCRIPTION,
   input: DisposableInput,
   row: DisposableRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['input'],
+  watch: ['disposable', 'reason'],
   settings: DisposableSettingsSchema,
   examples: [
     { task: 'is jane@mailinator.com a throw-away address?', args: { items: ['jane@mailinator.com'] } },

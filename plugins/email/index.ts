@@ -21,6 +21,9 @@ export default defineTool({
   description: DESCRIPTION,
   input: EmailInput,
   row: EmailRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['email'],
+  watch: ['status', 'reason', 'catch_all', 'disposable'],
   settings: EmailSettingsSchema,
   renamedSettings: { max_parallel_sessions: { to: 'concurrency' } },
   examples: [

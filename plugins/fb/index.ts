@@ -43,6 +43,9 @@ export default defineTool({
   description: 'Reads a public Facebook page: name, page id and vanity name, category, about text, website, phone, e-mail, address, followers, likes, talking-about count, verified badge, profile and cover image URLs. Takes a page URL (www, m, mbasic or web.facebook.com, /pages/<name>/<id>, profile.php?id=), a vanity name or a numeric id, or a list of them; one row per page (`found: false` for a page that does not exist). Uses the Graph API page fields when the server has META_ACCESS_TOKEN, and the logged-out page otherwise or for what the API leaves out; `source` says which. A login, checkpoint or cookie-consent wall ends the call blocked and refunded. Example: {"page": "https://www.facebook.com/Nintendo"}; {"page": ["cocacola", "119240841493711"]}.',
   input: fbInput,
   row: fbPageRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['input_url'],
+  watch: ['name', 'category', 'followers', 'likes', 'talking_about', 'website', 'phone', 'email', 'verified'],
   examples: [
     { task: 'get the contact details and follower count of a Facebook page', args: { page: 'https://www.facebook.com/Nintendo' } },
     { task: 'read the about, category and website of several Facebook business pages', args: { page: ['cocacola', 'https://m.facebook.com/pages/Meedan/105510962816034'] } },

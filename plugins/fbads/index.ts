@@ -52,6 +52,9 @@ const fbads = defineTool({
     anyOf: [{ required: ['search_terms'] }, { required: ['search_page_ids'] }],
   }),
   row: adRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['ad_id'],
+  watch: ['active', 'delivery_stop', 'spend', 'impressions', 'reached_countries'],
   renames: { limit: 'max_results', query: 'search_terms' },
   examples: [
     { task: 'find the Facebook ads a brand is running now in the US', args: { search_terms: 'acme coffee', ad_reached_countries: ['US'], ad_active_status: 'ACTIVE', ad_type: 'ALL', search_type: 'KEYWORD_UNORDERED', max_results: 50 } },

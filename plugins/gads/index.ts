@@ -50,6 +50,9 @@ const gads = defineTool({
     anyOf: [{ required: ['advertiser'] }, { required: ['domain'] }],
   }),
   row: gadsRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['query', 'advertiser_id'],
+  watch: ['running_now', 'ad_count', 'last_shown', 'regions', 'formats'],
   renames: { limit: 'max_results', query: 'advertiser' },
   perRunFields: ['max_results'],
   examples: [

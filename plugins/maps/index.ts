@@ -22,6 +22,9 @@ const maps = defineTool({
   ].join(' '),
   input: mapsInput,
   row: mapsRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['source', 'source_id'],
+  watch: ['name', 'category', 'address', 'phone', 'website', 'rating', 'review_count'],
   renames: { limit: 'max_results' },
   examples: [
     { task: 'find dentists in a city with phone numbers and websites', args: { prompt: 'dentists in Austin TX', max_results: 20 } },

@@ -59,6 +59,9 @@ export default defineTool({
   description: 'Reads posts (tweets) from X (Twitter) through the official X API v2: tweets of the last 7 days matching a `query` (X search syntax), a user\'s timeline by `username`, or given tweets by `url` (status URL or id); each may be a list. One row per tweet: id, status URL, text, time, language, hashtags, mentions, expanded URLs, reply/quote/repost references, the author (username, name, verified, followers, avatar) and engagement counts (likes, reposts, replies, quotes, bookmarks, impressions when shown). Needs X_BEARER_TOKEN on the server. Example: {"query": "#opensource -is:retweet", "limit": 50}; {"username": "nasa", "limit": 20}; {"url": "https://x.com/XDevelopers/status/1293593516040269825"}.',
   input: microblogInput,
   row: microblogRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['id'],
+  watch: ['text', 'like_count', 'repost_count', 'reply_count', 'quote_count', 'impression_count'],
   renames: { limit: 'max_results' },
   examples: [
     { task: 'tweets about a topic with their likes and retweets', args: { query: '#opensource -is:retweet', sort_order: 'recency', exclude_replies: false, exclude_reposts: false, max_results: 50 } },

@@ -71,6 +71,9 @@ export default defineTool({
     max_pages: Defaulted(Type.Integer({ minimum: 1, description: 'Pages read by the schema.org crawl.' }), 50),
   }, { additionalProperties: false }),
   row: productRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['store_url', 'id'],
+  watch: ['title', 'price', 'price_max', 'compare_at_price', 'available', 'stock_status', 'stock_quantity'],
   renames: { limit: 'max_results' },
   examples: [
     { task: 'list the products and prices of an online store', args: { url: 'https://shop.example.com', platform: 'auto', max_results: 100, max_pages: 50 } },

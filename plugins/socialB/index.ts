@@ -32,6 +32,9 @@ export default defineTool({
   description: 'Lists the followers of an Instagram account, or the accounts it follows (`relation`: "followers" or "following"), through Instagram\'s web API with the server\'s logged-in session. One row per account: username, full name, numeric id, verified, private, profile picture URL, and which account\'s list it is from. Takes a username, @name or profile link, or a list of them. Paced between pages; a checkpoint, login or rate-limit answer from Instagram ends the call (refunded). Needs INSTAGRAM_SESSION_ID on the server. Example: {"username": "nasa", "relation": "followers", "limit": 100}.',
   input: socialBInput,
   row: socialBRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['of_username', 'relation', 'id'],
+  watch: ['username', 'full_name', 'verified', 'private'],
   renames: { limit: 'max_results' },
   examples: [
     { task: 'list the followers of an Instagram account', args: { username: 'nasa', relation: 'followers', max_results: 100 } },

@@ -45,6 +45,9 @@ export default defineTool({
   description: 'Cuts still frames out of a video with ffmpeg: one every N seconds (every_seconds, default 1), at given timestamps (seconds), or at each scene change; JPEG or PNG, optionally scaled to a width, at most max_frames. One row per frame: its time (seconds and HH:MM:SS.mmm), its size, and the image file\'s download URL (all of a job\'s files also come as one zip from the job\'s artifacts.zip link). Takes a direct media URL or a video page or social link (YouTube, TikTok, Instagram, Facebook…), which yt-dlp resolves to its best video format. Example: {"url": "https://www.youtube.com/watch?v=dQw4w9WgXcQ", "every_seconds": 10, "max_frames": 20}; {"url": "https://example.com/clip.mp4", "mode": "timestamps", "timestamps": [1.5, 30, 62]}.',
   input: videoFramesInput,
   row: videoFramesRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['source_url', 'index'],
+  watch: ['time_s', 'width', 'height'],
   perRunFields: ['max_frames'],
   // A video file sent with a multipart tool-run stands in for `url` (the tier's max_file_mb caps it; 413 past it).
   upload: { param: 'url', contentTypes: ['video/*', 'application/octet-stream'] },

@@ -30,6 +30,9 @@ const webemail = defineTool({
     include_socials: Defaulted(Type.Boolean(), true),
   }, { additionalProperties: false }),
   row: WebemailRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['website'],
+  watch: ['emails', 'phones', 'count'],
   renames: { limit: 'max_pages' },
   examples: [
     { task: 'find the contact email addresses of a company website', args: { website: 'acme.com', max_pages: 20, include_phones: true, include_socials: true } },

@@ -37,6 +37,9 @@ const declaration = defineTool({
   description: 'Searches the web (DuckDuckGo, Brave, Mojeek, Bing, Yahoo, Google, or the Serper, SerpApi and Google Custom Search APIs when keys are set) and returns ranked results with title, URL, domain and snippet; related searches and the answer box go in the job summary. With scrape_results it also fetches every result page; with urls it scrapes known pages (title, meta description, canonical, language, headings, readable text, HTTP status, final URL).',
   input: websearchInput,
   row: websearchRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['query', 'url'],
+  watch: ['position', 'title', 'snippet'],
   renames: { limit: 'max_results' },
   agentTools: [
     {

@@ -49,6 +49,9 @@ export default defineTool({
   description: 'Compares 1 to 5 YouTube channels side by side. One row per channel: subscribers, total views, video count, upload cadence (days between its last uploads: median and mean, uploads per week), median and mean views of its recent videos, engagement ((likes + comments) / views on its newest videos, where shown) and its top recent videos; then one comparison row ranking the channels on those measures (rank 1 = best overall). Give channel links, @handles or UC… ids. Example: {"channels": ["@mkbhd", "@LinusTechTips"]}; {"channels": ["https://www.youtube.com/@Vsauce", "@veritasium"], "recent_videos": 30}.',
   input: ytCompInput,
   row: ytCompRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['type', 'channel_id'],
+  watch: ['subscriber_count', 'total_views', 'video_count', 'uploads_per_week', 'rank'],
   examples: [
     { task: 'compare two YouTube channels by subscribers and upload frequency', args: { channels: ['@mkbhd', '@LinusTechTips'], recent_videos: 15 } },
     { task: 'benchmark my YouTube channel against competitors: how often they upload and how many views they get', args: { channels: ['@Vsauce', '@veritasium', '@smartereveryday'], recent_videos: 20 } },

@@ -39,6 +39,9 @@ export default defineTool({
   description: 'Gets the transcript of YouTube videos from their caption tracks: the uploader\'s captions in the language asked, falling back to automatic captions, or a translation by YouTube. One row per video with the timed segments (start and end seconds, text), the full text, the language and kind of track, every language available, and .txt, .srt and .vtt files to download. A video without captions gives a row with has_captions=false. Example: {"url": "https://www.youtube.com/watch?v=dQw4w9WgXcQ"}; {"url": ["dQw4w9WgXcQ", "https://youtu.be/GJLlxj_dtq8"], "language": "de"}; {"url": "GJLlxj_dtq8", "translate_to": "fr"}.',
   input: ytTxInput,
   row: ytTxRow,
+  // A monitor's row identity and the fields whose changes it reports (core/monitors).
+  rowKey: ['video_id', 'language'],
+  watch: ['title', 'has_captions', 'text'],
   examples: [
     { task: 'get the transcript of a YouTube video', args: { url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ', language: 'en', auto_captions: true } },
     { task: 'download the subtitles of a youtube video as srt in German', args: { url: 'https://youtu.be/GJLlxj_dtq8', language: 'de', auto_captions: true } },

@@ -76,10 +76,10 @@ t.test('the tier table carries the numbers core/quotas/tiers.ts enforces', async
   const rows = tableRows(README, 'tier')
   const number = (cell: string) => Number(cell.replace(/[,\s]/g, '').replace(/h$/, ''))
   t.same(rows.map(r => r[0]), ['guest', 'registered', 'pro'])
-  for (const [tier, records, perDay, retention, running, queued] of rows) {
+  for (const [tier, records, perDay, retention, running, queued, , , , monitors, interval] of rows) {
     const limits = tierLimits(tier as TierName)
-    t.same([number(records!), number(perDay!), number(retention!), number(running!), number(queued!)],
-      [limits.max_records_per_run, limits.calls_per_day, limits.retention_hours, limits.max_running_jobs, limits.max_queued_jobs], tier)
+    t.same([number(records!), number(perDay!), number(retention!), number(running!), number(queued!), number(monitors!), interval === 'none' ? 0 : number(interval!.replace(/ min$/, ''))],
+      [limits.max_records_per_run, limits.calls_per_day, limits.retention_hours, limits.max_running_jobs, limits.max_queued_jobs, limits.max_monitors, limits.min_monitor_interval_minutes], tier)
   }
 })
 

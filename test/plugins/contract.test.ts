@@ -1,7 +1,8 @@
 // The contract test: every plugin named in tools.config.json loads, declares
 // what the kernel needs, and its examples are valid input for its own schemas.
 import t from 'tap'
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { Compile } from 'typebox/compile'
 import { Value } from 'typebox/value'
@@ -29,6 +30,9 @@ for (const tool of registry.enabled()) {
     t.equal((d.row as { type?: string }).type, 'object', 'row is an object schema')
     t.doesNotThrow(() => tool.rowCheck, 'the row schema compiles (the registry compiles it with the first row, not at boot)')
     t.ok(d.examples.length >= 1, 'at least one example')
+    // The boot checks that each path starts at a row field; every shipped tool can be monitored.
+    t.ok(d.rowKey && d.rowKey.length > 0, 'declares its row identity (rowKey) for monitors')
+    t.ok(d.watch && d.watch.length > 0, 'declares the fields a monitor watches (watch)')
     for (const ex of d.examples) {
       const input = Value.Default(d.input, structuredClone(ex.args))
       t.ok(tool.inputCheck.Check(input), `REST example "${ex.task}" is valid input`)
@@ -53,6 +57,12 @@ t.test('boot fails on an unknown plugin, a key mismatch and a duplicate agent na
   await t.rejects(ToolRegistry.load({ tools: [{ key: 'x', plugin: 'no-such-plugin', enabled: true }], retired: [] }, process.cwd()), /does not exist/)
   await t.rejects(ToolRegistry.load({ tools: [{ key: 'other', plugin: 'webemail', enabled: true }], retired: [] }, process.cwd()), /declares the key "webemail"/)
   await t.rejects(ToolRegistry.load({ tools: [{ key: 'webemail', plugin: 'webemail', enabled: true }, { key: 'webemail', plugin: 'webemail', enabled: true }], retired: [] }, process.cwd()), /twice/)
+
+  const dir = mkdtempSync(join(tmpdir(), 'ejs-rowkey-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  mkdirSync(join(dir, 'keyed'))
+  writeFileSync(join(dir, 'keyed', 'index.ts'), `export default { key: 'keyed', agentName: 'keyed_tool', title: 'Keyed', description: 'A fixture.', input: { type: 'object', properties: {} }, row: { type: 'object', properties: { id: { type: 'string' } } }, examples: [], rowKey: ['id'], watch: ['price'], run: async () => {} }\n`)
+  await t.rejects(ToolRegistry.load({ tools: [{ key: 'keyed', plugin: './keyed', enabled: true }], retired: [] }, dir), /declares watch "price", which is not a field of its row schema/)
 })
 
 /**

@@ -117,6 +117,20 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
   input: Input
   /** One result row. */
   row: Row
+  /**
+   * What names one row across runs, for monitors (core/monitors): the row fields
+   * whose values together identify it (a place id, a store and product id, a
+   * result URL, a video id…); a dotted path reaches into an object field. Two
+   * runs' rows are matched by it. Every shipped plugin declares it; a tool
+   * without it cannot be monitored.
+   */
+  rowKey?: string[]
+  /**
+   * The row fields a monitor reports changes of (price, rating, title, view
+   * count…), before and after; dotted paths as in `rowKey`. A matched row whose
+   * watched fields are equal is unchanged.
+   */
+  watch?: string[]
   /** Agent name → REST name (agent `limit` = REST `max_results`). */
   renames?: Record<string, string>
   /** Integer params clamped to the tier's per-run ceiling (default: max_results, max_pages). */

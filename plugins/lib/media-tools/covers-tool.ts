@@ -72,6 +72,8 @@ export function defineCoversTool (spec: CoversToolSpec) {
     description: `The full-resolution cover image of ${spec.what} on ${spec.platform.name}, read with yt-dlp: one row per video or post with "cover" (the largest still: URL, width, height) and "animated_cover" (the largest animated cover, where the platform has one), the creator's caption with its #hashtags and @handles, the author (name, id, profile URL), view/like/comment counts and the publication time. The image URLs are the platform's own (signed and short-lived on most: fetch them soon). Takes one link or a list. ${spec.notes}`,
     input,
     row: CoverRow,
+    rowKey: ['platform', 'id'],
+    watch: ['caption', 'view_count', 'like_count', 'comment_count', 'cover'],
     renames: { limit: 'max_results' },
     examples: spec.examples as Array<ToolExample<Input>>,
     keywords: spec.keywords,

@@ -69,6 +69,8 @@ export function defineDownloadTool (spec: DownloadToolSpec) {
     description: `Reads ${spec.what} on ${spec.platform.name} with yt-dlp and returns one row per media item: id, title, description, uploader and channel, duration, upload date, view/like/comment counts where given, tags, thumbnails, the subtitle and automatic-caption languages offered, every format (format_id, ext, resolution, fps, codecs, filesize, protocol, its direct URL and when that URL expires) and "best", the best format with both video and audio and a direct URL. Direct URLs are signed and short-lived: use them soon. Takes one link or a list; playlist "flat" or "full" lists a playlist, channel or profile (limit entries). ${spec.notes}`,
     input,
     row: DownloadRow,
+    rowKey: ['platform', 'id'],
+    watch: ['title', 'view_count', 'like_count', 'comment_count', 'availability', 'live_status'],
     renames: { limit: 'max_results' },
     examples: spec.examples as Array<ToolExample<Input>>,
     keywords: spec.keywords,

@@ -1,0 +1,91 @@
+// The database-backed scheduler (no REDIS_URL): one timer in the one process
+// sleeps until the earliest next_run_at of any running monitor (at most
+// MAX_SLEEP_MS, so a clock change is noticed), then fires every monitor whose
+// tick has come. A tick is recorded once (MonitorService.fire), so a pass that
+// meets a tick already fired does nothing; after a stop, the first pass at the
+// next start fires each monitor whose ticks passed meanwhile once, said missed.
+import type { Logger } from 'pino'
+import type { Clock } from '../clock.ts'
+import type { MonitorService, ScheduleListener } from './monitor-service.ts'
+
+/** The longest the timer sleeps: a monitor whose tick is earlier than the sleep's end wakes it (`scheduled`). */
+const MAX_SLEEP_MS = 30_000
+/** Monitors fired per read; a pass reads again until none is due. */
+const PASS_BATCH = 200
+
+/** What a process's monitor scheduler does: start at boot, stop at close. */
+export interface MonitorScheduler {
+  start (): Promise<void>
+  stop (): Promise<void>
+}
+
+export class DatabaseMonitorScheduler implements MonitorScheduler, ScheduleListener {
+  private timer: NodeJS.Timeout | null = null
+  private running: Promise<number> = Promise.resolve(0)
+  private stopped = true
+  /** The last pass met an error: the next waits a second rather than retrying at once. */
+  private failing = false
+
+  constructor (private readonly deps: { monitors: MonitorService, clock: Clock, logger: Logger }) {
+    deps.monitors.listen(this)
+  }
+
+  async start (): Promise<void> {
+    this.stopped = false
+    await this.pass()
+    this.arm()
+  }
+
+  async stop (): Promise<void> {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    await this.running.catch(() => 0)
+  }
+
+  /**
+   * Fires every monitor whose tick has come, one after the other; passes run
+   * one at a time (a pass asked for during another runs after it). Returns
+   * how many monitors it fired.
+   */
+  pass (): Promise<number> {
+    this.running = this.running.catch(() => 0).then(async () => {
+      let fired = 0
+      this.failing = false
+      for (;;) {
+        const now = this.deps.clock()
+        const due = await this.deps.monitors.due(now, PASS_BATCH)
+        for (const monitor of due) {
+          try {
+            await this.deps.monitors.fireDue(monitor, now)
+          } catch (err) {
+            this.failing = true
+            this.deps.logger.error({ err, monitorId: monitor.id }, 'a monitor\'s tick failed; it is tried again at the next pass')
+          }
+          fired++
+        }
+        if (due.length < PASS_BATCH || this.failing) return fired
+      }
+    })
+    return this.running
+  }
+
+  async scheduled (): Promise<void> { if (!this.stopped) this.arm() }
+  async unscheduled (): Promise<void> {}
+
+  private arm (): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    if (this.stopped) return
+    void this.deps.monitors.earliestNext().then(next => {
+      if (this.stopped) return
+      const wait = next ? Math.min(MAX_SLEEP_MS, Math.max(this.failing ? 1000 : 0, next.getTime() - this.deps.clock().getTime())) : MAX_SLEEP_MS
+      if (this.timer) clearTimeout(this.timer)
+      this.timer = setTimeout(() => {
+        this.timer = null
+        this.pass().catch(err => this.deps.logger.error({ err }, 'a monitor pass failed')).finally(() => this.arm())
+      }, wait)
+      this.timer.unref()
+    }, err => this.deps.logger.error({ err }, 'reading the next monitor tick failed'))
+  }
+}

@@ -1,0 +1,417 @@
+// Monitors: a saved tool call plus a schedule. Each run is an ordinary job
+// (JobService.start: the same checks, charge, caps, refunds and retention)
+// linked to its monitor; when it ends, JobEnding calls `runEnded`, which
+// compares its rows with the last successful run's (run-comparison.ts) before
+// the final event and the webhook, so both carry the change counts. A tick is
+// recorded once per monitor (monitor_ticks' unique tick), and its job is
+// started with an idempotency key of the tick, so two schedulers firing one
+// tick, or a tick retried after a restart, make one run. See README.md here.
+import { randomUUID } from 'node:crypto'
+import type { Logger } from 'pino'
+import type { Clock } from '../clock.ts'
+import type { Db } from '../db/database.ts'
+import { AppError, badRequest, forbidden, notFound, tooManyRequests } from '../errors.ts'
+import { requireToolAllowed, type AccountCaller } from '../auth/guards.ts'
+import { effectiveTier, tierLimits } from '../quotas/tiers.ts'
+import type { ToolRegistry } from '../tools/registry.ts'
+import type { JobService } from '../jobs/job-service.ts'
+import type { WebhookSpec } from '../jobs/webhooks.ts'
+import { iterateRows } from '../jobs/result-rows.ts'
+import type { HotReads } from '../db/hot-reads.ts'
+import { checkSchedule, latestTick, nextTick, type Schedule } from './schedule.ts'
+import { compareRun } from './run-comparison.ts'
+
+/** Failed runs in a row after which a monitor pauses itself. */
+export const MAX_FAILURES_IN_A_ROW = 5
+/** A tick run this long after its time says it was missed (the service was down or behind). */
+export const MISSED_AFTER_MS = 60_000
+/** The most ticks and runs a monitor's record lists. */
+const RECENT_TICKS = 20
+
+export type TickTrigger = 'schedule' | 'missed' | 'now'
+
+export interface MonitorInput {
+  tool: string
+  params?: Record<string, unknown>
+  schedule: Schedule
+  webhook?: WebhookSpec
+  name?: string
+}
+
+export interface MonitorChanges {
+  monitor_id: string
+  run: string
+  status: string
+  changes: unknown
+  added: unknown[]
+  removed: unknown[]
+  changed: unknown[]
+  duplicates: unknown[]
+}
+
+type MonitorRow = NonNullable<Awaited<ReturnType<Db['monitor']['findUnique']>>>
+
+/** Tells the scheduler in use that a monitor's schedule changed (the BullMQ one keeps a job scheduler per monitor). */
+export interface ScheduleListener {
+  scheduled (monitor: { id: string, schedule: Schedule, nextRunAt: Date }): Promise<void>
+  unscheduled (monitorId: string): Promise<void>
+}
+
+export class MonitorService {
+  private listener: ScheduleListener | null = null
+
+  constructor (private readonly deps: { db: Db, reads: HotReads, clock: Clock, registry: ToolRegistry, jobs: JobService, logger: Logger }) {}
+
+  /** The scheduler that wants to hear of schedule changes (the BullMQ one); the database scheduler reads next_run_at. */
+  listen (listener: ScheduleListener): void { this.listener = listener }
+
+  // ------------------------------------------------------------ the API
+
+  async create (caller: AccountCaller, input: MonitorInput) {
+    const { db, clock, registry } = this.deps
+    const now = clock()
+    const limits = tierLimits(caller.tier)
+    registry.catalog.check(input.tool)
+    requireToolAllowed(caller, input.tool)
+    const tool = registry.get(input.tool)!
+    if (!tool.declaration.rowKey?.length) throw badRequest(`The tool '${input.tool}' declares no row identity, so its runs cannot be compared: it cannot be monitored.`)
+    if (tool.declaration.upload) {
+      const param = tool.declaration.upload.param
+      const value = input.params?.[param]
+      if (typeof value === 'string' && value.startsWith('upload://')) throw badRequest(`${param} names an uploaded file: a monitor runs from its params alone, give a URL.`)
+    }
+    registry.prepareInput(tool, input.params ?? {}, limits.max_records_per_run)
+    if (limits.max_monitors === 0) throw forbidden('Your plan keeps no monitors.')
+    const schedule = checkSchedule(input.schedule, limits.min_monitor_interval_minutes, now)
+    this.checkWebhook(input.webhook)
+    const count = await db.monitor.count({ where: { accountId: caller.account.id } })
+    if (count >= limits.max_monitors) throw tooManyRequests(`Your plan keeps at most ${limits.max_monitors} monitors; delete one first.`, 3600)
+    const monitor = await db.monitor.create({
+      data: {
+        id: randomUUID(),
+        accountId: caller.account.id,
+        name: (input.name ?? '').trim() || `${tool.declaration.title} monitor`,
+        tool: input.tool,
+        params: JSON.stringify(input.params ?? {}),
+        schedule: JSON.stringify(schedule),
+        webhook: input.webhook ? JSON.stringify(input.webhook) : null,
+        nextRunAt: nextTick(schedule, now),
+        createdAt: now,
+        updatedAt: now,
+      },
+    })
+    await this.notifyScheduled(monitor)
+    return this.view(monitor)
+  }
+
+  async list (caller: AccountCaller) {
+    const tools = caller.principal.kind === 'scoped' ? caller.principal.tools : undefined
+    const monitors = await this.deps.db.monitor.findMany({ where: { accountId: caller.account.id, ...(tools ? { tool: { in: [...tools] } } : {}) }, orderBy: { createdAt: 'desc' } })
+    return { count: monitors.length, monitors: monitors.map(m => this.view(m)) }
+  }
+
+  async get (caller: AccountCaller, id: string) {
+    const monitor = await this.find(caller, id)
+    const ticks = await this.deps.db.monitorTick.findMany({ where: { monitorId: id }, orderBy: { createdAt: 'desc' }, take: RECENT_TICKS })
+    const jobs = await this.deps.db.job.findMany({ where: { id: { in: ticks.flatMap(t => (t.jobId ? [t.jobId] : [])) } }, select: { id: true, status: true, error: true, records: true, monitorChanges: true, finishedAt: true } })
+    const byId = new Map(jobs.map(j => [j.id, j]))
+    return {
+      ...this.view(monitor),
+      runs: ticks.map(t => {
+        const job = t.jobId ? byId.get(t.jobId) : undefined
+        return {
+          tick: t.scheduledFor.toISOString(),
+          trigger: t.trigger,
+          job_id: t.jobId,
+          skipped: t.skipped,
+          status: job?.status ?? (t.skipped ? 'skipped' : t.jobId ? 'expired' : 'starting'),
+          error: job?.error ?? null,
+          records: job?.records ?? null,
+          changes: job?.monitorChanges ? JSON.parse(job.monitorChanges) as Record<string, unknown> : null,
+          finished_at: job?.finishedAt?.toISOString() ?? null,
+        }
+      }),
+    }
+  }
+
+  async update (caller: AccountCaller, id: string, patch: Partial<MonitorInput>) {
+    const { db, clock, registry } = this.deps
+    const monitor = await this.find(caller, id)
+    if (patch.tool !== undefined && patch.tool !== monitor.tool) throw badRequest('A monitor\'s tool cannot change: create another monitor.')
+    const now = clock()
+    const limits = tierLimits(caller.tier)
+    const data: Parameters<Db['monitor']['update']>[0]['data'] = { updatedAt: now }
+    if (patch.params !== undefined) {
+      registry.catalog.check(monitor.tool)
+      registry.prepareInput(registry.get(monitor.tool)!, patch.params, limits.max_records_per_run)
+      data.params = JSON.stringify(patch.params)
+    }
+    let schedule: Schedule | undefined
+    if (patch.schedule !== undefined) {
+      schedule = checkSchedule(patch.schedule, limits.min_monitor_interval_minutes, now)
+      data.schedule = JSON.stringify(schedule)
+      if (!monitor.pausedAt) data.nextRunAt = nextTick(schedule, now)
+    }
+    if (patch.webhook !== undefined) { this.checkWebhook(patch.webhook); data.webhook = patch.webhook ? JSON.stringify(patch.webhook) : null }
+    if (patch.name !== undefined) data.name = patch.name.trim() || monitor.name
+    const updated = await db.monitor.update({ where: { id }, data })
+    if (schedule && !updated.pausedAt) await this.notifyScheduled(updated)
+    return this.view(updated)
+  }
+
+  async remove (caller: AccountCaller, id: string) {
+    await this.find(caller, id)
+    await this.deps.db.monitor.deleteMany({ where: { id } })
+    await this.listener?.unscheduled(id)
+    return { deleted: true, monitor_id: id }
+  }
+
+  async pause (caller: AccountCaller, id: string) {
+    await this.find(caller, id)
+    return this.view(await this.pauseMonitor(id, 'Paused by its owner.'))
+  }
+
+  async resume (caller: AccountCaller, id: string) {
+    const monitor = await this.find(caller, id)
+    const now = this.deps.clock()
+    const updated = await this.deps.db.monitor.update({ where: { id }, data: { pausedAt: null, pausedReason: null, failures: 0, nextRunAt: nextTick(JSON.parse(monitor.schedule) as Schedule, now), updatedAt: now } })
+    await this.notifyScheduled(updated)
+    return this.view(updated)
+  }
+
+  /** `POST /api/monitors/<id>/run`: a run now, started as the caller (its checks, its charge), outside the schedule. */
+  async runNow (caller: AccountCaller, id: string) {
+    const monitor = await this.find(caller, id)
+    const started = await this.startRun(caller, monitor, undefined)
+    await this.deps.db.monitorTick.create({ data: { id: randomUUID(), monitorId: id, tick: `now:${started.job_id}`, scheduledFor: this.deps.clock(), trigger: 'now', jobId: started.job_id, createdAt: this.deps.clock() } })
+    const { replayed: _, ...answer } = started
+    return { ...answer, monitor_id: id }
+  }
+
+  /** A run's changes, for the caller who may see the monitor: the counts and a page of each kind. */
+  async changes (caller: AccountCaller, id: string, runId: string | undefined, limit: number): Promise<MonitorChanges> {
+    const monitor = await this.find(caller, id)
+    const job = await this.runOf(monitor, runId)
+    const records = await this.deps.db.monitorChange.findMany({ where: { jobId: job.id }, orderBy: { seq: 'asc' }, take: limit * 4 })
+    const of = (kind: string) => records.filter(r => r.kind === kind).slice(0, limit).map(r => JSON.parse(r.data) as unknown)
+    return {
+      monitor_id: id,
+      run: job.id,
+      status: job.status,
+      changes: job.monitorChanges ? JSON.parse(job.monitorChanges) as unknown : null,
+      added: of('added'),
+      removed: of('removed'),
+      changed: of('changed'),
+      duplicates: of('duplicate'),
+    }
+  }
+
+  /** Every change of a run, flat (for exports): change, key, and the watched fields before and after. */
+  async * exportChanges (caller: AccountCaller, id: string, runId: string | undefined): AsyncGenerator<Record<string, unknown>> {
+    const monitor = await this.find(caller, id)
+    const job = await this.runOf(monitor, runId)
+    for (let seq = -1; ;) {
+      const page = await this.deps.db.monitorChange.findMany({ where: { jobId: job.id, seq: { gt: seq } }, orderBy: { seq: 'asc' }, take: 200 })
+      for (const r of page) {
+        const data = JSON.parse(r.data) as { key: unknown, after?: Record<string, unknown>, before?: Record<string, unknown>, fields?: Record<string, { before: unknown, after: unknown }>, occurrence?: number }
+        const before = data.fields ? Object.fromEntries(Object.entries(data.fields).map(([f, v]) => [f, v.before])) : data.before ?? null
+        const after = data.fields ? Object.fromEntries(Object.entries(data.fields).map(([f, v]) => [f, v.after])) : data.after ?? null
+        yield { change: r.kind, key: data.key, before, after, ...(data.occurrence ? { occurrence: data.occurrence } : {}) }
+      }
+      if (page.length < 200) return
+      seq = page[page.length - 1]!.seq
+    }
+  }
+
+  // ------------------------------------------------------------ runs
+
+  /**
+   * One tick of a monitor's schedule: recorded once (a second scheduler, or a
+   * retry after a restart, finds it), then its run started as the account's
+   * owner, idempotent on the tick. A refusal (quota, job caps, a tool turned
+   * off) skips the tick with its reason; repeated refusals other than quota
+   * count as failures. Returns what happened, for the schedulers' logs and tests.
+   */
+  async fire (monitorId: string, tick: Date, trigger: TickTrigger): Promise<'started' | 'skipped' | 'done-before' | 'gone'> {
+    const { db, clock } = this.deps
+    const tickText = tick.toISOString()
+    const existing = await db.monitorTick.findUnique({ where: { monitorId_tick: { monitorId, tick: tickText } } })
+    if (existing && (existing.jobId || existing.skipped)) return 'done-before'
+    const monitor = await db.monitor.findUnique({ where: { id: monitorId }, include: { account: true } })
+    if (!monitor) return 'gone'
+    if (monitor.pausedAt) return 'skipped'
+    const tickId = existing?.id ?? randomUUID()
+    if (!existing) {
+      try {
+        await db.monitorTick.create({ data: { id: tickId, monitorId, tick: tickText, scheduledFor: tick, trigger, createdAt: clock() } })
+      } catch (err) {
+        // Another scheduler recorded it first: its run is that one's.
+        if ((err as { code?: string }).code === 'P2002') return 'done-before'
+        throw err
+      }
+    }
+    const now = clock()
+    const tier = effectiveTier(monitor.account, now)
+    const { id, email, name, tier: storedTier, proEligible, proClaimedAt, proExpiresAt, createdAt } = monitor.account
+    const account = { id, email, name, tier: storedTier, proEligible, proClaimedAt, proExpiresAt, createdAt }
+    const caller: AccountCaller = { account, tier, principal: { kind: 'personal', account, tier, keyId: `monitor:${monitorId}` } }
+    try {
+      const started = await this.startRun(caller, monitor, `monitor:${monitorId}:${tickText}`)
+      await db.monitorTick.update({ where: { id: tickId }, data: { jobId: started.job_id } })
+      return 'started'
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err
+      await db.monitorTick.update({ where: { id: tickId }, data: { skipped: err.message } })
+      // Out of quota is the account's state, not the monitor's fault: skipped, not counted.
+      if (err.statusCode !== 429) await this.countFailure(monitorId, err.message)
+      return 'skipped'
+    }
+  }
+
+  private async startRun (caller: AccountCaller, monitor: MonitorRow, idempotencyKey: string | undefined) {
+    const started = await this.deps.jobs.start({
+      caller,
+      tool: monitor.tool,
+      params: JSON.parse(monitor.params) as Record<string, unknown>,
+      webhook: monitor.webhook ? JSON.parse(monitor.webhook) as WebhookSpec : undefined,
+      idempotencyKey,
+      monitorId: monitor.id,
+    })
+    await this.deps.db.monitor.updateMany({ where: { id: monitor.id }, data: { lastRunId: started.job_id } })
+    return started
+  }
+
+  /**
+   * JobEnding's hook for a monitor's run (before its final event and webhook):
+   * a done run is compared with the baseline and becomes it; a failed one
+   * counts towards the pause. Returns the change counts stored on the job.
+   */
+  async runEnded (job: { id: string, monitorId: string, status: string, error: string | null }): Promise<string | null> {
+    const { db, registry } = this.deps
+    const monitor = await db.monitor.findUnique({ where: { id: job.monitorId } })
+    if (!monitor) return null
+    if (job.status !== 'done') {
+      await this.countFailure(monitor.id, job.error ?? 'the run failed')
+      return null
+    }
+    const declaration = registry.get(monitor.tool)?.declaration
+    if (!declaration?.rowKey?.length) return null
+    const counts = await compareRun({
+      db,
+      monitorId: monitor.id,
+      runId: job.id,
+      baselineRunId: monitor.baselineRunId,
+      rowKey: declaration.rowKey,
+      watch: declaration.watch ?? [],
+      rows: iterateRows(this.deps.reads, job.id),
+    })
+    const text = JSON.stringify(counts)
+    await db.job.update({ where: { id: job.id }, data: { monitorChanges: text } })
+    await db.monitor.update({ where: { id: monitor.id }, data: { baselineRunId: job.id, failures: 0 } })
+    await db.monitorItem.deleteMany({ where: { monitorId: monitor.id, runId: { not: job.id } } })
+    return text
+  }
+
+  private async countFailure (monitorId: string, reason: string): Promise<void> {
+    const updated = await this.deps.db.monitor.update({ where: { id: monitorId }, data: { failures: { increment: 1 } } }).catch(() => null)
+    if (updated && updated.failures >= MAX_FAILURES_IN_A_ROW && !updated.pausedAt) {
+      await this.pauseMonitor(monitorId, `Paused after ${updated.failures} failed runs in a row; the last: ${reason}`)
+      this.deps.logger.info({ monitorId, failures: updated.failures }, 'monitor paused after repeated failures')
+    }
+  }
+
+  private async pauseMonitor (id: string, reason: string) {
+    const now = this.deps.clock()
+    const updated = await this.deps.db.monitor.update({ where: { id }, data: { pausedAt: now, pausedReason: reason, nextRunAt: null, updatedAt: now } })
+    await this.listener?.unscheduled(id)
+    return updated
+  }
+
+  // ------------------------------------------------------------ the schedulers' reads
+
+  /** Monitors whose next tick has come (the database scheduler), earliest first. */
+  async due (now: Date, limit: number) {
+    return this.deps.db.monitor.findMany({ where: { pausedAt: null, nextRunAt: { lte: now } }, orderBy: { nextRunAt: 'asc' }, take: limit, select: { id: true, schedule: true, nextRunAt: true } })
+  }
+
+  /**
+   * A due monitor's tick: its latest one (several passed while the service was
+   * down: one run, said missed), its run, then its next tick written.
+   */
+  async fireDue (monitor: { id: string, schedule: string, nextRunAt: Date | null }, now: Date): Promise<string> {
+    const schedule = JSON.parse(monitor.schedule) as Schedule
+    const tick = latestTick(schedule, now)
+    const missed = now.getTime() - tick.getTime() > MISSED_AFTER_MS || (monitor.nextRunAt !== null && tick.getTime() > monitor.nextRunAt.getTime())
+    const outcome = await this.fire(monitor.id, tick, missed ? 'missed' : 'schedule')
+    await this.deps.db.monitor.updateMany({ where: { id: monitor.id, pausedAt: null }, data: { nextRunAt: nextTick(schedule, now) } })
+    return outcome
+  }
+
+  /** The earliest next tick of any running monitor (the database scheduler sleeps until then). */
+  async earliestNext (): Promise<Date | null> {
+    const first = await this.deps.db.monitor.findFirst({ where: { pausedAt: null, nextRunAt: { not: null } }, orderBy: { nextRunAt: 'asc' }, select: { nextRunAt: true } })
+    return first?.nextRunAt ?? null
+  }
+
+  /** Every running monitor's schedule (the BullMQ scheduler's reconciliation at start). */
+  async active () {
+    const rows = await this.deps.db.monitor.findMany({ where: { pausedAt: null }, select: { id: true, schedule: true, nextRunAt: true } })
+    return rows.map(r => ({ id: r.id, schedule: JSON.parse(r.schedule) as Schedule, nextRunAt: r.nextRunAt }))
+  }
+
+  async scheduleOf (monitorId: string): Promise<Schedule | null> {
+    const row = await this.deps.db.monitor.findUnique({ where: { id: monitorId }, select: { schedule: true, pausedAt: true } })
+    return row && !row.pausedAt ? JSON.parse(row.schedule) as Schedule : null
+  }
+
+  // ------------------------------------------------------------ helpers
+
+  private async notifyScheduled (monitor: MonitorRow): Promise<void> {
+    if (!this.listener || !monitor.nextRunAt) return
+    await this.listener.scheduled({ id: monitor.id, schedule: JSON.parse(monitor.schedule) as Schedule, nextRunAt: monitor.nextRunAt })
+  }
+
+  private checkWebhook (webhook: WebhookSpec | undefined): void {
+    if (!webhook) return
+    let url: URL
+    try { url = new URL(webhook.url) } catch { throw badRequest('webhook.url is not a valid URL.') }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badRequest('webhook.url must be http(s).')
+  }
+
+  /** The caller's monitor, or 404: unknown, another account's, or of a tool outside a scoped token's list (one answer for all). */
+  private async find (caller: AccountCaller, id: string): Promise<MonitorRow> {
+    const monitor = await this.deps.db.monitor.findUnique({ where: { id } })
+    const tools = caller.principal.kind === 'scoped' ? caller.principal.tools : undefined
+    if (!monitor || monitor.accountId !== caller.account.id || (tools && !tools.includes(monitor.tool))) throw notFound(`No monitor ${id} for this account.`)
+    return monitor
+  }
+
+  /** The run asked for (the latest when none is named): one of this monitor's jobs, within retention. */
+  private async runOf (monitor: MonitorRow, runId: string | undefined) {
+    const id = runId ?? monitor.lastRunId
+    if (!id) throw notFound(`Monitor ${monitor.id} has not run yet.`)
+    const job = await this.deps.db.job.findUnique({ where: { id }, select: { id: true, status: true, monitorId: true, monitorChanges: true, expiresAt: true } })
+    if (!job || job.monitorId !== monitor.id) throw notFound(`No run ${id} of monitor ${monitor.id}.`)
+    if (job.expiresAt && job.expiresAt.getTime() <= this.deps.clock().getTime()) throw notFound(`Run ${id} has passed its plan's retention window; its changes are gone.`)
+    return job
+  }
+
+  private view (m: MonitorRow) {
+    return {
+      monitor_id: m.id,
+      name: m.name,
+      tool: m.tool,
+      params: JSON.parse(m.params) as Record<string, unknown>,
+      schedule: JSON.parse(m.schedule) as Schedule,
+      webhook: m.webhook ? { url: (JSON.parse(m.webhook) as WebhookSpec).url } : null,
+      status: m.pausedAt ? 'paused' as const : 'active' as const,
+      paused_reason: m.pausedReason,
+      failures_in_a_row: m.failures,
+      next_run_at: m.nextRunAt?.toISOString() ?? null,
+      last_run_id: m.lastRunId,
+      baseline_run_id: m.baselineRunId,
+      created_at: m.createdAt.toISOString(),
+      updated_at: m.updatedAt.toISOString(),
+    }
+  }
+}

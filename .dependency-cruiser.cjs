@@ -11,7 +11,7 @@ const FEATURES = '^core/features/'
 // The HTTP layer: the app builder, fastify's decorations and hooks, error
 // answers, route conventions, OpenAPI, and every routes plugin.
 const HTTP = [
-  '^core/(kernel-app|feature|fastify-types|http-errors|html-error-pages|accept-header|security-headers|response-serializer|route-defaults)\\.ts$',
+  '^core/(kernel-app|feature|fastify-types|http-errors|html-error-pages|accept-header|security-headers|response-serializer|route-defaults|route-params)\\.ts$',
   '^core/openapi/',
   '^core/[^/]+/[^/]*routes\\.ts$',
   '^core/auth/(auth-plugin|host-origin-guard)\\.ts$',
@@ -43,6 +43,14 @@ module.exports = {
       comment: 'No kernel module reaches itself through its imports, type-only imports included: a circle is a pair of modules that cannot be read, tested or moved apart.',
       severity: 'error',
       from: { path: KERNEL },
+      to: { circular: true },
+    },
+    {
+      name: 'no-circular-folders',
+      comment: 'No two kernel folders depend on each other, directly (core/jobs imports core/artifacts and core/artifacts imports core/jobs) or around a loop of folders: a folder is a unit a reader can understand from the folders below it. Folder scope: every module of a folder counts (options.metrics derives the folders).',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^core/', pathNot: '^core/features(/|$)' },
       to: { circular: true },
     },
     {
@@ -110,6 +118,8 @@ module.exports = {
     },
   ],
   options: {
+    // Folder-level dependencies (no-circular-folders) are derived with the metrics.
+    metrics: true,
     doNotFollow: { path: ['node_modules', '^prisma/generated/'] },
     // Type-only imports are imports too: a kernel type that names a feature's type is a dependency on it.
     tsPreCompilationDeps: true,

@@ -1,14 +1,17 @@
 // One strict awilix container per app: every service hangs off it (no module
 // singletons), so tests build independent apps side by side. Disposers close
-// what the container opened when the app closes.
+// what the container opened when the app closes. How it is laid out (the
+// three kinds of registration, lifetimes, why no request scope): core/README.md,
+// "The container".
 // awilix's build without loadModules (its "browser" entry, plain ES): the same
 // container, without the file-globbing library (some 60 modules) the app never uses.
-import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix/browser'
+import { asClass, asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix/browser'
 import type { AppConfig } from './config.ts'
 import type { Clock } from './clock.ts'
 import type { Logger } from './logger.ts'
 import type { SecretScrubber } from './secrets/secret-scrubber.ts'
 import type { Database, Db } from './db/database.ts'
+import type { HotReads } from './db/hot-reads.ts'
 import { AccountService } from './accounts/account-service.ts'
 import { LoginThrottle } from './accounts/login-throttle.ts'
 import { PasswordHasher, type ScryptCost } from './crypto.ts'
@@ -43,6 +46,7 @@ import { UploadBudget } from './artifacts/upload-budget.ts'
 import { MonitorService } from './monitors/monitor-service.ts'
 import { DatabaseMonitorScheduler, type MonitorScheduler } from './monitors/monitor-scheduler.ts'
 import type { BullMonitorScheduler } from './monitors/bull-monitor-scheduler.ts'
+import type { MonitorRunEnding } from './jobs/job-ending.ts'
 
 export interface Services {
   config: AppConfig
@@ -52,6 +56,8 @@ export interface Services {
   secrets: SecretScrubber
   database: Database
   db: Db
+  /** The database's read path for status polls and row pages (database.hot). */
+  hotReads: HotReads
   accounts: AccountService
   keys: KeyResolver
   quotas: QuotaService
@@ -85,6 +91,8 @@ export interface Services {
   maintenance: JobMaintenance
   /** Saved tool calls on a schedule, whose runs report what changed (core/monitors). */
   monitors: MonitorService
+  /** What a monitor's run does when it ends (compares it), for JobEnding. */
+  monitorRunEnded: MonitorRunEnding
   /** Fires monitors' ticks: BullMQ job schedulers with REDIS_URL, else a timer on the database. */
   monitorScheduler: MonitorScheduler
 }
@@ -106,25 +114,44 @@ export function createAppContainer (base: {
   /** The BullMQ monitor scheduler's class, imported like BullQueue. */
   BullMonitors?: typeof BullMonitorScheduler | null,
 }): AwilixContainer<Services> {
+  // PROXY injection: a class's constructor takes one object, the container's
+  // services by name, and reads the ones it names when it is built.
   const container = createContainer<Services>({ injectionMode: InjectionMode.PROXY, strict: true })
   container.register({
+    // 1. What the boot made before the container: values. Those the app closes get a disposer.
     config: asValue(base.config),
     clock: asValue(base.clock),
     logger: asValue(base.logger),
     secrets: asValue(base.secrets),
+    registry: asValue(base.registry),
     database: asFunction(() => base.database).singleton().disposer(d => d.close()),
-    db: asFunction(({ database }: Services) => database.prisma).singleton(),
-    accounts: asFunction(({ db, clock, config }: Services) => new AccountService(db, clock, config.secretKey,
-      new PasswordHasher(config.passwordHashConcurrency, config.passwordHashQueue, base.passwordCost), new LoginThrottle(clock))).singleton(),
-    keys: asFunction(({ database, config, clock, db }: Services) => new KeyResolver(database.hot, config, clock,
-      (id, at) => db.scopedToken.update({ where: { id }, data: { lastUsedAt: at } }))).singleton(),
-    quotas: asFunction(({ db, clock, database }: Services) => new QuotaService(db, clock, database.hot)).singleton(),
     redis: asFunction(() => base.redis ?? null).singleton().disposer(redis => redis?.close()),
     sharedState: asFunction(() => base.sharedState).singleton().disposer(state => state.close?.()),
+    // Parts of those, under their own names.
+    db: asFunction(({ database }: Services) => database.prisma).singleton(),
+    hotReads: asFunction(({ database }: Services) => database.hot).singleton(),
+    catalog: asFunction(({ registry }: Services) => registry.catalog).singleton(),
+
+    // 2. By convention: a class whose constructor takes the services it uses by
+    // their names, one per app (singleton).
+    artifacts: asClass(ArtifactService).singleton(),
+    uploadBudget: asClass(UploadBudget).singleton(),
+    // Every ending of a job (run, cancel, timeout, reaper) goes through this one.
+    ending: asClass(JobEnding).singleton(),
+    runner: asClass(JobRunner).singleton(),
+    // The job service and the maintenance offer jobs to the queue (JobOffers); the queue runs them through the runner.
+    jobs: asClass(JobService).singleton(),
+    maintenance: asClass(JobMaintenance).singleton(),
+
+    // 3. Factories, one per app: a class built from a slice of the configuration,
+    // or an implementation the configuration chooses.
+    accounts: asFunction(({ db, clock, config }: Services) => new AccountService(db, clock, config.secretKey,
+      new PasswordHasher(config.passwordHashConcurrency, config.passwordHashQueue, base.passwordCost), new LoginThrottle(clock))).singleton(),
+    keys: asFunction(({ hotReads, config, clock, db }: Services) => new KeyResolver(hotReads, config, clock,
+      (id, at) => db.scopedToken.update({ where: { id }, data: { lastUsedAt: at } }))).singleton(),
+    quotas: asFunction(({ db, clock, hotReads }: Services) => new QuotaService(db, clock, hotReads)).singleton(),
     // With Redis the in-memory limiter stays as the fallback while Redis is unreachable.
     rateLimiter: asFunction(({ clock, redis }: Services) => redis ? new RedisRateLimiter(redis, new RateLimiter(clock)) : new RateLimiter(clock)).singleton(),
-    registry: asValue(base.registry),
-    catalog: asFunction(({ registry }: Services) => registry.catalog).singleton(),
     events: asFunction(({ redis, logger }: Services): JobEvents => redis ? new RedisJobEvents(redis, logger) : new InProcessJobEvents()).singleton().disposer(events => events.close?.()),
     net: asFunction(({ config }: Services) => createNetFactory(config, base.network)).singleton(),
     // No worker starts before the first task; close() terminates whatever started. A borrowed pool stays open.
@@ -132,31 +159,15 @@ export function createAppContainer (base: {
       ? asFunction(({ config }: Services) => base.extractionPools!.poolFor(config.extraction)).singleton()
       : asFunction(({ config }: Services) => new ExtractionPool(config.extraction)).singleton().disposer(pool => pool.close()),
     egress: asFunction(({ net, config, logger }: Services) => new EgressProxy({ ...net.guard, upstreamProxyUrl: config.proxyUrl ?? undefined, logger })).singleton().disposer(proxy => proxy.close()),
-    // Jobs are stopped first (runner.shutdown kills their children); close() kills any group still alive.
+    // The programs the enabled tools declare. Jobs are stopped first (runner.shutdown kills their children); close() kills any group still alive.
     exec: asFunction(({ config, egress, logger, registry }: Services) => new ExecService({ config: config.exec, proxy: egress, logger, programs: registry.programs() })).singleton().disposer(exec => exec.close()),
     // A bucket stages each write under DATA_DIR/work (skipped by the workspace sweep: a dot name) before it sends it.
     artifactStore: asFunction(({ config }: Services) => config.artifactsS3
       ? new S3ArtifactStore(config.artifactsS3, join(config.dataDir, 'work', '.s3-staging'))
       : new DirectoryArtifactStore(config.artifactsDir)).singleton().disposer(store => { if (store instanceof S3ArtifactStore) store.close() }),
-    artifacts: asFunction(({ db, artifactStore, clock, logger }: Services) => new ArtifactService({ db, store: artifactStore, clock, logger })).singleton(),
     workspace: asFunction(({ config }: Services) => new JobWorkspace(join(config.dataDir, 'work'))).singleton(),
-    // A hold outlives no request: a request lasts at most REQUEST_TIMEOUT_MS, a start's admission a few seconds more.
-    uploadBudget: asFunction(({ db, sharedState, clock, logger, config }: Services) => new UploadBudget({ db, shared: sharedState, clock, logger, holdTtlMs: config.requestTimeoutMs + 60_000 })).singleton(),
     webhooks: asFunction(({ net, logger, config, secrets }: Services) => new WebhookSender(net, logger, secrets, {
       attempts: 5, baseDelayMs: config.webhookRetryBaseMs,
-    })).singleton(),
-    // Every ending of a job (run, cancel, timeout, reaper) goes through this one.
-    ending: asFunction((s: Services) => new JobEnding({
-      db: s.db, clock: s.clock, quotas: s.quotas, secrets: s.secrets, events: s.events, webhooks: s.webhooks, logger: s.logger,
-      artifacts: s.artifacts, workspace: s.workspace, monitorRunEnded: job => container.cradle.monitors.runEnded(job),
-    })).singleton(),
-    runner: asFunction((s: Services) => new JobRunner({
-      db: s.db, registry: s.registry, quotas: s.quotas, clock: s.clock, config: s.config, logger: s.logger, secrets: s.secrets, events: s.events, net: s.net,
-      extraction: s.extraction,
-      exec: s.exec,
-      ending: s.ending,
-      artifacts: s.artifacts,
-      workspace: s.workspace,
     })).singleton(),
     // REDIS_URL: the BullMQ queue shared by every process (API processes offer, workers run);
     // else the embedded fair-share scheduler runs them here (core/jobs/README.md).
@@ -171,13 +182,8 @@ export function createAppContainer (base: {
         shutdownGraceMs: config.distributed.shutdownGraceMs,
       })
       : new InProcessQueue(config.jobConcurrency, async (id) => { await runner.execute(id) })).singleton(),
-    // The queue is handed over lazily: the service and the sweeper are built before the first job is queued.
-    jobs: asFunction((s: Services) => new JobService({ db: s.db, reads: s.database.hot, clock: s.clock, quotas: s.quotas, registry: s.registry, runner: s.runner, events: s.events, queue: () => container.cradle.queue, ending: s.ending, artifacts: s.artifacts, workspace: s.workspace, shared: s.sharedState })).singleton(),
-    maintenance: asFunction((s: Services) => new JobMaintenance({
-      db: s.db, clock: s.clock, runner: s.runner, ending: s.ending, queue: () => container.cradle.queue, logger: s.logger,
-      artifacts: s.artifacts, workspace: s.workspace, heartbeatMs: s.config.jobHeartbeatMs, intervalMs: s.config.jobSweepIntervalMs,
-    })).singleton(),
-    monitors: asFunction((s: Services) => new MonitorService({ db: s.db, reads: s.database.hot, clock: s.clock, registry: s.registry, jobs: s.jobs, logger: s.logger })).singleton(),
+    monitors: asFunction((s: Services) => new MonitorService({ db: s.db, reads: s.hotReads, clock: s.clock, registry: s.registry, jobs: s.jobs, logger: s.logger })).singleton(),
+    monitorRunEnded: asFunction(({ monitors }: Services): MonitorRunEnding => job => monitors.runEnded(job)).singleton(),
     monitorScheduler: asFunction(({ monitors, clock, logger, config }: Services): MonitorScheduler => config.redisUrl && base.BullMonitors
       ? new base.BullMonitors({ redisUrl: config.redisUrl, keyPrefix: config.distributed.keyPrefix, runJobs: config.distributed.runJobs, monitors, clock, logger })
       : new DatabaseMonitorScheduler({ monitors, clock, logger })).singleton(),

@@ -26,9 +26,9 @@ interface JobBytes { used: number }
 export class ArtifactService {
   private readonly usage = new Map<string, Promise<JobBytes>>()
 
-  constructor (private readonly deps: { db: Db, store: ArtifactStore, clock: Clock, logger: Logger }) {}
+  constructor (private readonly deps: { db: Db, artifactStore: ArtifactStore, clock: Clock, logger: Logger }) {}
 
-  get store (): ArtifactStore { return this.deps.store }
+  get store (): ArtifactStore { return this.deps.artifactStore }
 
   private jobBytes (jobId: string): Promise<JobBytes> {
     let entry = this.usage.get(jobId)
@@ -69,7 +69,7 @@ export class ArtifactService {
   }
 
   private async write (job: ArtifactJob, file: ArtifactFile, signal: AbortSignal): Promise<ArtifactRef> {
-    const { db, store, clock } = this.deps
+    const { db, artifactStore: store, clock } = this.deps
     signal.throwIfAborted()
     const tier = storedTier(job.tier)
     const limits = tierLimits(tier)
@@ -127,12 +127,12 @@ export class ArtifactService {
   }
 
   open (record: ArtifactRecord, range?: ByteRange): Promise<Readable> {
-    return this.deps.store.get(`${record.jobId}/${record.id}`, range)
+    return this.deps.artifactStore.get(`${record.jobId}/${record.id}`, range)
   }
 
   /** Files first, then rows: a row never points at nothing for long, and a failure leaves rows to retry from. */
   async deleteForJob (jobId: string): Promise<void> {
-    await this.deps.store.deleteJob(jobId)
+    await this.deps.artifactStore.deleteJob(jobId)
     await this.deps.db.artifact.deleteMany({ where: { jobId } })
     this.usage.delete(jobId)
   }

@@ -11,6 +11,7 @@
 // unreachable, this process's memory: the shared state's own fallback).
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../clock.ts'
+import type { AppConfig } from '../config.ts'
 import type { Logger } from 'pino'
 import type { Db } from '../db/database.ts'
 import { AppError, unavailable } from '../errors.ts'
@@ -36,10 +37,15 @@ const mb = (bytes: number): string => {
 
 export class UploadBudget {
   /**
-   * holdTtlMs: a hold lapses after this, so the holds of a process that
-   * died free the budget again; longer than a request may last (REQUEST_TIMEOUT_MS).
+   * A hold lapses after holdTtlMs, so the holds of a process that died free
+   * the budget again; longer than a request may last (REQUEST_TIMEOUT_MS).
    */
-  constructor (private readonly deps: { db: Db, shared: SharedStateService, clock: Clock, logger: Logger, holdTtlMs: number }) {}
+  private readonly holdTtlMs: number
+
+  constructor (private readonly deps: { db: Db, sharedState: SharedStateService, clock: Clock, logger: Logger, config: Pick<AppConfig, 'requestTimeoutMs'> }) {
+    // A hold outlives no request: a request lasts at most REQUEST_TIMEOUT_MS, a start's admission a few seconds more.
+    this.holdTtlMs = deps.config.requestTimeoutMs + 60_000
+  }
 
   private key (accountId: string): string { return `upload-budget:${accountId}` }
 
@@ -52,7 +58,7 @@ export class UploadBudget {
   }
 
   private async arriving (accountId: string, now: number): Promise<Holds> {
-    const holds = await this.deps.shared.getJson<Holds>(this.key(accountId)) ?? {}
+    const holds = await this.deps.sharedState.getJson<Holds>(this.key(accountId)) ?? {}
     for (const [id, hold] of Object.entries(holds)) if (hold.until <= now) delete holds[id]
     return holds
   }
@@ -94,7 +100,7 @@ export class UploadBudget {
       const left = tierLimits(caller.tier).max_pending_uploads_mb * MB - await this.heldByJobs(accountId) - UploadBudget.sum(holds)
       if (left <= 0 || size.atLeast > left) throw this.refusal(caller, left)
       const bytes = Math.min(size.atMost, left)
-      holds[id] = { bytes, until: now + this.deps.holdTtlMs }
+      holds[id] = { bytes, until: now + this.holdTtlMs }
       return bytes
     })
     let released = false
@@ -130,7 +136,8 @@ export class UploadBudget {
 
   /** Reads, changes and writes the account's holds under its lock (lapsed ones dropped). */
   private async change<T> (accountId: string, edit: (holds: Holds, now: number) => Promise<T>): Promise<T> {
-    const { shared, clock, holdTtlMs } = this.deps
+    const { sharedState: shared, clock } = this.deps
+    const holdTtlMs = this.holdTtlMs
     let release: () => Promise<void>
     try {
       release = await shared.lock(this.key(accountId), BUDGET_LOCK)

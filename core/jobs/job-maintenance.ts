@@ -4,10 +4,11 @@
 // recovery of jobs that were queued when the server stopped.
 import type { Logger } from 'pino'
 import type { Clock } from '../clock.ts'
+import type { AppConfig } from '../config.ts'
 import type { Db } from '../db/database.ts'
 import { effectiveTier, tierLimits } from '../quotas/tiers.ts'
 import { INTERRUPTED, type JobEnding } from './job-ending.ts'
-import type { JobQueue } from './job-queue.ts'
+import type { JobOffers } from './job-queue.ts'
 import type { RunningJobs } from './running-jobs.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { JobWorkspace } from '../artifacts/job-workspace.ts'
@@ -20,8 +21,8 @@ export class JobMaintenance {
   private running: Promise<void> | null = null
 
   constructor (private readonly deps: {
-    db: Db, clock: Clock, runner: RunningJobs, ending: JobEnding, queue: () => JobQueue, logger: Logger,
-    artifacts: ArtifactService, workspace: JobWorkspace, heartbeatMs: number, intervalMs: number
+    db: Db, clock: Clock, runner: RunningJobs, ending: JobEnding, queue: JobOffers, logger: Logger,
+    artifacts: ArtifactService, workspace: JobWorkspace, config: Pick<AppConfig, 'jobHeartbeatMs' | 'jobSweepIntervalMs'>
   }) {}
 
   /** Re-queues jobs that never started, reaps dead ones, then sweeps on a timer. */
@@ -29,7 +30,7 @@ export class JobMaintenance {
     const recovered = await this.recoverQueued()
     if (recovered) this.deps.logger.info({ count: recovered }, 'resumed queued jobs')
     await this.tick()
-    this.timer = setInterval(() => { void this.tick() }, this.deps.intervalMs)
+    this.timer = setInterval(() => { void this.tick() }, this.deps.config.jobSweepIntervalMs)
     this.timer.unref()
   }
 
@@ -47,7 +48,7 @@ export class JobMaintenance {
         // A queue keyed by job id takes the same offer twice as one: queued rows
         // are offered again on every pass, so an offer lost with a Redis that
         // restarted empty (or with the process that was adding it) comes back.
-        if (this.deps.queue().dedupesById) await this.recoverQueued()
+        if (this.deps.queue.dedupesById) await this.recoverQueued()
         await this.reapStale()
         await this.sweepExpired()
         await this.sweepWorkspace()
@@ -81,7 +82,7 @@ export class JobMaintenance {
     for (const j of queued) {
       const place = (places.get(j.accountId) ?? 0) + 1
       places.set(j.accountId, place)
-      this.deps.queue().enqueue({ id: j.id, accountId: j.accountId, maxRunning: tierLimits(effectiveTier(j.account, now)).max_running_jobs, place })
+      this.deps.queue.enqueue({ id: j.id, accountId: j.accountId, maxRunning: tierLimits(effectiveTier(j.account, now)).max_running_jobs, place })
     }
     return queued.length
   }
@@ -90,7 +91,7 @@ export class JobMaintenance {
   async reapStale (): Promise<number> {
     const { db, clock, runner, ending } = this.deps
     const now = clock()
-    const cutoff = new Date(now.getTime() - 3 * this.deps.heartbeatMs)
+    const cutoff = new Date(now.getTime() - 3 * this.deps.config.jobHeartbeatMs)
     const stale = await db.job.findMany({
       where: { status: 'running', startedAt: { not: null }, OR: [{ heartbeatAt: null }, { heartbeatAt: { lt: cutoff } }] },
       select: { id: true, accountId: true, createdAt: true, retentionHours: true, records: true },

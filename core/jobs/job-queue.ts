@@ -15,6 +15,12 @@ export interface QueuedJob {
   place: number
 }
 
+/**
+ * What the job service and the maintenance need of the queue: offering a job.
+ * The queue runs jobs through the runner; those two only hand it work.
+ */
+export type JobOffers = Pick<JobQueue, 'enqueue' | 'dedupesById'>
+
 export interface JobQueue {
   enqueue (job: QueuedJob): void
   /**

@@ -12,7 +12,7 @@ import { jobVisibility, maySeeJob, requireToolAllowed, type AccountCaller } from
 import type { QuotaService } from '../quotas/quota-service.ts'
 import { tierLimits } from '../quotas/tiers.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
-import type { JobQueue } from './job-queue.ts'
+import type { JobOffers } from './job-queue.ts'
 import type { RunningJobs } from './running-jobs.ts'
 import { iterateRows, readRowPage, type ResultRow } from './result-rows.ts'
 import type { JobEvents } from './job-events.ts'
@@ -63,7 +63,7 @@ export class JobService {
    */
   private readonly admissions = new Map<string, Promise<void>>()
 
-  constructor (private readonly deps: { db: Db, reads: HotReads, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: RunningJobs, events: JobEvents, queue: () => JobQueue, ending: JobEnding, artifacts: ArtifactService, workspace: JobWorkspace, shared: SharedStateService }) {}
+  constructor (private readonly deps: { db: Db, hotReads: HotReads, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: RunningJobs, events: JobEvents, queue: JobOffers, ending: JobEnding, artifacts: ArtifactService, workspace: JobWorkspace, sharedState: SharedStateService }) {}
 
   private validateWebhook (webhook: WebhookSpec | undefined): void {
     if (!webhook) return
@@ -170,7 +170,7 @@ export class JobService {
         throw err
       }
       // The caps' count, taken inside the admission lock, is the new job's place in line: the offer needs no count of its own.
-      this.deps.queue().enqueue({ id: jobId, accountId: caller.account.id, maxRunning: limits.max_running_jobs, place: ahead + 1 })
+      this.deps.queue.enqueue({ id: jobId, accountId: caller.account.id, maxRunning: limits.max_running_jobs, place: ahead + 1 })
     } finally {
       await release()
     }
@@ -198,7 +198,7 @@ export class JobService {
     }
     let releaseShared: LockRelease
     try {
-      releaseShared = await this.deps.shared.lock(`admit:${accountId}`, ADMISSION_LOCK)
+      releaseShared = await this.deps.sharedState.lock(`admit:${accountId}`, ADMISSION_LOCK)
     } catch (err) {
       releaseHere()
       if (err instanceof LockBusyError) throw unavailable('Another start of this account is still being admitted; retry in a moment.', 1)
@@ -262,7 +262,7 @@ export class JobService {
    * visibility and retention answers as `find`.
    */
   async status (caller: AccountCaller, jobId: string): Promise<JobStatusRecord> {
-    const stored = await this.deps.reads.selectUnchanged(JOB_STATUS_SQL, [jobId], storedJobStatus)
+    const stored = await this.deps.hotReads.selectUnchanged(JOB_STATUS_SQL, [jobId], storedJobStatus)
     const job = this.visible(caller, jobId, stored?.job)
     const live = job.status === 'running' ? this.deps.runner.progressOf(jobId) : undefined
     return live ? withLiveOverlay(stored!.record, live) : stored!.record
@@ -280,7 +280,7 @@ export class JobService {
   /** A page of the job's rows, read the way exports read them (result-rows.ts). */
   async results (caller: AccountCaller, jobId: string, offset: number, limit: number) {
     const job = await this.readable(caller, jobId)
-    const { rows } = await readRowPage(this.deps.reads, jobId, offset, limit)
+    const { rows } = await readRowPage(this.deps.hotReads, jobId, offset, limit)
     return { job_id: job.id, tool: job.tool, status: job.status, count: rows.length, total: job.records, offset, limit, results: rows }
   }
 
@@ -289,7 +289,7 @@ export class JobService {
    * at a time, the next read only when the exporter asks (result-rows.ts).
    */
   iterateRows (jobId: string): AsyncGenerator<ResultRow> {
-    return iterateRows(this.deps.reads, jobId)
+    return iterateRows(this.deps.hotReads, jobId)
   }
 
   async list (caller: AccountCaller, limit: number) {

@@ -11,7 +11,8 @@ import { badRequest } from '../errors.ts'
 import { CONTENT_TYPES, EXPORT_FORMATS, exportStream, type ExportFormat } from '../exports/exporters.ts'
 import type { WebhookSpec } from './webhooks.ts'
 import { readMultipartStart } from './multipart-start.ts'
-import { ExportParams, ExportQuery, JobInputSchema, JobParams, ListQuery, JobListSchema, JobResultsSchema, JobStarted, JobStatusSchema, ResultsQuery, ToolRunBody } from './schemas.ts'
+import { JobParams } from '../route-params.ts'
+import { ExportParams, ExportQuery, JobInputSchema, ListQuery, JobListSchema, JobResultsSchema, JobStarted, JobStatusSchema, ResultsQuery, ToolRunBody } from './schemas.ts'
 
 export const idempotencyKey = (headers: Record<string, unknown>) => {
   const v = headers['idempotency-key']

@@ -25,9 +25,7 @@ export const JobStarted = Type.Object({
   poll_seconds: Type.Integer(),
 })
 
-export const JobParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
 export const ExportParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), fmt: Type.String({ maxLength: 8 }) })
-export const ArtifactParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), artifactId: Type.String({ minLength: 1, maxLength: 64 }) })
 
 export const ResultsQuery = Type.Object({
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),

@@ -1,11 +1,37 @@
-// The kernel's side of shared state: what plugins get (the contract's
-// SharedState, one view per tool) plus the locks the kernel itself takes
+// Shared state: what plugins get (SharedState, one view per tool, handed out
+// by the contract) plus the locks the kernel itself takes
 // (JobService's per-account admission). Two implementations behind it:
 // memory-shared-state.ts (one process, the default) and
 // redis-shared-state.ts (REDIS_URL: every process of the cluster).
-import type { SharedState } from '../tools/contract.ts'
 
-export type { SharedState }
+/**
+ * State a plugin keeps across jobs *and processes* (engine health, cooldowns,
+ * politeness spacing), handed to `createState(settings, { shared })`. With
+ * REDIS_URL it lives in Redis, shared by every API and worker process; without,
+ * in this process's memory (bounded). Keys are the plugin's own: the kernel
+ * prefixes them with the tool key, so two plugins never meet. Values are JSON.
+ * While Redis is unreachable each process falls back to its own memory (logged),
+ * so a call never fails for want of Redis. See core/tools/README.md.
+ */
+export interface SharedState {
+  /** Adds `by` (default 1) and returns the new value; `ttlMs`, when given, is set when the counter is created and it expires then. */
+  increment (key: string, by?: number, ttlMs?: number): Promise<number>
+  /** The value last set under `key`, or undefined (never set, expired or deleted). */
+  getJson<T = unknown> (key: string): Promise<T | undefined>
+  /** Sets `key` to a JSON value, for `ttlMs` when given (else until deleted). */
+  setJson (key: string, value: unknown, ttlMs?: number): Promise<void>
+  delete (key: string): Promise<void>
+  /**
+   * Politeness spacing (one request a second to Nominatim, from the whole
+   * cluster): waits until it is this caller's turn at `key` and resolves with
+   * `done`, to call when the request is over (in a finally). One turn at a time
+   * per key; a turn starts at least `intervalMs` after the previous one was
+   * done, so the upstream sees the gap even when a connection was slow to open.
+   * A turn not done within `maxTurnMs` (default 60 s; a process died holding
+   * it) counts as done then. Rejects with the signal's reason when it aborts.
+   */
+  waitTurn (key: string, intervalMs: number, options?: { signal?: AbortSignal, maxTurnMs?: number }): Promise<() => void>
+}
 
 /** Ends a lock; safe to call twice, and never releases a lock another holder took after it expired. */
 export type LockRelease = () => Promise<void>

@@ -86,3 +86,29 @@ t.test('the layer, circle and plugin rules: each broken one fails with its name'
   t.match(out, /no-circular-at-run-time: plugins\/two\/(index|three)\.ts/)
   t.notMatch(out, /no-circular-at-run-time: plugins\/one\//, 'run.ts may take its types from index.ts')
 })
+
+t.test('no-circular-folders: two kernel folders that import each other fail with the rule\'s name, with no module circle', async t => {
+  const dir = tempDir(t)
+  const files: Record<string, string> = {
+    // core/jobs → core/artifacts → core/jobs, through three modules none of which reaches itself.
+    'core/jobs/job-ending.ts': 'import { ArtifactService } from \'../artifacts/artifact-service.ts\'\nexport const ending = ArtifactService\n',
+    'core/jobs/schemas.ts': 'export type JobParams = { id: string }\n',
+    'core/artifacts/artifact-service.ts': 'export class ArtifactService {}\n',
+    // A type-only import counts.
+    'core/artifacts/routes.ts': 'import type { JobParams } from \'../jobs/schemas.ts\'\nexport type Params = JobParams\n',
+    // One way only: allowed.
+    'core/quotas/tiers.ts': 'export const tiers = 1\n',
+    'core/accounts/account-service.ts': 'import { tiers } from \'../quotas/tiers.ts\'\nexport const accounts = tiers\n',
+  }
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  const run = depcruise(dir, 'core')
+  t.not(run.status, 0, 'the run fails')
+  const out = run.stdout + run.stderr
+  t.match(out, /no-circular-folders: core\/jobs →\s+core\/artifacts →\s+core\/jobs/)
+  t.match(out, /no-circular-folders: core\/artifacts →\s+core\/jobs →\s+core\/artifacts/)
+  t.notMatch(out, /no-circular:/, 'no module is in a circle')
+  t.notMatch(out, /core\/(accounts|quotas) →/, 'a one-way folder dependency is fine')
+})

@@ -4,6 +4,7 @@
 import type { Logger } from 'pino'
 import type { HttpCrawler, HttpCrawlerOptions, HttpCrawlingContext } from 'crawlee'
 import type { Static, TSchema } from 'typebox'
+import type { SharedState } from '../../shared-state/shared-state.ts'
 
 // ---------------------------------------------------------------- network
 
@@ -168,34 +169,10 @@ export interface DnsResolver {
 
 // ---------------------------------------------------------------- shared state
 
-/**
- * State a plugin keeps across jobs *and processes* (engine health, cooldowns,
- * politeness spacing), handed to `createState(settings, { shared })`. With
- * REDIS_URL it lives in Redis, shared by every API and worker process; without,
- * in this process's memory (bounded). Keys are the plugin's own: the kernel
- * prefixes them with the tool key, so two plugins never meet. Values are JSON.
- * While Redis is unreachable each process falls back to its own memory (logged),
- * so a call never fails for want of Redis. See core/tools/README.md.
- */
-export interface SharedState {
-  /** Adds `by` (default 1) and returns the new value; `ttlMs`, when given, is set when the counter is created and it expires then. */
-  increment (key: string, by?: number, ttlMs?: number): Promise<number>
-  /** The value last set under `key`, or undefined (never set, expired or deleted). */
-  getJson<T = unknown> (key: string): Promise<T | undefined>
-  /** Sets `key` to a JSON value, for `ttlMs` when given (else until deleted). */
-  setJson (key: string, value: unknown, ttlMs?: number): Promise<void>
-  delete (key: string): Promise<void>
-  /**
-   * Politeness spacing (one request a second to Nominatim, from the whole
-   * cluster): waits until it is this caller's turn at `key` and resolves with
-   * `done`, to call when the request is over (in a finally). One turn at a time
-   * per key; a turn starts at least `intervalMs` after the previous one was
-   * done, so the upstream sees the gap even when a connection was slow to open.
-   * A turn not done within `maxTurnMs` (default 60 s; a process died holding
-   * it) counts as done then. Rejects with the signal's reason when it aborts.
-   */
-  waitTurn (key: string, intervalMs: number, options?: { signal?: AbortSignal, maxTurnMs?: number }): Promise<() => void>
-}
+// SharedState (state a plugin keeps across jobs and processes) is defined
+// beside its implementations (core/shared-state) and re-exported here: the
+// port belongs to the state, the contract hands it to plugins.
+export type { SharedState }
 
 /** What `createState` gets besides the settings. */
 export interface ToolStateKit {

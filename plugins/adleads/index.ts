@@ -1,29 +1,22 @@
 // Tool `adleads` / agent `ad_library_lead_finder`: local businesses from a maps
 // search, each checked for Meta and Google ads (the maps, fbads and gads tools).
-import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, NullableFields, Type } from '../../core/tools/contract.ts'
 import { AdleadsSettingsSchema } from './settings.ts'
 
 export const adleadsRow = Type.Object({
   name: Type.String(),
-  category: Nullable(Type.String()),
-  address: Nullable(Type.String()),
-  phone: Nullable(Type.String()),
-  website: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'category', 'address', 'phone', 'website'),
   domain: Nullable(Type.String({ description: 'The business\'s own website domain (listing and social sites left out).' })),
   rating: Nullable(Type.Number()),
   review_count: Nullable(Type.Integer()),
-  maps_source: Nullable(Type.String()),
-  maps_id: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'maps_source', 'maps_id'),
   runs_meta_ads: Nullable(Type.Boolean(), { description: 'Ads of this business in the Meta Ad Library; null when the check could not run (see meta_reason).' }),
   meta_ads_count: Nullable(Type.Integer()),
   meta_page_ids: Type.Array(Type.String()),
-  meta_page_name: Nullable(Type.String()),
-  meta_reason: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'meta_page_name', 'meta_reason'),
   runs_google_ads: Nullable(Type.Boolean(), { description: 'Google ads shown in the last few days; null when the check could not run (see google_reason).' }),
   google_ads_count: Nullable(Type.Integer()),
-  google_advertiser_id: Nullable(Type.String()),
-  google_advertiser_name: Nullable(Type.String()),
-  google_last_shown: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'google_advertiser_id', 'google_advertiser_name', 'google_last_shown'),
   google_matched_by: Nullable(Type.Union([Type.Literal('domain'), Type.Literal('name')])),
   google_reason: Nullable(Type.String()),
 })

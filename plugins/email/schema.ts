@@ -1,6 +1,6 @@
 // The input and row schemas of the `email` tool: the one definition that
 // validates REST input, feeds the agent schema, and types the code.
-import { Defaulted, Nullable, Type, type Static } from '../../core/tools/contract.ts'
+import { Defaulted, Nullable, NullableFields, Type, type Static } from '../../core/tools/contract.ts'
 
 export const MAX_ADDRESSES = 1000
 
@@ -31,10 +31,7 @@ export type EmailStatus = Static<typeof EmailStatus>
 const SyntaxCheck = Type.Object({
   valid: Type.Boolean(),
   reason: Type.String(),
-  normalized: Nullable(Type.String()),
-  local: Nullable(Type.String()),
-  domain: Nullable(Type.String()),
-  ascii_domain: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'normalized', 'local', 'domain', 'ascii_domain'),
   address_literal: Type.Boolean(),
 })
 
@@ -59,24 +56,21 @@ export type MxAttempt = Static<typeof MxAttempt>
 
 export const MxCheck = Type.Object({
   /** The host the SMTP session ran on, or null. */
-  host: Nullable(Type.String()),
-  address: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'host', 'address'),
   attempts: Type.Array(MxAttempt),
 })
 export type MxCheck = Static<typeof MxCheck>
 
 export const SmtpCheck = Type.Object({
   connected: Type.Boolean(),
-  banner: Nullable(Type.String()),
-  greeting: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'banner', 'greeting'),
   tls: Type.Boolean(),
   tls_authorized: Nullable(Type.Boolean()),
   tls_error: Nullable(Type.String()),
   /** Which command gave the answer: mail_from or rcpt_to (null when the session failed first). */
   stage: Nullable(Type.String()),
   code: Nullable(Type.Integer()),
-  enhanced_code: Nullable(Type.String()),
-  message: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'enhanced_code', 'message'),
   attempts: Type.Integer(),
   error: Nullable(Type.String()),
 })

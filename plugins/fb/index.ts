@@ -1,7 +1,7 @@
 // Tool `fb` / agent `socialA_page_scrape`: a Facebook page's public details
 // (name, category, about, contacts, counts, verified, pictures) from its
 // logged-out HTML, and from the Graph API first when META_ACCESS_TOKEN is set.
-import { defineTool, LinkOrId, Nullable, OneOrMany, Type } from '../../core/tools/contract.ts'
+import { defineTool, LinkOrId, Nullable, NullableFields, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { FbSettingsSchema } from './settings.ts'
 
 /** Pages per call: each is one or two requests; the per-run row ceiling spans them all. */
@@ -12,22 +12,17 @@ export const fbPageRow = Type.Object({
   found: Type.Boolean({ description: 'The page exists and was read.' }),
   page_id: Nullable(Type.String({ description: 'Numeric page id.' })),
   username: Nullable(Type.String({ description: 'Vanity name (facebook.com/<username>).' })),
-  name: Nullable(Type.String()),
-  url: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'name', 'url'),
   category: Nullable(Type.String({ description: 'The first of categories.' })),
   categories: Type.Array(Type.String()),
   about: Nullable(Type.String()),
   website: Nullable(Type.String({ description: 'The first of websites.' })),
   websites: Type.Array(Type.String()),
-  phone: Nullable(Type.String()),
-  email: Nullable(Type.String()),
-  address: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'phone', 'email', 'address'),
   followers: Nullable(Type.Integer({ description: 'Exact from the Graph API; from the HTML it may be rounded ("5.4M followers").' })),
-  likes: Nullable(Type.Integer()),
-  talking_about: Nullable(Type.Integer()),
+  ...NullableFields(Type.Integer(), 'likes', 'talking_about'),
   verified: Nullable(Type.Boolean()),
-  profile_image: Nullable(Type.String()),
-  cover_image: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'profile_image', 'cover_image'),
   source: Nullable(Type.Union([Type.Literal('graph'), Type.Literal('html'), Type.Literal('graph+html')], { description: 'Where the details came from: the Graph API, the public page HTML, or the Graph API completed from the HTML.' })),
   error: Nullable(Type.String({ description: 'Why this page could not be read (not found, an upstream failure).' })),
 })

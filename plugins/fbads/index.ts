@@ -1,16 +1,11 @@
 // Tool `fbads` / agent `socialA_ads_scrape`: ads from the Meta Ad Library API.
-import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, NullableFields, Type } from '../../core/tools/contract.ts'
 import { FbadsSettingsSchema } from './settings.ts'
 
 const Range = Nullable(Type.Object({ lower: Nullable(Type.Number()), upper: Nullable(Type.Number()) }))
 
 export const adRow = Type.Object({
-  ad_id: Nullable(Type.String()),
-  page_id: Nullable(Type.String()),
-  page_name: Nullable(Type.String()),
-  ad_creation_time: Nullable(Type.String()),
-  delivery_start: Nullable(Type.String()),
-  delivery_stop: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'ad_id', 'page_id', 'page_name', 'ad_creation_time', 'delivery_start', 'delivery_stop'),
   active: Nullable(Type.Boolean({ description: 'Still delivering: no stop time, or a stop time in the future.' })),
   creative_bodies: Type.Array(Type.String()),
   link_titles: Type.Array(Type.String()),

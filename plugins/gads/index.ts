@@ -1,24 +1,20 @@
 // Tool `gads` / agent `ads_transparency`: is an advertiser running Google ads,
 // from the public Google Ads Transparency Center.
-import { Defaulted, defineTool, Nullable, OneOrMany, Type, WebsiteUrl } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, NullableFields, OneOrMany, Type, WebsiteUrl } from '../../core/tools/contract.ts'
 import { GadsSettingsSchema } from './settings.ts'
 
 export const gadsRow = Type.Object({
   query: Type.String(),
   source: Type.Union([Type.Literal('domain'), Type.Literal('name')]),
   found: Type.Boolean(),
-  advertiser_id: Nullable(Type.String()),
-  advertiser_name: Nullable(Type.String()),
-  advertiser_region: Nullable(Type.String()),
-  domain: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'advertiser_id', 'advertiser_name', 'advertiser_region', 'domain'),
   running_now: Type.Boolean({ description: 'A creative was last shown within the last few days (settings.running_within_days, default 3).' }),
   ad_count: Nullable(Type.Integer({ description: 'The Transparency Center\'s ad count (lower bound of its range), or the creatives seen.' })),
   ad_count_range: Nullable(Type.Object({ lower: Nullable(Type.Integer()), upper: Nullable(Type.Integer()) })),
   creatives_seen: Type.Integer(),
   regions: Type.Array(Type.String(), { description: 'Of regions_checked, those where ads were found.' }),
   regions_checked: Type.Array(Type.String()),
-  first_shown: Nullable(Type.String()),
-  last_shown: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'first_shown', 'last_shown'),
   formats: Type.Object({ text: Type.Integer(), image: Type.Integer(), video: Type.Integer() }),
   sample_creatives: Type.Array(Type.Object({
     creative_id: Type.String(), format: Type.String(), first_shown: Nullable(Type.String()), last_shown: Nullable(Type.String()),

@@ -1,7 +1,7 @@
 // Tool `ig_captions` / agent `socialB_reels_captions`: a reel's creator
 // caption (text, hashtags, mentions) and its subtitles or automatic captions in
 // the asked language as .srt, .vtt and .txt job files plus the text in the row.
-import { Defaulted, defineTool, Nullable, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, NullableFields, Type } from '../../core/tools/contract.ts'
 import { CreatorCaption, MEDIA_PROGRAMS } from '../lib/media/index.ts'
 import { createPlatformHealth, mediaStatusEndpoint, mediaStatusView, PLATFORMS, platformUrlInput, YtdlpToolSettingsSchema } from '../lib/media-tools/index.ts'
 
@@ -17,9 +17,7 @@ export const CaptionFile = Type.Object({
 
 export const igCaptionsRow = Type.Object({
     input_url: Type.String({ description: 'The link as given.' }),
-    id: Nullable(Type.String()),
-    url: Nullable(Type.String()),
-    author: Nullable(Type.String()),
+    ...NullableFields(Type.String(), 'id', 'url', 'author'),
     ...CreatorCaption.properties,
     subtitle_language: Nullable(Type.String({ description: 'The track found for the asked language (a regional variant counts), null when none was offered.' })),
     subtitle_automatic: Nullable(Type.Boolean({ description: 'The track is an automatic (speech-recognised) caption, not the uploader\'s.' })),

@@ -1,7 +1,7 @@
 // Tool `microblog` / agent `microblog_scrape`: posts from the X API v2 by
 // recent search, a user's timeline, or post links/ids, with the author and
 // the engagement counts on every row.
-import { Defaulted, defineTool, LinkOrId, Nullable, OneOrMany, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, LinkOrId, Nullable, NullableFields, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { MicroblogSettingsSchema } from './settings.ts'
 
 const Count = Nullable(Type.Integer({ minimum: 0 }))
@@ -29,18 +29,13 @@ export const microblogRow = Type.Object({
   id: Type.String(),
   url: Type.String(),
   text: Type.String(),
-  created_at: Nullable(Type.String()),
-  lang: Nullable(Type.String()),
-  conversation_id: Nullable(Type.String()),
-  in_reply_to_user_id: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'created_at', 'lang', 'conversation_id', 'in_reply_to_user_id'),
   referenced_tweets: Type.Array(Type.Object({ type: Type.String({ description: 'replied_to, quoted or retweeted' }), id: Type.String() })),
   hashtags: Type.Array(Type.String()),
   mentions: Type.Array(Type.String()),
   links: Type.Array(Type.String({ description: 'Expanded links of the post.' })),
   possibly_sensitive: Nullable(Type.Boolean()),
-  author_id: Nullable(Type.String()),
-  author_username: Nullable(Type.String()),
-  author_name: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'author_id', 'author_username', 'author_name'),
   author_verified: Nullable(Type.Boolean()),
   author_followers: Count,
   author_profile_image_url: Nullable(Type.String()),

@@ -1,20 +1,16 @@
 // Tool `products` / agent `product_scrape`: an online store's catalogue, from
 // Shopify's /products.json, the WooCommerce Store API, or schema.org JSON-LD.
-import { Defaulted, defineTool, Nullable, OneOrMany, Type, WebsiteUrl } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, NullableFields, OneOrMany, Type, WebsiteUrl } from '../../core/tools/contract.ts'
 import { ProductsSettingsSchema } from './settings.ts'
 
 const Variant = Type.Object({
-  id: Nullable(Type.String()),
-  title: Nullable(Type.String()),
-  sku: Nullable(Type.String()),
-  price: Nullable(Type.Number()),
-  compare_at_price: Nullable(Type.Number()),
+  ...NullableFields(Type.String(), 'id', 'title', 'sku'),
+  ...NullableFields(Type.Number(), 'price', 'compare_at_price'),
   currency: Nullable(Type.String()),
   available: Nullable(Type.Boolean()),
   stock_quantity: Nullable(Type.Integer()),
   options: Type.Record(Type.String(), Type.String()),
-  image: Nullable(Type.String()),
-  url: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'image', 'url'),
 })
 
 /** Stores per call: each is one catalogue; the per-run row ceiling spans them all. */
@@ -25,11 +21,7 @@ export const productRow = Type.Object({
   platform: Type.Union([Type.Literal('shopify'), Type.Literal('woocommerce'), Type.Literal('schemaorg')]),
   id: Nullable(Type.String()),
   title: Type.String(),
-  url: Nullable(Type.String()),
-  handle: Nullable(Type.String()),
-  sku: Nullable(Type.String()),
-  brand: Nullable(Type.String()),
-  product_type: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'url', 'handle', 'sku', 'brand', 'product_type'),
   categories: Type.Array(Type.String()),
   tags: Type.Array(Type.String()),
   description: Nullable(Type.String()),
@@ -51,8 +43,7 @@ export const productRow = Type.Object({
   })),
   rating: Nullable(Type.Number()),
   review_count: Nullable(Type.Integer()),
-  created_at: Nullable(Type.String()),
-  updated_at: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'created_at', 'updated_at'),
   source_url: Type.String({ description: 'The catalogue page or product page the row was read from.' }),
 })
 

@@ -1,6 +1,6 @@
 // Tool `socialB` / agent `socialB_scrape`: an Instagram account's followers or
 // following, through the web API with a logged-in session.
-import { Defaulted, defineTool, Nullable, OneOrMany, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, NullableFields, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { SocialBSettingsSchema } from './settings.ts'
 
 /** Accounts per call: each is paged in turn; the per-run row ceiling spans them all. */
@@ -20,8 +20,7 @@ export const socialBRow = Type.Object({
   username: Type.String(),
   full_name: Nullable(Type.String()),
   id: Type.String({ description: 'Instagram\'s numeric user id (pk).' }),
-  verified: Nullable(Type.Boolean()),
-  private: Nullable(Type.Boolean()),
+  ...NullableFields(Type.Boolean(), 'verified', 'private'),
   profile_pic_url: Nullable(Type.String()),
 })
 

@@ -1,7 +1,7 @@
 // Tool `video_frames` / agent `video_frame_extractor`: frames of a video
 // (every N seconds, at given timestamps, or on scene change) cut by ffmpeg,
 // stored as JPEG or PNG job files with their timestamps.
-import { Defaulted, defineTool, Nullable, PatternString, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, Nullable, NullableFields, PatternString, Type } from '../../core/tools/contract.ts'
 import { createPlatformHealth, mediaStatusEndpoint } from '../lib/media-tools/platform-health.ts'
 import { mediaStatusView } from '../lib/media-tools/media-status-view.ts'
 import { MEDIA_PROGRAMS } from '../lib/media/programs.ts'
@@ -34,8 +34,7 @@ export const videoFramesRow = Type.Object({
     size: Type.Integer(),
     content_type: Type.String(),
   }),
-  width: Nullable(Type.Integer()),
-  height: Nullable(Type.Integer()),
+  ...NullableFields(Type.Integer(), 'width', 'height'),
 })
 
 export default defineTool({

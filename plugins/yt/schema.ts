@@ -1,6 +1,6 @@
 // The `yt` row and its parts, one TypeBox schema each; extract.ts imports
 // only their types, so the worker pool that runs it loads no TypeBox.
-import { Nullable, Type, type Static } from '../../core/tools/contract.ts'
+import { Nullable, NullableFields, Type, type Static } from '../../core/tools/contract.ts'
 
 const thumbnailSchema = Type.Object({ url: Type.String(), width: Nullable(Type.Integer()), height: Nullable(Type.Integer()) })
 const chapterSchema = Type.Object({ title: Type.String(), start_seconds: Type.Integer() })
@@ -11,10 +11,7 @@ const linkSchema = Type.Object({ title: Nullable(Type.String()), url: Type.Strin
 const videoFieldsSchema = Type.Object({
   video_id: Type.String(),
   url: Type.String(),
-  title: Nullable(Type.String()),
-  channel_name: Nullable(Type.String()),
-  channel_id: Nullable(Type.String()),
-  channel_url: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'title', 'channel_name', 'channel_id', 'channel_url'),
   view_count: Nullable(Type.Integer()),
   like_count: Nullable(Type.Integer({ description: 'When the video shows it (exact from the like button\'s label where given).' })),
   comment_count: Nullable(Type.Integer({ description: 'When shown (comments can be off).' })),
@@ -34,15 +31,10 @@ const videoFieldsSchema = Type.Object({
 /** A channel's own figures (the header, then the about panel). */
 // eslint-disable-next-line @typescript-eslint/no-unused-vars -- the schema is what ChannelFields is read from
 const channelFieldsSchema = Type.Object({
-  channel_id: Nullable(Type.String()),
-  channel_name: Nullable(Type.String()),
-  channel_url: Nullable(Type.String()),
-  handle: Nullable(Type.String()),
-  description: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'channel_id', 'channel_name', 'channel_url', 'handle', 'description'),
   subscriber_count: Nullable(Type.Integer({ description: 'As YouTube rounds it ("24.6M").' })),
   subscriber_text: Nullable(Type.String()),
-  total_views: Nullable(Type.Integer()),
-  video_count: Nullable(Type.Integer()),
+  ...NullableFields(Type.Integer(), 'total_views', 'video_count'),
   country: Nullable(Type.String()),
   joined_date: Nullable(Type.String({ description: 'YYYY-MM-DD' })),
   links: Type.Array(linkSchema),
@@ -70,35 +62,22 @@ export const ytRow = Type.Object({
   source: rowSource,
   video_id: Nullable(Type.String()),
   url: Type.String({ description: 'The video\'s watch URL or the channel\'s URL.' }),
-  title: Nullable(Type.String()),
-  channel_name: Nullable(Type.String()),
-  channel_id: Nullable(Type.String()),
-  channel_url: Nullable(Type.String()),
-  view_count: Nullable(Type.Integer()),
-  like_count: Nullable(Type.Integer()),
-  comment_count: Nullable(Type.Integer()),
-  duration_seconds: Nullable(Type.Integer()),
-  published_at: Nullable(Type.String()),
-  published_text: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'title', 'channel_name', 'channel_id', 'channel_url'),
+  ...NullableFields(Type.Integer(), 'view_count', 'like_count', 'comment_count', 'duration_seconds'),
+  ...NullableFields(Type.String(), 'published_at', 'published_text'),
   tags: Type.Array(Type.String()),
-  category: Nullable(Type.String()),
-  description: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'category', 'description'),
   thumbnails: Type.Array(thumbnailSchema),
   chapters: Type.Array(chapterSchema),
-  is_live: Nullable(Type.Boolean()),
-  was_live: Nullable(Type.Boolean()),
-  is_short: Nullable(Type.Boolean()),
+  ...NullableFields(Type.Boolean(), 'is_live', 'was_live', 'is_short'),
   handle: Nullable(Type.String()),
   subscriber_count: Nullable(Type.Integer()),
   subscriber_text: Nullable(Type.String()),
-  total_views: Nullable(Type.Integer()),
-  video_count: Nullable(Type.Integer()),
-  country: Nullable(Type.String()),
-  joined_date: Nullable(Type.String()),
+  ...NullableFields(Type.Integer(), 'total_views', 'video_count'),
+  ...NullableFields(Type.String(), 'country', 'joined_date'),
   links: Type.Array(linkSchema),
   verified: Nullable(Type.Boolean()),
-  playlist_id: Nullable(Type.String()),
-  playlist_title: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'playlist_id', 'playlist_title'),
   position: Nullable(Type.Integer({ description: 'Order in the channel\'s list (newest first) or the playlist, from 1.' })),
   error: Nullable(Type.String({ description: 'Why this video, channel or playlist could not be read (unavailable, private, removed).' })),
 })

@@ -1,7 +1,7 @@
 // Tool `yt_comp` / agent `videoA_competitor`: 1 to 5 YouTube channels compared
 // (subscribers, upload cadence, recent views, engagement), one row each plus
 // one ranking row. It reads the channels through `yt` (ctx.tools.run).
-import { Defaulted, defineTool, LinkOrId, Nullable, OneOrMany, Type } from '../../core/tools/contract.ts'
+import { Defaulted, defineTool, LinkOrId, Nullable, NullableFields, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { YtCompSettingsSchema } from './settings.ts'
 
 export const MAX_CHANNELS = 5
@@ -17,18 +17,14 @@ const rankEntry = Type.Object({
 export const ytCompRow = Type.Object({
   type: Type.Union([Type.Literal('channel'), Type.Literal('comparison')], { description: 'channel: one channel\'s figures; comparison: the last row, the channels ranked.' }),
   input_url: Nullable(Type.String({ description: 'The channel as given (null on the comparison row).' })),
-  channel_id: Nullable(Type.String()),
-  channel_name: Nullable(Type.String()),
-  channel_url: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'channel_id', 'channel_name', 'channel_url'),
   subscriber_count: Nullable(Type.Integer({ description: 'As YouTube rounds it.' })),
-  total_views: Nullable(Type.Integer()),
-  video_count: Nullable(Type.Integer()),
+  ...NullableFields(Type.Integer(), 'total_views', 'video_count'),
   videos_analyzed: Nullable(Type.Integer({ description: 'Recent uploads the figures are computed on (live streams running now left out).' })),
   upload_gap_days_median: Nullable(Type.Number({ description: 'Days between consecutive recent uploads, median (from YouTube\'s "3 days ago" wording: to the day within a week, coarser after).' })),
   upload_gap_days_mean: Nullable(Type.Number()),
   uploads_per_week: Nullable(Type.Number({ description: '7 / the mean gap.' })),
-  recent_views_median: Nullable(Type.Integer()),
-  recent_views_mean: Nullable(Type.Integer()),
+  ...NullableFields(Type.Integer(), 'recent_views_median', 'recent_views_mean'),
   engagement_rate_median: Nullable(Type.Number({ description: '(likes + comments) / views, median over the newest videos that show them.' })),
   engagement_videos: Nullable(Type.Integer({ description: 'Videos the engagement is computed on.' })),
   top_videos: Type.Array(topVideo, { description: 'Most viewed of the recent uploads.' }),

@@ -55,3 +55,42 @@ t.test('whatever the policy, a failure that needs the operator, a bug and a full
   t.same(await eachItem(full.ctx, list, ['a', 'b', 'c'], fail), { rows: 1, failed: 0 })
   t.match(full.warnings, [/Stopped after 1 of 3 links/])
 })
+
+t.test('concurrency: at most n items at once, rows and error rows pushed in the items\' order whatever order they finish in', async t => {
+  const list: ListInput = { param: 'url', noun: 'links', onItemError: 'row-error', errorRow: (item, error) => ({ item, error: error.message }) }
+  const run = fakeRun({})
+  // Each item waits until the one after it has finished (the last at once): they finish last to first.
+  const items = ['a', 'bad1', 'c', 'd']
+  const finished = items.map(() => {
+    let resolve!: () => void
+    const promise = new Promise<void>(r => { resolve = r })
+    return { promise, resolve }
+  })
+  let running = 0
+  let most = 0
+  const result = await eachItem(run.ctx, list, items, async (item, index) => {
+    running++
+    most = Math.max(most, running)
+    try {
+      if (index < items.length - 1 && index % 2 === 0) await finished[index + 1]!.promise
+      return await fail(item)
+    } finally {
+      running--
+      finished[index]!.resolve()
+    }
+  }, { concurrency: 2 })
+  t.same(result, { rows: 4, failed: 1 })
+  t.same(run.rows, [{ item: 'a' }, { item: 'bad1', error: 'bad1 failed' }, { item: 'c' }, { item: 'd' }], 'in input order')
+  t.equal(most, 2, 'two at once, never more')
+})
+
+t.test("concurrency: 'fail-job' ends the run with the first failing item's failure in the items' order; the row room is checked before each start", async t => {
+  const list: ListInput = { param: 'url', noun: 'links', onItemError: 'fail-job' }
+  const run = fakeRun({})
+  await t.rejects(eachItem(run.ctx, list, ['a', 'bad1', 'bad2', 'b'], fail, { concurrency: 3 }), /bad1 failed/)
+  t.same(run.rows, [{ item: 'a' }], 'the rows before it are kept')
+  const full = fakeRun({}, 1)
+  const started: string[] = []
+  t.same(await eachItem(full.ctx, { ...list, onItemError: 'warn-and-skip' }, ['a', 'b', 'c'], async item => { started.push(item); return [{ item }] }, { concurrency: 1 }), { rows: 1, failed: 0 })
+  t.same(started, ['a'], 'no item starts once the run is full')
+})

@@ -57,12 +57,21 @@ export interface EachItemOptions {
   stage? (index: number, total: number, item: string): string
   /** How a warning names an item (default: the item, at most 120 characters). */
   label? (item: string): string
+  /**
+   * Items run at once (default 1: one after the other). Whatever order they
+   * finish in, their rows are pushed, and the failure policy applied, in the
+   * items' order; the row room is checked before each item starts.
+   */
+  concurrency?: number
 }
 
+type ItemOutcome<Row> = { rows: Row[] } | { error: unknown }
+
 /**
- * Runs `each` over the items one at a time, pushes its rows, and applies the
- * list's failure policy when it throws. Stops with a warning when the run has
- * no room for more rows. A one-item list fails the job with its item's failure.
+ * Runs `each` over the items (`concurrency` at a time, default one), pushes
+ * their rows in the items' order, and applies the list's failure policy when
+ * one throws. Stops with a warning when the run has no room for more rows. A
+ * one-item list fails the job with its item's failure.
  */
 export async function eachItem<Row> (
   ctx: Pick<ToolContext<unknown, Row>, 'signal' | 'remaining' | 'warn' | 'stage' | 'push'>,
@@ -72,19 +81,36 @@ export async function eachItem<Row> (
   options: EachItemOptions = {},
 ): Promise<{ rows: number, failed: number }> {
   const label = options.label ?? ((item: string) => item.slice(0, 120))
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1))
   let rows = 0
   let failed = 0
   let last: unknown = null
-  for (const [index, item] of items.entries()) {
-    ctx.signal.throwIfAborted()
-    if (ctx.remaining() <= 0) {
-      ctx.warn(`Stopped after ${index} of ${items.length} ${list.noun}: the per-run row limit was reached.`)
-      break
+  // Started items, oldest first: each settles to its rows or its error, never rejects.
+  const started: Array<{ item: string, outcome: Promise<ItemOutcome<Row>> }> = []
+  let next = 0
+  const startMore = () => {
+    while (started.length < concurrency && next < items.length) {
+      ctx.signal.throwIfAborted()
+      if (ctx.remaining() <= 0) {
+        ctx.warn(`Stopped after ${next} of ${items.length} ${list.noun}: the per-run row limit was reached.`)
+        next = items.length
+        return
+      }
+      const index = next++
+      const item = items[index]!
+      ctx.stage(options.stage ? options.stage(index, items.length, item) : `${list.noun} ${index + 1} of ${items.length}`)
+      const outcome = each(item, index).then(found => ({ rows: found }), (error: unknown) => ({ error }))
+      started.push({ item, outcome })
     }
-    ctx.stage(options.stage ? options.stage(index, items.length, item) : `${list.noun} ${index + 1} of ${items.length}`)
-    try {
-      rows += await ctx.push(await each(item, index))
-    } catch (error) {
+  }
+  startMore()
+  while (started.length > 0) {
+    const { item, outcome } = started.shift()!
+    const settled = await outcome
+    if ('rows' in settled) {
+      rows += await ctx.push(settled.rows)
+    } else {
+      const error = settled.error
       if (ctx.signal.aborted || !(error instanceof JobOutcomeError) || error.needsOperator || error instanceof BlockedTargetError) throw error
       if (list.onItemError === 'fail-job' || (list.onItemError === 'warn-and-skip' && items.length === 1)) throw error
       failed++
@@ -92,6 +118,7 @@ export async function eachItem<Row> (
       if (list.onItemError === 'row-error' && list.errorRow) rows += await ctx.push([list.errorRow(item, error)])
       else ctx.warn(`${label(item)}: ${error.jobError}`)
     }
+    startMore()
   }
   if (list.onItemError === 'warn-and-skip' && failed > 0 && failed === items.length) throw last
   return { rows, failed }

@@ -77,3 +77,12 @@ export const LinkOrId = (options: AddressOptions = {}) => PatternString(`^(?:${W
 /** A bare domain name (`acme.com`, `xn--bcher-kva.example`). */
 export const DomainName = (options: AddressOptions = {}) => PatternString(`^${DOMAIN}$`,
   'must be a domain name such as example.com', { maxLength: 1024, ...options })
+
+/**
+ * Several fields of one nullable type, in the order named (the row's column
+ * order): `...NullableFields(Type.String(), 'phone', 'email')` is `phone` and
+ * `email`, each `string | null`.
+ */
+export function NullableFields<T extends TSchema, const K extends string> (schema: T, ...names: K[]) {
+  return Object.fromEntries(names.map(name => [name, Nullable(schema)])) as { [P in K]: ReturnType<typeof Nullable<T>> }
+}

@@ -5,35 +5,21 @@
 // `store_images`, also stored as job files. fb_covers also lists a page's
 // videos (`page_videos`): from the page's HTML where the tool declares a
 // `pageList` (yt-dlp has no list for a Facebook page), else yt-dlp's.
-import { BlockedTargetError, Defaulted, defineTool, JobOutcomeError, Nullable, Type, type Static, type ToolExample } from '../../../core/tools/contract.ts'
-import { MEDIA_PROGRAMS } from '../media/programs.ts'
+import { BlockedTargetError, Defaulted, JobOutcomeError, Nullable, Type, type Static } from '../../../core/tools/contract.ts'
 import { CoverItem, type MediaThumbnail } from '../media/index.ts'
 import { readPageVideos, type PageVideoLister } from './page-videos.ts'
-import { mediaStatusView } from './media-status-view.ts'
-import { createPlatformHealth, mediaStatusEndpoint } from './platform-health.ts'
-import { platformUrlInput, type Platform } from './platforms.ts'
-import { YtdlpToolSettingsSchema } from './settings.ts'
+import { defineMediaTool, type MediaToolSpec } from './media-tool.ts'
+import { platformUrlInput } from './platforms.ts'
 import { ImageKeeper, StoredImage } from './stored-image.ts'
-import { eachLink, itemCap, linksOf, shortLink, ytdlpRows, LINKS_LIST, type MediaToolContext } from './ytdlp-info.ts'
+import { eachLink, itemCap, linksOf, shortLink, ytdlpRows, type MediaToolContext } from './ytdlp-info.ts'
 
 export const MAX_COVER_LINKS = 50
 
-export interface CoversToolSpec {
-  key: string
-  agentName: string
-  title: string
-  platform: Platform
-  what: string
-  notes: string
+export interface CoversToolSpec extends MediaToolSpec {
   /** Offer `page_videos`: a page or profile link lists its videos' covers (fb_covers). */
   pageVideos: boolean
   /** Where the platform lists a page's videos only in the page's HTML: how to read that list (else yt-dlp's --flat-playlist). */
   pageList?: PageVideoLister
-  examples: Array<ToolExample<Record<string, unknown>>>
-  keywords: string[]
-  /** find_tool's phrases that choose this tool over its neighbours, and those that mean a neighbour fits (contract.ts). */
-  cues?: string[]
-  notFor?: string[]
 }
 
 export function coversInput (spec: Pick<CoversToolSpec, 'platform' | 'what' | 'pageVideos'>) {
@@ -63,29 +49,12 @@ type CoversInput = { url: string | string[], page_videos?: boolean, max_results:
 type CoversContext = MediaToolContext<CoversInput, CoverRow>
 
 export function defineCoversTool (spec: CoversToolSpec) {
-  const input = coversInput(spec)
-  type Input = Static<typeof input>
-  return defineTool({
-    key: spec.key,
-    agentName: spec.agentName,
-    title: spec.title,
-    description: `The full-resolution cover image of ${spec.what} on ${spec.platform.name}, read with yt-dlp: one row per video or post with "cover" (the largest still: URL, width, height) and "animated_cover" (the largest animated cover, where the platform has one), the creator's caption with its #hashtags and @handles, the author (name, id, profile URL), view/like/comment counts and the publication time. The image URLs are the platform's own (signed and short-lived on most: fetch them soon). Takes one link or a list. ${spec.notes}`,
-    input,
+  return defineMediaTool(spec, {
+    input: coversInput(spec),
     row: CoverRow,
     rowKey: ['platform', 'id'],
     watch: ['caption', 'view_count', 'like_count', 'comment_count', 'cover'],
-    renames: { limit: 'max_results' },
-    examples: spec.examples as Array<ToolExample<Input>>,
-    keywords: spec.keywords,
-    cues: spec.cues,
-    notFor: spec.notFor,
-    pollSeconds: 2,
-    settings: YtdlpToolSettingsSchema,
-    programs: MEDIA_PROGRAMS,
-    createState: (_settings, kit) => createPlatformHealth(kit),
-    endpoints: [mediaStatusEndpoint],
-    dashboardViews: [mediaStatusView],
-    list: LINKS_LIST,
+    description: `The full-resolution cover image of ${spec.what} on ${spec.platform.name}, read with yt-dlp: one row per video or post with "cover" (the largest still: URL, width, height) and "animated_cover" (the largest animated cover, where the platform has one), the creator's caption with its #hashtags and @handles, the author (name, id, profile URL), view/like/comment counts and the publication time. The image URLs are the platform's own (signed and short-lived on most: fetch them soon). Takes one link or a list. ${spec.notes}`,
     run: async (ctx) => runCoversTool(ctx, spec),
   })
 }

@@ -3,33 +3,17 @@
 // platform, words and examples. yt-dlp `-J --no-download` (or its playlist
 // forms) per link → one row per media item (plugins/lib/media MediaItem).
 import { PassThrough } from 'node:stream'
-import { Defaulted, defineTool, Nullable, Type, type RunInput, type Static, type ToolExample } from '../../../core/tools/contract.ts'
-import { MEDIA_PROGRAMS } from '../media/programs.ts'
+import { Defaulted, Nullable, Type, type RunInput, type Static } from '../../../core/tools/contract.ts'
 import { MediaItem, ytdlpDownloadArgs, ytdlpFailure } from '../media/index.ts'
-import { mediaStatusView } from './media-status-view.ts'
-import { createPlatformHealth, mediaStatusEndpoint, observeYtdlpRun } from './platform-health.ts'
-import { platformUrlInput, type Platform } from './platforms.ts'
-import { YtdlpToolSettingsSchema } from './settings.ts'
-import { eachLink, itemCap, linksOf, ytdlpRows, LINKS_LIST, type MediaToolContext } from './ytdlp-info.ts'
+import { defineMediaTool, type MediaToolSpec } from './media-tool.ts'
+import { observeYtdlpRun } from './platform-health.ts'
+import { platformUrlInput } from './platforms.ts'
+import { eachLink, itemCap, linksOf, ytdlpRows, type MediaToolContext } from './ytdlp-info.ts'
 
 /** Links per call: each is one yt-dlp run; the per-run row cap spans them all. */
 export const MAX_LINKS = 50
 
-export interface DownloadToolSpec {
-  key: string
-  agentName: string
-  title: string
-  platform: Platform
-  /** What the tool reads, for the description ("a video, a Short, a playlist or a channel"). */
-  what: string
-  /** Agent-facing text after the shared part: platform notes, an example. */
-  notes: string
-  examples: Array<ToolExample<Record<string, unknown>>>
-  keywords: string[]
-  /** find_tool's phrases that choose this tool over its neighbours, and those that mean a neighbour fits (contract.ts). */
-  cues?: string[]
-  notFor?: string[]
-}
+export type DownloadToolSpec = MediaToolSpec
 
 /** The `dl_*` row: the media item, and the stored file when `download: true`. */
 export const DownloadRow = Type.Object({
@@ -45,7 +29,7 @@ export const DownloadRow = Type.Object({
 })
 export type DownloadRow = Static<typeof DownloadRow>
 
-export function downloadInput (spec: Pick<DownloadToolSpec, 'platform' | 'what'>) {
+export function downloadInput (spec: Pick<MediaToolSpec, 'platform' | 'what'>) {
   return Type.Object({
     url: platformUrlInput(spec.platform, { maxItems: MAX_LINKS, what: spec.what }),
     playlist: Defaulted(Type.Union([Type.Literal('single'), Type.Literal('flat'), Type.Literal('full')], {
@@ -60,29 +44,12 @@ export function downloadInput (spec: Pick<DownloadToolSpec, 'platform' | 'what'>
 type DownloadContext = MediaToolContext<RunInput<ReturnType<typeof downloadInput>>, DownloadRow>
 
 export function defineDownloadTool (spec: DownloadToolSpec) {
-  const input = downloadInput(spec)
-  type Input = RunInput<typeof input>
-  return defineTool({
-    key: spec.key,
-    agentName: spec.agentName,
-    title: spec.title,
-    description: `Reads ${spec.what} on ${spec.platform.name} with yt-dlp and returns one row per media item: id, title, description, uploader and channel, duration, upload date, view/like/comment counts where given, tags, thumbnails, the subtitle and automatic-caption languages offered, every format (format_id, ext, resolution, fps, codecs, filesize, protocol, its direct URL and when that URL expires) and "best", the best format with both video and audio and a direct URL. Direct URLs are signed and short-lived: use them soon. Takes one link or a list; playlist "flat" or "full" lists a playlist, channel or profile (limit entries). ${spec.notes}`,
-    input,
+  return defineMediaTool(spec, {
+    input: downloadInput(spec),
     row: DownloadRow,
     rowKey: ['platform', 'id'],
     watch: ['title', 'view_count', 'like_count', 'comment_count', 'availability', 'live_status'],
-    renames: { limit: 'max_results' },
-    examples: spec.examples as Array<ToolExample<Input>>,
-    keywords: spec.keywords,
-    cues: spec.cues,
-    notFor: spec.notFor,
-    pollSeconds: 2,
-    settings: YtdlpToolSettingsSchema,
-    programs: MEDIA_PROGRAMS,
-    createState: (_settings, kit) => createPlatformHealth(kit),
-    endpoints: [mediaStatusEndpoint],
-    dashboardViews: [mediaStatusView],
-    list: LINKS_LIST,
+    description: `Reads ${spec.what} on ${spec.platform.name} with yt-dlp and returns one row per media item: id, title, description, uploader and channel, duration, upload date, view/like/comment counts where given, tags, thumbnails, the subtitle and automatic-caption languages offered, every format (format_id, ext, resolution, fps, codecs, filesize, protocol, its direct URL and when that URL expires) and "best", the best format with both video and audio and a direct URL. Direct URLs are signed and short-lived: use them soon. Takes one link or a list; playlist "flat" or "full" lists a playlist, channel or profile (limit entries). ${spec.notes}`,
     run: async (ctx) => runDownloadTool(ctx, spec),
   })
 }

@@ -2,15 +2,14 @@
 // TypeBox schema per thing, reused by every plugin's `row` so REST, the agent
 // manifest and OpenAPI describe a format, a thumbnail or a subtitle track the
 // same way wherever it appears.
-import { Nullable, Type, type Static } from '../../../core/tools/contract.ts'
+import { Nullable, NullableFields, Type, type Static } from '../../../core/tools/contract.ts'
 
 /** One format yt-dlp offers for a media item (a file, a stream, a storyboard). */
 export const MediaFormat = Type.Object({
   format_id: Type.String(),
   ext: Nullable(Type.String()),
   resolution: Nullable(Type.String({ description: '"1920x1080", or "audio only".' })),
-  width: Nullable(Type.Integer()),
-  height: Nullable(Type.Integer()),
+  ...NullableFields(Type.Integer(), 'width', 'height'),
   fps: Nullable(Type.Number()),
   vcodec: Nullable(Type.String({ description: 'Video codec; null when the format has no video or yt-dlp does not know it.' })),
   acodec: Nullable(Type.String({ description: 'Audio codec; null when the format has no audio or yt-dlp does not know it.' })),
@@ -20,8 +19,7 @@ export const MediaFormat = Type.Object({
   filesize_approx: Nullable(Type.Integer({ description: 'yt-dlp\'s estimate (bitrate × duration) when the exact size is unknown.' })),
   tbr: Nullable(Type.Number({ description: 'Total bitrate, kbit/s.' })),
   protocol: Nullable(Type.String({ description: '"https" for a direct file; "m3u8_native", "http_dash_segments"… for a stream.' })),
-  format_note: Nullable(Type.String()),
-  language: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'format_note', 'language'),
   url: Nullable(Type.String({ description: 'Direct URL (signed and short-lived on most platforms; see expires_at).' })),
   expires_at: Nullable(Type.String({ description: 'When the signed URL stops working (ISO 8601), read from its expire/x-expires/oe parameter; null when it does not say.' })),
   watermarked: Type.Boolean({ description: 'The extractor marks this format as carrying the platform\'s watermark (TikTok\'s download_addr).' }),
@@ -32,8 +30,7 @@ export type MediaFormat = Static<typeof MediaFormat>
 export const MediaThumbnail = Type.Object({
   id: Nullable(Type.String()),
   url: Type.String(),
-  width: Nullable(Type.Integer()),
-  height: Nullable(Type.Integer()),
+  ...NullableFields(Type.Integer(), 'width', 'height'),
   animated: Type.Boolean({ description: 'An animated cover (TikTok dynamic cover, a GIF).' }),
 })
 export type MediaThumbnail = Static<typeof MediaThumbnail>
@@ -52,23 +49,12 @@ export const MediaItem = Type.Object({
   id: Type.String(),
   url: Nullable(Type.String({ description: 'The item\'s page.' })),
   platform: Nullable(Type.String({ description: 'yt-dlp\'s extractor (youtube, Instagram, TikTok…).' })),
-  title: Nullable(Type.String()),
-  description: Nullable(Type.String()),
-  uploader: Nullable(Type.String()),
-  uploader_id: Nullable(Type.String()),
-  uploader_url: Nullable(Type.String()),
-  channel: Nullable(Type.String()),
-  channel_id: Nullable(Type.String()),
-  channel_url: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'title', 'description', 'uploader', 'uploader_id', 'uploader_url', 'channel', 'channel_id', 'channel_url'),
   duration: Nullable(Type.Number({ description: 'Seconds.' })),
   upload_date: Nullable(Type.String({ description: 'YYYY-MM-DD.' })),
   published_at: Nullable(Type.String({ description: 'ISO 8601 from the extractor\'s timestamp, when it gives one.' })),
-  view_count: Nullable(Type.Integer()),
-  like_count: Nullable(Type.Integer()),
-  comment_count: Nullable(Type.Integer()),
-  repost_count: Nullable(Type.Integer()),
-  live_status: Nullable(Type.String()),
-  availability: Nullable(Type.String()),
+  ...NullableFields(Type.Integer(), 'view_count', 'like_count', 'comment_count', 'repost_count'),
+  ...NullableFields(Type.String(), 'live_status', 'availability'),
   age_limit: Nullable(Type.Integer()),
   tags: Type.Array(Type.String()),
   thumbnail: Nullable(Type.String({ description: 'The largest thumbnail.' })),
@@ -78,8 +64,7 @@ export const MediaItem = Type.Object({
   formats: Type.Array(MediaFormat),
   best: Nullable(MediaFormat, { description: 'The best format with both video and audio and a direct URL (the rule is in best_rule).' }),
   best_rule: Type.String({ description: 'How `best` was chosen (see plugins/lib/media/README.md).' }),
-  playlist_id: Nullable(Type.String()),
-  playlist_title: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'playlist_id', 'playlist_title'),
   playlist_index: Nullable(Type.Integer()),
   flat: Type.Boolean({ description: 'A flat playlist entry: yt-dlp listed it without opening it, so formats and captions are empty.' }),
 })
@@ -89,17 +74,12 @@ export type MediaItem = Static<typeof MediaItem>
 export const CoverItem = Type.Object({
   input_url: Nullable(Type.String()),
   id: Type.String(),
-  url: Nullable(Type.String()),
-  platform: Nullable(Type.String()),
+  ...NullableFields(Type.String(), 'url', 'platform'),
   caption: Nullable(Type.String({ description: 'The creator\'s caption (description, else title).' })),
   hashtags: Type.Array(Type.String()),
   mentions: Type.Array(Type.String()),
-  author: Nullable(Type.String()),
-  author_id: Nullable(Type.String()),
-  author_url: Nullable(Type.String()),
-  view_count: Nullable(Type.Integer()),
-  like_count: Nullable(Type.Integer()),
-  comment_count: Nullable(Type.Integer()),
+  ...NullableFields(Type.String(), 'author', 'author_id', 'author_url'),
+  ...NullableFields(Type.Integer(), 'view_count', 'like_count', 'comment_count'),
   published_at: Nullable(Type.String()),
   cover: Nullable(MediaThumbnail, { description: 'The largest static cover.' }),
   animated_cover: Nullable(MediaThumbnail, { description: 'The largest animated cover, where the platform has one.' }),

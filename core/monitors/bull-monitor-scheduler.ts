@@ -62,6 +62,7 @@ export class BullMonitorScheduler implements MonitorScheduler, ScheduleListener 
     const worker = new Worker<TickData>(QUEUE_NAME, job => this.tick(job), { connection: this.workerConnection, prefix: keyPrefix, concurrency: 4, autorun: false })
     this.worker = worker
     worker.on('error', quietErrors(logger, 'monitor tick worker'))
+    worker.on('failed', (job, err) => logger.error({ err, monitorId: job?.data.monitorId }, 'a monitor tick failed'))
     keepErrorListener(bullConnection(worker, 'connection'), lateErrors(logger))
     keepErrorListener(bullConnection(worker, 'blockingConnection'), lateErrors(logger))
     worker.waitUntilReady().then(() => worker.run()).catch((err: Error) => {

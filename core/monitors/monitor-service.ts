@@ -24,7 +24,7 @@ import { compareRun } from './run-comparison.ts'
 /** Failed runs in a row after which a monitor pauses itself. */
 export const MAX_FAILURES_IN_A_ROW = 5
 /** A tick run this long after its time says it was missed (the service was down or behind). */
-export const MISSED_AFTER_MS = 60_000
+const MISSED_AFTER_MS = 60_000
 /** The most ticks and runs a monitor's record lists. */
 const RECENT_TICKS = 20
 

@@ -13,12 +13,7 @@ type Row = Record<string, unknown>
 /** Rows written to the database at once (items and changes). */
 const WRITE_BATCH = 500
 
-export interface ChangeRecord {
-  kind: 'added' | 'removed' | 'changed' | 'duplicate'
-  /** The identity fields' values. */
-  key: Record<string, unknown>
-  data: Record<string, unknown>
-}
+type ChangeKind = 'added' | 'removed' | 'changed' | 'duplicate'
 
 function valueAt (row: Row, path: string): unknown {
   let value: unknown = row
@@ -80,7 +75,7 @@ export async function compareRun (c: Comparison): Promise<MonitorChangeCounts> {
     if (items.length >= WRITE_BATCH || (force && items.length)) { await db.monitorItem.createMany({ data: items }); items = [] }
     if (changes.length >= WRITE_BATCH || (force && changes.length)) { await db.monitorChange.createMany({ data: changes }); changes = [] }
   }
-  const change = (kind: ChangeRecord['kind'], identity: string, key: Record<string, unknown>, data: Record<string, unknown>) => {
+  const change = (kind: ChangeKind, identity: string, key: Record<string, unknown>, data: Record<string, unknown>) => {
     changes.push({ jobId: runId, seq: changeSeq++, kind, identity, data: JSON.stringify({ key, ...data }) })
   }
 

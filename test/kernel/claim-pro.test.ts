@@ -12,7 +12,7 @@ t.test('claim-pro once: 30-day window, Pro limits; a second claim is 403', async
   t.match(res.json(), { status: 'success', user: { tier: 'pro', pro_eligible: false, pro_expires_at: '2026-03-03T08:00:00.000Z' } })
   const body = (await me(app, u.apiKey)).json()
   t.equal(body.tier, 'pro')
-  t.same(body.limits, { max_records_per_run: 1000, calls_per_day: 500, calls_per_month: 15000, retention_hours: 24, rate_limit_per_minute: 600, max_running_jobs: 4, max_queued_jobs: 100, max_file_mb: 500, max_job_files_mb: 2000, max_pending_uploads_mb: 2500 })
+  t.same(body.limits, { max_records_per_run: 1000, calls_per_day: 500, calls_per_month: 15000, retention_hours: 24, rate_limit_per_minute: 600, max_running_jobs: 4, max_queued_jobs: 100, max_file_mb: 500, max_job_files_mb: 2000, max_pending_uploads_mb: 2500, max_monitors: 100, min_monitor_interval_minutes: 5 })
   const again = await call(app, 'POST', '/api/auth/claim-pro', u.apiKey)
   t.equal(again.statusCode, 403)
   t.ok(isDetail(again.body))

@@ -14,7 +14,7 @@ t.test('me with the personal key: user (with api_key), tier, limits, usage', asy
   t.match(body.user, { id: u.id, email: u.email, api_key: u.apiKey, tier: 'registered', pro_eligible: true, pro_expires_at: null })
   t.equal(body.tier, 'registered')
   t.same(Object.keys(body.limits).sort(), [...LIMIT_KEYS].sort())
-  t.same(body.limits, { max_records_per_run: 200, calls_per_day: 50, calls_per_month: 1500, retention_hours: 6, rate_limit_per_minute: 77, max_running_jobs: 2, max_queued_jobs: 20, max_file_mb: 100, max_job_files_mb: 250, max_pending_uploads_mb: 300 })
+  t.same(body.limits, { max_records_per_run: 200, calls_per_day: 50, calls_per_month: 1500, retention_hours: 6, rate_limit_per_minute: 77, max_running_jobs: 2, max_queued_jobs: 20, max_file_mb: 100, max_job_files_mb: 250, max_pending_uploads_mb: 300, max_monitors: 10, min_monitor_interval_minutes: 60 })
   t.same(body.usage, { calls_today: 0, calls_this_month: 0, records_today: 0, jobs_running: 0, jobs_queued: 0 })
 })
 
@@ -56,7 +56,7 @@ t.test('the guest token gets the guest tier and no user', async t => {
   t.same(res.json(), {
     user: null,
     tier: 'guest',
-    limits: { max_records_per_run: 20, calls_per_day: 5, calls_per_month: 150, retention_hours: 2, rate_limit_per_minute: 60, max_running_jobs: 1, max_queued_jobs: 2, max_file_mb: 25, max_job_files_mb: 50, max_pending_uploads_mb: 50 },
+    limits: { max_records_per_run: 20, calls_per_day: 5, calls_per_month: 150, retention_hours: 2, rate_limit_per_minute: 60, max_running_jobs: 1, max_queued_jobs: 2, max_file_mb: 25, max_job_files_mb: 50, max_pending_uploads_mb: 50, max_monitors: 0, min_monitor_interval_minutes: 0 },
     usage: null,
   })
 })
@@ -88,7 +88,7 @@ t.test('response serializers: a "this or null" union is serialized without runni
 
   // me's answers, both shapes, serialized exactly as JSON.stringify writes them.
   const serialize = responseSerializerCompiler({ schema: MeResponse })
-  const limits = { max_records_per_run: 1, calls_per_day: 2, calls_per_month: 3, retention_hours: 4, rate_limit_per_minute: 5, max_running_jobs: 6, max_queued_jobs: 7, max_file_mb: 8, max_job_files_mb: 9, max_pending_uploads_mb: 10 }
+  const limits = { max_records_per_run: 1, calls_per_day: 2, calls_per_month: 3, retention_hours: 4, rate_limit_per_minute: 5, max_running_jobs: 6, max_queued_jobs: 7, max_file_mb: 8, max_job_files_mb: 9, max_pending_uploads_mb: 10, max_monitors: 11, min_monitor_interval_minutes: 12 }
   const guest = { user: null, tier: 'guest', limits, usage: null }
   t.equal(serialize(guest), JSON.stringify(guest))
   const app = await build(t)

@@ -23,7 +23,7 @@ import { RedisJobEvents } from './jobs/redis-job-events.ts'
 import type { RedisConnections } from './redis/redis-connections.ts'
 import type { SharedStateService } from './shared-state/shared-state.ts'
 import { InProcessQueue, type JobQueue } from './jobs/job-queue.ts'
-import type { BullJobQueue } from './jobs/bull-queue.ts'
+import type { BullJobQueue, BullQueueOptions } from './jobs/bull-queue.ts'
 import { JobRunner } from './jobs/job-runner.ts'
 import { JobService } from './jobs/job-service.ts'
 import { JobMaintenance } from './jobs/job-maintenance.ts'
@@ -40,6 +40,7 @@ import { S3ArtifactStore } from './artifacts/s3-store.ts'
 import { ArtifactService } from './artifacts/artifact-service.ts'
 import { JobWorkspace } from './artifacts/job-workspace.ts'
 import { UploadBudget } from './artifacts/upload-budget.ts'
+import type { Metrics } from './metrics/metrics.ts'
 
 export interface Services {
   config: AppConfig
@@ -80,6 +81,8 @@ export interface Services {
   queue: JobQueue
   jobs: JobService
   maintenance: JobMaintenance
+  /** The app's Prometheus metrics (core/metrics): every service counts its own events here; a no-op with METRICS=0. */
+  metrics: Metrics
 }
 
 /** Pools an app borrows instead of making its own (ServicesOptions.extractionPools): closed by their owner, not by the app. */
@@ -96,6 +99,10 @@ export function createAppContainer (base: {
   redis?: RedisConnections | null, sharedState: SharedStateService,
   /** The BullMQ queue's class, imported by buildServices only when REDIS_URL is set (bullmq stays out of a single-process server). */
   BullQueue?: typeof BullJobQueue | null,
+  /** Made by buildServices (prom-client is imported only with METRICS on). */
+  metrics: Metrics,
+  /** BullMQ's OpenTelemetry bridge, when tracing is on (core/telemetry). */
+  queueTelemetry?: BullQueueOptions['telemetry'],
 }): AwilixContainer<Services> {
   const container = createContainer<Services>({ injectionMode: InjectionMode.PROXY, strict: true })
   container.register({
@@ -103,13 +110,19 @@ export function createAppContainer (base: {
     clock: asValue(base.clock),
     logger: asValue(base.logger),
     secrets: asValue(base.secrets),
+    // The queued gauge reads the database at each scrape: every process shows the deployment's queue.
+    metrics: asFunction(({ db }: Services) => {
+      base.metrics.readQueued(async () => (await db.job.groupBy({ by: ['tool'], where: { status: 'running', startedAt: null }, _count: { _all: true } }))
+        .map(group => ({ tool: group.tool, count: group._count._all })))
+      return base.metrics
+    }).singleton(),
     database: asFunction(() => base.database).singleton().disposer(d => d.close()),
     db: asFunction(({ database }: Services) => database.prisma).singleton(),
     accounts: asFunction(({ db, clock, config }: Services) => new AccountService(db, clock, config.secretKey,
       new PasswordHasher(config.passwordHashConcurrency, config.passwordHashQueue, base.passwordCost), new LoginThrottle(clock))).singleton(),
     keys: asFunction(({ database, config, clock, db }: Services) => new KeyResolver(database.hot, config, clock,
       (id, at) => db.scopedToken.update({ where: { id }, data: { lastUsedAt: at } }))).singleton(),
-    quotas: asFunction(({ db, clock, database }: Services) => new QuotaService(db, clock, database.hot)).singleton(),
+    quotas: asFunction(({ db, clock, database, metrics }: Services) => new QuotaService(db, clock, database.hot, metrics)).singleton(),
     redis: asFunction(() => base.redis ?? null).singleton().disposer(redis => redis?.close()),
     sharedState: asFunction(() => base.sharedState).singleton().disposer(state => state.close?.()),
     // With Redis the in-memory limiter stays as the fallback while Redis is unreachable.
@@ -124,7 +137,7 @@ export function createAppContainer (base: {
       : asFunction(({ config }: Services) => new ExtractionPool(config.extraction)).singleton().disposer(pool => pool.close()),
     egress: asFunction(({ net, config, logger }: Services) => new EgressProxy({ ...net.guard, upstreamProxyUrl: config.proxyUrl ?? undefined, logger })).singleton().disposer(proxy => proxy.close()),
     // Jobs are stopped first (runner.shutdown kills their children); close() kills any group still alive.
-    exec: asFunction(({ config, egress, logger }: Services) => new ExecService({ config: config.exec, proxy: egress, logger })).singleton().disposer(exec => exec.close()),
+    exec: asFunction(({ config, egress, logger, metrics }: Services) => new ExecService({ config: config.exec, proxy: egress, logger, metrics })).singleton().disposer(exec => exec.close()),
     // A bucket stages each write under DATA_DIR/work (skipped by the workspace sweep: a dot name) before it sends it.
     artifactStore: asFunction(({ config }: Services) => config.artifactsS3
       ? new S3ArtifactStore(config.artifactsS3, join(config.dataDir, 'work', '.s3-staging'))
@@ -139,7 +152,7 @@ export function createAppContainer (base: {
     // Every ending of a job (run, cancel, timeout, reaper) goes through this one.
     ending: asFunction((s: Services) => new JobEnding({
       db: s.db, clock: s.clock, quotas: s.quotas, secrets: s.secrets, events: s.events, webhooks: s.webhooks, logger: s.logger,
-      artifacts: s.artifacts, workspace: s.workspace,
+      artifacts: s.artifacts, workspace: s.workspace, metrics: s.metrics,
     })).singleton(),
     runner: asFunction((s: Services) => new JobRunner({
       db: s.db, registry: s.registry, quotas: s.quotas, clock: s.clock, config: s.config, logger: s.logger, secrets: s.secrets, events: s.events, net: s.net,
@@ -148,6 +161,7 @@ export function createAppContainer (base: {
       ending: s.ending,
       artifacts: s.artifacts,
       workspace: s.workspace,
+      metrics: s.metrics,
     })).singleton(),
     // REDIS_URL: the BullMQ queue shared by every process (API processes offer, workers run);
     // else the embedded fair-share scheduler runs them here (core/jobs/README.md).
@@ -160,10 +174,11 @@ export function createAppContainer (base: {
         runJobs: config.distributed.runJobs,
         concurrency: config.distributed.workerConcurrency,
         shutdownGraceMs: config.distributed.shutdownGraceMs,
+        telemetry: base.queueTelemetry,
       })
       : new InProcessQueue(config.jobConcurrency, async (id) => { await runner.execute(id) })).singleton(),
     // The queue is handed over lazily: the service and the sweeper are built before the first job is queued.
-    jobs: asFunction((s: Services) => new JobService({ db: s.db, reads: s.database.hot, clock: s.clock, quotas: s.quotas, registry: s.registry, runner: s.runner, events: s.events, queue: () => container.cradle.queue, ending: s.ending, artifacts: s.artifacts, workspace: s.workspace, shared: s.sharedState })).singleton(),
+    jobs: asFunction((s: Services) => new JobService({ db: s.db, reads: s.database.hot, clock: s.clock, quotas: s.quotas, registry: s.registry, runner: s.runner, events: s.events, queue: () => container.cradle.queue, ending: s.ending, artifacts: s.artifacts, workspace: s.workspace, shared: s.sharedState, metrics: s.metrics })).singleton(),
     maintenance: asFunction((s: Services) => new JobMaintenance({
       db: s.db, clock: s.clock, runner: s.runner, ending: s.ending, queue: () => container.cradle.queue, logger: s.logger,
       artifacts: s.artifacts, workspace: s.workspace, heartbeatMs: s.config.jobHeartbeatMs, intervalMs: s.config.jobSweepIntervalMs,

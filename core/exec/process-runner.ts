@@ -27,6 +27,8 @@ import type { Logger } from 'pino'
 import type { ExecConfig } from '../config.ts'
 import { FileTooLargeError, InputError, ToolConfigError, UpstreamError, type ExecOptions, type ExecResult, type MediaProgram, type ProcessRunner } from '../tools/contract.ts'
 import type { EgressGrant, EgressProxy } from './egress-proxy.ts'
+import type { Metrics, ProgramExit } from '../metrics/metrics.ts'
+import { inSpan } from '../telemetry/tracing.ts'
 import { guardMediaArgs } from './media-inputs.ts'
 import { readProgramVersions, ytdlpHasJsRuntimes, YTDLP_JS_RUNTIMES_SINCE, YTDLP_STALE_DAYS, type ProgramVersions } from './program-versions.ts'
 import { limitHit, POLL_MS, sampleProcess, sandboxedCommand, treeBytes, type LimitHit, type ProcessSample, type RunFileBudget, type RunLimits, type SandboxPrograms } from './sandbox.ts'
@@ -96,7 +98,7 @@ export class ExecService {
   private versionsRead: Promise<ProgramVersions> | null = null
   private versionsKnown: ProgramVersions | null = null
 
-  constructor (private readonly deps: { config: ExecConfig, proxy: EgressProxy, logger: Logger }) {}
+  constructor (private readonly deps: { config: ExecConfig, proxy: EgressProxy, logger: Logger, metrics: Pick<Metrics, 'programRuns' | 'programCpuSeconds'> }) {}
 
   /** The versions once read, and the read itself (started by the first call). */
   programVersions (): { known: ProgramVersions | null, read: Promise<ProgramVersions> } {
@@ -217,7 +219,8 @@ export class ExecService {
         // No system or user config file may add options (a proxy, an exec hook) behind our back.
         finalArgs.unshift('--ignore-config')
       }
-      return await this.spawnAndWait({ program, binary, args: finalArgs, env: childEnv, cwd, home, timeoutMs, maxStdout, maxStderr, stdout: options.stdout, jobSignal, grant, log, scope })
+      const runArgs = { program, binary, args: finalArgs, env: childEnv, cwd, home, timeoutMs, maxStdout, maxStderr, stdout: options.stdout, jobSignal, grant, log, scope }
+      return await inSpan(`media ${program}`, { 'media.program': program, 'media.network': grant !== null }, () => this.spawnAndWait(runArgs))
     } finally {
       grant?.revoke()
       await rm(home, { recursive: true, force: true }).catch(() => {})
@@ -245,6 +248,7 @@ export class ExecService {
       try {
         child = spawn(command.file, command.args, { cwd: run.cwd, env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
       } catch (err) {
+        this.countRun(program, 'not-started', null)
         reject(this.spawnFailure(program, err))
         return
       }
@@ -325,6 +329,7 @@ export class ExecService {
         clearInterval(poll)
         jobSignal.removeEventListener('abort', onAbort)
         if (pid !== undefined) this.groups.delete(pid)
+        this.countRun(program, spawnError ? 'not-started' : stopping ? 'stopped' : code === 0 ? 'ok' : 'failed', lastSample)
         if (spawnError) return reject(this.spawnFailure(program, spawnError))
         if (stopping === 'abort') return reject(jobSignal.reason)
         if (stopping === 'timeout') {
@@ -366,6 +371,12 @@ export class ExecService {
     if (hit === 'memory') return new InputError(`${program} needed more than the ${Math.round(limits.addressSpaceBytes / 1024 / 1024)} MB of memory one run may take on this server and was stopped: this input is too large to process.`)
     const limit = files ? files.describe.file : `${limits.fileBytes ?? 0}-byte file limit`
     return new FileTooLargeError(`${program} wrote a file larger than ${limit} and was stopped; it was not kept.`, limits.fileBytes ?? 0)
+  }
+
+  /** media_program_runs_total and its CPU time (the last sample taken while it ran: POLL_MS apart, so a short run may show none). */
+  private countRun (program: MediaProgram, exit: ProgramExit, sample: ProcessSample | null): void {
+    this.deps.metrics.programRuns.inc({ program, exit })
+    if (sample && sample.cpuSeconds > 0) this.deps.metrics.programCpuSeconds.inc({ program }, sample.cpuSeconds)
   }
 
   /** A spawn that failed (the binary vanished, is not executable): the operator's to fix. */

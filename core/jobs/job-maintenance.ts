@@ -93,7 +93,7 @@ export class JobMaintenance {
     const cutoff = new Date(now.getTime() - 3 * this.deps.heartbeatMs)
     const stale = await db.job.findMany({
       where: { status: 'running', startedAt: { not: null }, OR: [{ heartbeatAt: null }, { heartbeatAt: { lt: cutoff } }] },
-      select: { id: true, accountId: true, createdAt: true, retentionHours: true, records: true },
+      select: { id: true, accountId: true, tool: true, createdAt: true, startedAt: true, retentionHours: true, records: true },
     })
     let reaped = 0
     for (const job of stale) {

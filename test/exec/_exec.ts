@@ -5,6 +5,7 @@ import type { ExecConfig } from '../../core/config.ts'
 import { EgressProxy } from '../../core/exec/egress-proxy.ts'
 import { ExecService } from '../../core/exec/process-runner.ts'
 import { createNetworkPolicy, type HostLookup } from '../../core/net/network-policy.ts'
+import { disabledMetrics } from '../../core/metrics/metrics.ts'
 
 interface Teardown { teardown (fn: () => unknown): void }
 
@@ -37,7 +38,7 @@ export function execService (t: Teardown, setup: ExecSetup = {}): { exec: ExecSe
     childLang: 'C.UTF-8',
     childTz: null,
   }
-  const exec = new ExecService({ config, proxy, logger })
+  const exec = new ExecService({ config, proxy, logger, metrics: disabledMetrics() })
   t.teardown(async () => { exec.close(); await proxy.close() })
   return { exec, proxy }
 }

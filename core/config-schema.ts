@@ -222,6 +222,28 @@ export const ConfigSchema = Type.Object({
     default: 'info',
     description: 'pino level; logs are JSON lines with keys, tokens, passwords and every configured credential value redacted; at `info`, one access line per request, written when it is answered (method, URL, client address, status, time)',
   }),
+  METRICS: Type.Boolean({
+    default: true,
+    description: 'Prometheus metrics (see Operations): `GET /metrics` with the admin key, and the `METRICS_PORT` listener. `0`: nothing is counted and prom-client is not loaded',
+  }),
+  METRICS_PORT: Type.Optional(Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    defaultText: 'unset: only `GET /metrics` on the API port',
+    description: 'a second port (on `HOST`) that answers `GET /metrics` without a key, for a scraper on a private network; a worker (`npm run worker`), which has no API port, serves its metrics only here. Each process needs its own port (`0`: one the system picks, logged)',
+  })),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({
+    pattern: '^https?://',
+    invalid: 'must be a http:// or https:// URL',
+    defaultText: 'unset: no tracing (the OpenTelemetry SDK is not loaded)',
+    description: 'an OpenTelemetry collector\'s base URL: traces are sent to `<url>/v1/traces` (OTLP over HTTP): each request, the job it starts (across the Redis queue into the worker), its upstream requests and media program runs (see Operations)',
+  })),
+  OTEL_SERVICE_NAME: Type.String({
+    default: 'extraction-jobs',
+    pattern: NO_CONTROL_CHARACTERS,
+    invalid: CONTROL_CHARACTERS_REFUSED,
+    description: 'the `service.name` of the traces this process sends',
+  }),
   // One origin, checked in core/config.ts (publicOrigin).
   PUBLIC_URL: Type.Optional(Type.String({
     defaultText: 'unset: the address each request was sent to',

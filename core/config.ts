@@ -89,6 +89,10 @@ export interface AppConfig {
   /** The media programs ctx.exec runs (core/exec). */
   exec: ExecConfig
   redisUrl: string | null
+  /** METRICS, METRICS_PORT: core/metrics. */
+  metrics: { enabled: boolean, port: number | null }
+  /** OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME: core/telemetry. */
+  tracing: TracingConfig
   /** PUBLIC_URL: the origin the public pages name in canonical and Open Graph URLs; null: the request's own. */
   publicUrl: string | null
   /** The distributed mode (REDIS_URL): the BullMQ queue and who runs its jobs (core/jobs/bull-queue.ts). */
@@ -105,6 +109,14 @@ export interface AppConfig {
   tools: ToolsFileConfig
   /** Every variable the process was started with (plugins read their credentials from it). */
   env: Readonly<Record<string, string | undefined>>
+}
+
+/** Where traces go (core/telemetry/tracing.ts). */
+export interface TracingConfig {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's base URL (traces are POSTed to `<endpoint>/v1/traces`, OTLP over HTTP, JSON); null: no tracing. */
+  endpoint: string | null
+  /** OTEL_SERVICE_NAME. */
+  serviceName: string
 }
 
 /** ctx.exec: the programs' limits, the settings their profiles read, and the little of the environment a child gets. */
@@ -410,6 +422,8 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): Loaded
       childTz: env.TZ?.trim() || null,
     },
     redisUrl,
+    metrics: { enabled: v.METRICS, port: v.METRICS_PORT ?? null },
+    tracing: { endpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', v.OTEL_EXPORTER_OTLP_ENDPOINT), serviceName: v.OTEL_SERVICE_NAME },
     publicUrl: publicOrigin(v.PUBLIC_URL),
     distributed: {
       runJobs,

@@ -26,7 +26,7 @@ import { RedisJobEvents } from './jobs/redis-job-events.ts'
 import type { RedisConnections } from './redis/redis-connections.ts'
 import type { SharedStateService } from './shared-state/shared-state.ts'
 import { InProcessQueue, type JobQueue } from './jobs/job-queue.ts'
-import type { BullJobQueue } from './jobs/bull-queue.ts'
+import type { BullJobQueue, BullQueueOptions } from './jobs/bull-queue.ts'
 import { JobRunner } from './jobs/job-runner.ts'
 import { JobService } from './jobs/job-service.ts'
 import { JobMaintenance } from './jobs/job-maintenance.ts'
@@ -47,6 +47,7 @@ import { MonitorService } from './monitors/monitor-service.ts'
 import { DatabaseMonitorScheduler, type MonitorScheduler } from './monitors/monitor-scheduler.ts'
 import type { BullMonitorScheduler } from './monitors/bull-monitor-scheduler.ts'
 import type { MonitorRunEnding } from './jobs/job-ending.ts'
+import type { Metrics } from './metrics/metrics.ts'
 
 export interface Services {
   config: AppConfig
@@ -95,6 +96,8 @@ export interface Services {
   monitorRunEnded: MonitorRunEnding
   /** Fires monitors' ticks: BullMQ job schedulers with REDIS_URL, else a timer on the database. */
   monitorScheduler: MonitorScheduler
+  /** The app's Prometheus metrics (core/metrics): every service counts its own events here; a no-op with METRICS=0. */
+  metrics: Metrics
 }
 
 /** Pools an app borrows instead of making its own (ServicesOptions.extractionPools): closed by their owner, not by the app. */
@@ -113,6 +116,10 @@ export function createAppContainer (base: {
   BullQueue?: typeof BullJobQueue | null,
   /** The BullMQ monitor scheduler's class, imported like BullQueue. */
   BullMonitors?: typeof BullMonitorScheduler | null,
+  /** Made by buildServices (prom-client is imported only with METRICS on). */
+  metrics: Metrics,
+  /** BullMQ's OpenTelemetry bridge, when tracing is on (core/telemetry). */
+  queueTelemetry?: BullQueueOptions['telemetry'],
 }): AwilixContainer<Services> {
   // PROXY injection: a class's constructor takes one object, the container's
   // services by name, and reads the ones it names when it is built.
@@ -125,6 +132,12 @@ export function createAppContainer (base: {
     secrets: asValue(base.secrets),
     registry: asValue(base.registry),
     database: asFunction(() => base.database).singleton().disposer(d => d.close()),
+    // The queued gauge reads the database at each scrape: every process shows the deployment's queue.
+    metrics: asFunction(({ db }: Services) => {
+      base.metrics.readQueued(async () => (await db.job.groupBy({ by: ['tool'], where: { status: 'running', startedAt: null }, _count: { _all: true } }))
+        .map(group => ({ tool: group.tool, count: group._count._all })))
+      return base.metrics
+    }).singleton(),
     redis: asFunction(() => base.redis ?? null).singleton().disposer(redis => redis?.close()),
     sharedState: asFunction(() => base.sharedState).singleton().disposer(state => state.close?.()),
     // Parts of those, under their own names.
@@ -149,7 +162,7 @@ export function createAppContainer (base: {
       new PasswordHasher(config.passwordHashConcurrency, config.passwordHashQueue, base.passwordCost), new LoginThrottle(clock))).singleton(),
     keys: asFunction(({ hotReads, config, clock, db }: Services) => new KeyResolver(hotReads, config, clock,
       (id, at) => db.scopedToken.update({ where: { id }, data: { lastUsedAt: at } }))).singleton(),
-    quotas: asFunction(({ db, clock, hotReads }: Services) => new QuotaService(db, clock, hotReads)).singleton(),
+    quotas: asFunction(({ db, clock, hotReads, metrics }: Services) => new QuotaService(db, clock, hotReads, metrics)).singleton(),
     // With Redis the in-memory limiter stays as the fallback while Redis is unreachable.
     rateLimiter: asFunction(({ clock, redis }: Services) => redis ? new RedisRateLimiter(redis, new RateLimiter(clock)) : new RateLimiter(clock)).singleton(),
     events: asFunction(({ redis, logger }: Services): JobEvents => redis ? new RedisJobEvents(redis, logger) : new InProcessJobEvents()).singleton().disposer(events => events.close?.()),
@@ -160,7 +173,7 @@ export function createAppContainer (base: {
       : asFunction(({ config }: Services) => new ExtractionPool(config.extraction)).singleton().disposer(pool => pool.close()),
     egress: asFunction(({ net, config, logger }: Services) => new EgressProxy({ ...net.guard, upstreamProxyUrl: config.proxyUrl ?? undefined, logger })).singleton().disposer(proxy => proxy.close()),
     // The programs the enabled tools declare. Jobs are stopped first (runner.shutdown kills their children); close() kills any group still alive.
-    exec: asFunction(({ config, egress, logger, registry }: Services) => new ExecService({ config: config.exec, proxy: egress, logger, programs: registry.programs() })).singleton().disposer(exec => exec.close()),
+    exec: asFunction(({ config, egress, logger, registry, metrics }: Services) => new ExecService({ config: config.exec, proxy: egress, logger, programs: registry.programs(), metrics })).singleton().disposer(exec => exec.close()),
     // A bucket stages each write under DATA_DIR/work (skipped by the workspace sweep: a dot name) before it sends it.
     artifactStore: asFunction(({ config }: Services) => config.artifactsS3
       ? new S3ArtifactStore(config.artifactsS3, join(config.dataDir, 'work', '.s3-staging'))
@@ -180,6 +193,7 @@ export function createAppContainer (base: {
         runJobs: config.distributed.runJobs,
         concurrency: config.distributed.workerConcurrency,
         shutdownGraceMs: config.distributed.shutdownGraceMs,
+        telemetry: base.queueTelemetry,
       })
       : new InProcessQueue(config.jobConcurrency, async (id) => { await runner.execute(id) })).singleton(),
     monitors: asFunction((s: Services) => new MonitorService({ db: s.db, reads: s.hotReads, clock: s.clock, registry: s.registry, jobs: s.jobs, logger: s.logger })).singleton(),

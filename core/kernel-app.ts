@@ -18,6 +18,7 @@ import authPlugin from './auth/auth-plugin.ts'
 import hostOriginGuard from './auth/host-origin-guard.ts'
 import accountRoutes from './accounts/routes.ts'
 import healthRoutes from './health/routes.ts'
+import metricsRoutes, { httpMetrics } from './metrics/routes.ts'
 import jobRoutes from './jobs/routes.ts'
 import artifactRoutes from './artifacts/routes.ts'
 import aliasRoutes from './jobs/alias-routes.ts'
@@ -31,6 +32,7 @@ import monitorRoutes from './monitors/routes.ts'
 import pageSecurityHeaders from './security-headers.ts'
 import { isPageRequest, sendErrorPage, type HtmlErrorPage } from './html-error-pages.ts'
 import type { Feature, FeatureHost } from './feature.ts'
+import { tracingOn } from './telemetry/tracing.ts'
 
 export interface BuildOptions extends ServicesOptions {
   /**
@@ -158,12 +160,21 @@ export async function buildKernelApp (options: BuildOptions = {}): Promise<Fasti
       this.websocketServer.close(() => done())
     },
   })
+  // Tracing on (core/telemetry): a span per request, continuing a `traceparent` the client sent; loaded only then.
+  if (tracingOn()) {
+    const { FastifyOtelInstrumentation } = await import('@fastify/otel')
+    // The path only: a query string may carry what a log line would redact.
+    await app.register(new FastifyOtelInstrumentation({ requestHook: (span, request) => span.setAttribute('url.path', request.url.split('?')[0]!) }).plugin())
+  }
+  // Before every route: each route's labels are made as it is added (core/metrics).
+  await app.register(httpMetrics)
   await app.register(hostOriginGuard)
   // Every text/html answer (the features' pages, HTML errors, an artifact) gets the CSP and its companions (security-headers.ts).
   await app.register(pageSecurityHeaders)
   await app.register(authPlugin)
   await app.register(openapiPlugin)
   await app.register(healthRoutes)
+  await app.register(metricsRoutes)
   await app.register(accountRoutes)
   await app.register(jobRoutes)
   await app.register(artifactRoutes)

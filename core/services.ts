@@ -16,6 +16,9 @@ import { createAppContainer, type ExtractionPools, type Services } from './conta
 import type { NetworkOverrides } from './jobs/net-factory.ts'
 import { ToolRegistry } from './tools/registry.ts'
 import { openSharedState } from './shared-state/open-shared-state.ts'
+import { createMetrics, disabledMetrics } from './metrics/metrics.ts'
+import { listenForScrapes, type MetricsListener } from './metrics/metrics-server.ts'
+import { flushTraces, startTracing, tracingOn } from './telemetry/tracing.ts'
 
 /** How long the start waits for Redis before it goes on without (see start below). */
 const REDIS_BOOT_WAIT_MS = 5000
@@ -51,6 +54,8 @@ export interface ServiceHost {
   start (): Promise<void>
   /** Stops sweeping, drains the queue, hands running jobs back, lets webhooks give up, closes the database. */
   close (): Promise<void>
+  /** The METRICS_PORT listener's bound port once started, else null. */
+  metricsPort (): number | null
 }
 
 export async function buildServices (options: ServicesOptions = {}): Promise<ServiceHost> {
@@ -80,13 +85,23 @@ export async function buildServices (options: ServicesOptions = {}): Promise<Ser
   if (database.applied.length) logger.info({ migrations: database.applied }, 'database migrated')
   const BullQueue = config.redisUrl ? (await import('./jobs/bull-queue.ts')).BullJobQueue : null
   const BullMonitors = config.redisUrl ? (await import('./monitors/bull-monitor-scheduler.ts')).BullMonitorScheduler : null
-  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, passwordCost: options.passwordCost, extractionPools: options.extractionPools, redis, sharedState, BullQueue, BullMonitors })
+  // prom-client, the OpenTelemetry SDK and BullMQ's bridge load only when their settings ask for them.
+  const metrics = config.metrics.enabled ? createMetrics(await import('prom-client'), registry.catalog.keys().filter(key => registry.catalog.isEnabled(key))) : disabledMetrics()
+  await startTracing(config.tracing)
+  const queueTelemetry = tracingOn() && BullQueue ? new (await import('bullmq-otel')).BullMQOtel('extraction-jobs') : undefined
+  const container = createAppContainer({ config, clock, logger, secrets, database, registry, network: options.network, passwordCost: options.passwordCost, extractionPools: options.extractionPools, redis, sharedState, BullQueue, BullMonitors, metrics, queueTelemetry })
   const services = container.cradle
   let closing: Promise<void> | null = null
+  let scrapes: MetricsListener | null = null
   return {
     container,
     services,
+    metricsPort: () => scrapes?.port ?? null,
     start: async () => {
+      if (config.metrics.enabled && config.metrics.port !== null) {
+        scrapes = await listenForScrapes(services.metrics, config.host, config.metrics.port, logger)
+        logger.info({ port: scrapes.port }, 'metrics served on their own port')
+      }
       // The services opened their Redis connections while being built. A Redis
       // still unreachable does not stop the boot: shared state falls back to
       // this process and events and the queue wait, until it is back.
@@ -105,6 +120,8 @@ export async function buildServices (options: ServicesOptions = {}): Promise<Ser
       await services.runner.shutdown()
       await services.queue.close()
       await services.webhooks.close()
+      await scrapes?.close()
+      await flushTraces().catch(err => logger.warn({ err }, 'sending the last traces failed'))
       await container.dispose()
     })(),
   }

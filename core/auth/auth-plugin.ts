@@ -40,7 +40,10 @@ function rateLimitFor (p: Principal, config: Pick<AppConfig, 'rateLimitPerMinute
 export async function countRequests (rateLimiter: ClientRateLimiter, config: Pick<AppConfig, 'rateLimitPerMinute' | 'rateLimitProPerMinute'>, request: FastifyRequest, weight = 1): Promise<void> {
   const limit = rateLimitFor(request.principal, config)
   const wait = await rateLimiter.hit(request.ip, limit, weight)
-  if (wait > 0) throw tooManyRequests(`Rate limit of ${limit} requests per minute exceeded; retry in ${wait} s.`, wait)
+  if (wait > 0) {
+    request.server.services.metrics.refusals.inc({ reason: 'rate-limit' })
+    throw tooManyRequests(`Rate limit of ${limit} requests per minute exceeded; retry in ${wait} s.`, wait)
+  }
 }
 
 async function authPlugin (app: FastifyInstance): Promise<void> {

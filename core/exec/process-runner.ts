@@ -33,6 +33,8 @@ import type { ProgramProfile } from '../tools/contract/programs.ts'
 import type { EgressGrant, EgressProxy } from './egress-proxy.ts'
 import { mediaInputs } from './media-inputs.ts'
 import { readProgramVersions, type ProgramVersions } from './program-versions.ts'
+import type { Metrics, ProgramExit } from '../metrics/metrics.ts'
+import { inSpan } from '../telemetry/tracing.ts'
 import { limitHit, POLL_MS, sampleProcess, sandboxedCommand, treeBytes, type LimitHit, type ProcessSample, type RunFileBudget, type RunLimits, type SandboxPrograms } from './sandbox.ts'
 
 export const DEFAULT_MAX_STDOUT_BYTES = 8 * 1024 * 1024
@@ -97,7 +99,7 @@ export class ExecService {
   private versionsRead: Promise<ProgramVersions> | null = null
   private versionsKnown: ProgramVersions | null = null
 
-  constructor (private readonly deps: { config: ExecConfig, proxy: EgressProxy, logger: Logger, programs: readonly ProgramProfile[] }) {
+  constructor (private readonly deps: { config: ExecConfig, proxy: EgressProxy, logger: Logger, programs: readonly ProgramProfile[], metrics: Pick<Metrics, 'programRuns' | 'programCpuSeconds'> }) {
     for (const profile of deps.programs) this.profiles.set(profile.name, profile)
   }
 
@@ -238,7 +240,8 @@ export class ExecService {
         childEnv.http_proxy = childEnv.https_proxy = childEnv.HTTP_PROXY = childEnv.HTTPS_PROXY = await proxy.refusingUrl()
       }
       const finalArgs = [...await this.leadingArgs(profile), ...guarded]
-      return await this.spawnAndWait({ program, variable, binary, args: finalArgs, env: childEnv, cwd, home, timeoutMs, maxStdout, maxStderr, stdout: options.stdout, jobSignal, grant, log, scope })
+      const runArgs = { program, variable, binary, args: finalArgs, env: childEnv, cwd, home, timeoutMs, maxStdout, maxStderr, stdout: options.stdout, jobSignal, grant, log, scope }
+      return await inSpan(`media ${program}`, { 'media.program': program, 'media.network': grant !== null }, () => this.spawnAndWait(runArgs))
     } finally {
       grant?.revoke()
       await rm(home, { recursive: true, force: true }).catch(() => {})
@@ -266,6 +269,7 @@ export class ExecService {
       try {
         child = spawn(command.file, command.args, { cwd: run.cwd, env, detached: true, shell: false, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
       } catch (err) {
+        this.countRun(program, 'not-started', null)
         reject(this.spawnFailure(program, run.variable, err))
         return
       }
@@ -346,6 +350,7 @@ export class ExecService {
         clearInterval(poll)
         jobSignal.removeEventListener('abort', onAbort)
         if (pid !== undefined) this.groups.delete(pid)
+        this.countRun(program, spawnError ? 'not-started' : stopping ? 'stopped' : code === 0 ? 'ok' : 'failed', lastSample)
         if (spawnError) return reject(this.spawnFailure(program, run.variable, spawnError))
         if (stopping === 'abort') return reject(jobSignal.reason)
         if (stopping === 'timeout') {
@@ -387,6 +392,12 @@ export class ExecService {
     if (hit === 'memory') return new InputError(`${program} needed more than the ${Math.round(limits.addressSpaceBytes / 1024 / 1024)} MB of memory one run may take on this server and was stopped: this input is too large to process.`)
     const limit = files ? files.describe.file : `${limits.fileBytes ?? 0}-byte file limit`
     return new FileTooLargeError(`${program} wrote a file larger than ${limit} and was stopped; it was not kept.`, limits.fileBytes ?? 0)
+  }
+
+  /** media_program_runs_total and its CPU time (the last sample taken while it ran: POLL_MS apart, so a short run may show none). */
+  private countRun (program: string, exit: ProgramExit, sample: ProcessSample | null): void {
+    this.deps.metrics.programRuns.inc({ program, exit })
+    if (sample && sample.cpuSeconds > 0) this.deps.metrics.programCpuSeconds.inc({ program }, sample.cpuSeconds)
   }
 
   /** A spawn that failed (the binary vanished, is not executable): the operator's to fix. */

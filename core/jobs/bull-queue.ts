@@ -6,7 +6,7 @@
 // twice and never loses one (the maintenance re-offers queued rows). The rules
 // are in core/jobs/README.md (Distributed queue).
 import type { EventEmitter } from 'node:events'
-import { DelayedError, Queue, Worker, type Job } from 'bullmq'
+import { DelayedError, Queue, Worker, type Job, type Telemetry } from 'bullmq'
 import { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { QueuedJob, JobQueue } from './job-queue.ts'
@@ -42,6 +42,8 @@ export interface BullQueueOptions {
   concurrency: number
   /** On shutdown, how long running jobs may go on before they are handed back. */
   shutdownGraceMs: number
+  /** BullMQ's OpenTelemetry bridge (bullmq-otel) when tracing is on: an offer carries its start's trace context to the worker that runs it. */
+  telemetry?: Telemetry
 }
 
 export class BullJobQueue implements JobQueue {
@@ -62,7 +64,7 @@ export class BullJobQueue implements JobQueue {
     // wait for the reconnect (ioredis retries for ever) instead of failing.
     this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: false })
     this.connection.on('error', quietErrors(logger, 'redis connection'))
-    this.queue = new Queue<QueuedJob>(QUEUE_NAME, { connection: this.connection, prefix: keyPrefix })
+    this.queue = new Queue<QueuedJob>(QUEUE_NAME, { connection: this.connection, prefix: keyPrefix, telemetry: options.telemetry })
     this.queue.on('error', quietErrors(logger, 'job queue'))
     const afterClose = lateErrors(logger)
     keepErrorListener(bullConnection(this.queue, 'connection'), afterClose)
@@ -75,6 +77,7 @@ export class BullJobQueue implements JobQueue {
         prefix: keyPrefix,
         concurrency: options.concurrency,
         autorun: false,
+        telemetry: options.telemetry,
       })
       this.worker = worker
       worker.on('error', quietErrors(logger, 'job worker'))

@@ -14,14 +14,23 @@ import { jobStatusRecord } from './job-view.ts'
 import type { WebhookSender } from './webhooks.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { JobWorkspace } from '../artifacts/job-workspace.ts'
+import type { JobOutcome, Metrics } from '../metrics/metrics.ts'
 
 /** How a job ends: done, or error with whether the call is given back and whether the source refused. */
 export type JobEnd =
   | { status: 'done' }
-  | { status: 'error', error: string, refund: boolean, blocked?: boolean }
+  | { status: 'error', error: string, refund: boolean, blocked?: boolean, ending?: 'cancelled' | 'interrupted' }
 
 /** The fields of the job row an ending needs. */
-export interface EndingJob { id: string, accountId: string, createdAt: Date, retentionHours: number }
+export interface EndingJob {
+  id: string
+  accountId: string
+  tool: string
+  createdAt: Date
+  retentionHours: number
+  /** When its run began (null: still queued); the ending's duration is counted from it. */
+  startedAt?: Date | null
+}
 
 /** What the run leaves beside its outcome, written in the same update (absent: left as stored). */
 export interface RunResidue {
@@ -39,15 +48,23 @@ export interface RunResidue {
 export type MonitorRunEnding = (job: { id: string, monitorId: string, status: string, error: string | null }) => Promise<string | null>
 
 /** `DELETE /api/tool-run/<id>`, whichever process or state the job was in. */
-export const CANCELLED: JobEnd = { status: 'error', error: 'cancelled', refund: true }
+export const CANCELLED: JobEnd = { status: 'error', error: 'cancelled', refund: true, ending: 'cancelled' }
 
 /** The reaper's ending: the worker stopped heartbeating (it crashed or its process was killed). */
-export const INTERRUPTED: JobEnd = { status: 'error', error: 'The job was interrupted (the server stopped while it ran); the call was refunded. Start it again.', refund: true }
+export const INTERRUPTED: JobEnd = { status: 'error', error: 'The job was interrupted (the server stopped while it ran); the call was refunded. Start it again.', refund: true, ending: 'interrupted' }
+
+/** How the metrics name an ending (core/metrics/README.md): a cancel and the reaper's by name, else what the outcome says. */
+function jobOutcome (end: JobEnd): JobOutcome {
+  if (end.status === 'done') return 'done'
+  if (end.ending) return end.ending
+  if (end.blocked) return 'blocked'
+  return end.refund ? 'refunded' : 'error'
+}
 
 export const timedOut = (seconds: number): JobEnd => ({ status: 'error', error: `The job did not finish within ${seconds} s and was stopped.`, refund: true })
 
 export class JobEnding {
-  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, secrets: SecretScrubber, events: JobEvents, webhooks: WebhookSender, logger: Logger, artifacts: ArtifactService, workspace: JobWorkspace, monitorRunEnded?: MonitorRunEnding }) {}
+  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, secrets: SecretScrubber, events: JobEvents, webhooks: WebhookSender, logger: Logger, artifacts: ArtifactService, workspace: JobWorkspace, monitorRunEnded?: MonitorRunEnding, metrics: Pick<Metrics, 'jobsEnded' | 'jobDuration'> }) {}
 
   /**
    * Ends a running job: outcome, expiry (retention counts from the end),
@@ -98,6 +115,7 @@ export class JobEnding {
       })
       : (await writeOutcome(db)).count
     if (count === 0) return false
+    this.countEnd(job, end, now)
     // The outcome is written: a failure below must not keep waiters waiting, so each step stands alone.
     const final = await db.job.findUnique({ where: { id: job.id } }).catch(err => { this.deps.logger.error({ err, jobId: job.id }, 'reading the ended job failed'); return null })
     if (!final) return true
@@ -110,6 +128,14 @@ export class JobEnding {
     events.emit(job.id, { type: final.status === 'done' ? 'done' : 'error', job: record })
     webhooks.deliver(final, record)
     return true
+  }
+
+  /** jobs_ended_total, and job_duration_seconds when the job's run had started (the claim's time, read back). */
+  private countEnd (job: EndingJob, end: JobEnd, now: Date): void {
+    const labels = { tool: job.tool, outcome: jobOutcome(end) }
+    this.deps.metrics.jobsEnded.inc(labels)
+    const { startedAt } = job
+    if (startedAt) this.deps.metrics.jobDuration.observe(labels, Math.max(0, now.getTime() - startedAt.getTime()) / 1000)
   }
 
   /**

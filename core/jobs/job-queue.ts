@@ -1,6 +1,8 @@
 // Where started jobs wait for a worker. The embedded default runs them in this
 // process with a fixed concurrency; a distributed queue (BullMQ on REDIS_URL)
 // implements the same interface.
+import type { Context } from '@opentelemetry/api'
+import { currentContext, withContext } from '../telemetry/tracing.ts'
 export interface QueuedJob {
   id: string
   /** Whose job it is: slots are shared out across accounts, not first come first served. */
@@ -44,7 +46,8 @@ export interface JobQueue {
 
 /** One account's place in the queue. */
 interface AccountLine {
-  waiting: string[]
+  /** Each job with the trace context it was started in (null: tracing is off), so its run continues that trace. */
+  waiting: Array<{ id: string, trace: Context | null }>
   running: number
   maxRunning: number
   /** The turn at which this account last got a slot; 0 = not since it was last idle. */
@@ -77,7 +80,7 @@ export class InProcessQueue implements JobQueue {
     }
     // The latest start carries the account's current tier (an upgrade applies at once).
     line.maxRunning = Math.max(1, job.maxRunning)
-    line.waiting.push(job.id)
+    line.waiting.push({ id: job.id, trace: currentContext() })
     this.waitingCount++
     this.pump()
   }
@@ -101,11 +104,11 @@ export class InProcessQueue implements JobQueue {
       const next = this.nextAccount()
       if (!next) return
       const [accountId, line] = next
-      const jobId = line.waiting.shift()!
+      const { id: jobId, trace } = line.waiting.shift()!
       this.waitingCount--
       line.running++
       line.lastServed = ++this.turn
-      const run: Promise<void> = this.handler(jobId)
+      const run: Promise<void> = withContext(trace, () => this.handler(jobId))
         .catch(() => { /* the handler records its own failures */ })
         .finally(() => {
           this.active.delete(run)

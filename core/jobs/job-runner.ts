@@ -28,6 +28,9 @@ import type { ExecService } from '../exec/process-runner.ts'
 import type { RunFileBudget } from '../exec/sandbox.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { JobWorkspace, StoredUpload } from '../artifacts/job-workspace.ts'
+import type { Metrics } from '../metrics/metrics.ts'
+import { inSpan } from '../telemetry/tracing.ts'
+import { observedCrawlers, observedHttpClient } from './observed-network.ts'
 
 /**
  * What `execute` did with a job, for the queue that offered it: `ended` (it ran,
@@ -66,6 +69,7 @@ export class JobRunner implements RunningJobs {
     ending: JobEnding
     artifacts: ArtifactService
     workspace: JobWorkspace
+    metrics: Metrics
   }) {}
 
   /** Asks a job running here to stop; false when it is not running in this process. */
@@ -130,13 +134,22 @@ export class JobRunner implements RunningJobs {
     const tool = registry.get(job.tool)
     const { live, letGo } = newLiveRun()
     this.live.set(jobId, live)
+    const { metrics } = this.deps
+    const labels = { tool: job.tool }
+    metrics.jobsStarted.inc(labels)
+    metrics.queueWait.observe(labels, Math.max(0, now.getTime() - job.createdAt.getTime()) / 1000)
+    metrics.jobsRunning.inc(labels)
     let result: RunResult = 'ended'
     try {
-      if (!tool) await this.deps.ending.endJob(job, { status: 'error', error: `The tool '${job.tool}' is no longer enabled on this server.`, refund: true })
-      else result = await this.runTool(job, tool, live)
+      // The run's span: a child of the start's request (its trace context came with the offer, core/jobs/README.md).
+      await inSpan('job run', { 'job.id': jobId, 'job.tool': job.tool }, async () => {
+        if (!tool) await this.deps.ending.endJob(job, { status: 'error', error: `The tool '${job.tool}' is no longer enabled on this server.`, refund: true })
+        else result = await this.runTool(job, tool, live)
+      })
     } catch (err) {
       logger.error({ err, jobId }, 'job bookkeeping failed')
     } finally {
+      metrics.jobsRunning.dec(labels)
       this.live.delete(jobId)
       this.deps.artifacts.endRun(jobId)
       letGo()
@@ -151,17 +164,18 @@ export class JobRunner implements RunningJobs {
    * texts go (`sink`) differs. `close` releases the run's HTTP client.
    */
   private toolContext (job: RunJob, tool: LoadedTool, input: Record<string, unknown>, scope: RunScope, sink: RunSink): { ctx: ToolContext, close: () => Promise<void> } {
-    const { net, config } = this.deps
+    const { net, config, metrics } = this.deps
     const { signal, log, depth, maxRows } = scope
-    const http = net.http(signal)
-    const extract = createExtraction(this.deps.extraction, signal)
+    // Counted under the job's tool, whichever tool (nested or not) makes the request.
+    const http = observedHttpClient(net.http(signal), job.tool, metrics, signal)
+    const extract = createExtraction(this.deps.extraction, signal, metrics)
     const ctx: ToolContext = {
       input: Object.freeze(input),
       job: { id: job.id, accountId: job.accountId, tool: tool.declaration.key },
       signal,
       log,
       http,
-      crawler: net.crawlers(signal, { extract, logger: log }),
+      crawler: observedCrawlers(net.crawlers(signal, { extract, logger: log }), job.tool, metrics, signal),
       network: net.policy(),
       extract,
       dns: net.dns(signal),

@@ -23,6 +23,7 @@ import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { IncomingUpload, JobWorkspace, StoredUpload } from '../artifacts/job-workspace.ts'
 import { assertUploadType, uploadDeclaration } from './multipart-start.ts'
 import { LockBusyError, type LockRelease, type SharedStateService } from '../shared-state/shared-state.ts'
+import type { Metrics } from '../metrics/metrics.ts'
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000
 /**
@@ -63,7 +64,7 @@ export class JobService {
    */
   private readonly admissions = new Map<string, Promise<void>>()
 
-  constructor (private readonly deps: { db: Db, hotReads: HotReads, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: RunningJobs, events: JobEvents, queue: JobOffers, ending: JobEnding, artifacts: ArtifactService, workspace: JobWorkspace, sharedState: SharedStateService }) {}
+  constructor (private readonly deps: { db: Db, hotReads: HotReads, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: RunningJobs, events: JobEvents, queue: JobOffers, ending: JobEnding, artifacts: ArtifactService, workspace: JobWorkspace, sharedState: SharedStateService, metrics: Pick<Metrics, 'refusals'> }) {}
 
   private validateWebhook (webhook: WebhookSpec | undefined): void {
     if (!webhook) return
@@ -219,6 +220,7 @@ export class JobService {
     const limits = tierLimits(caller.tier)
     const { running, queued } = await this.deps.quotas.jobCounts(caller.account.id)
     if (running + queued < limits.max_running_jobs + limits.max_queued_jobs) return running + queued
+    this.deps.metrics.refusals.inc({ reason: 'job-cap' })
     throw tooManyRequests(
       `Job cap reached: at most ${limits.max_queued_jobs} queued jobs on the ${caller.tier} plan, behind at most ${limits.max_running_jobs} running; ` +
       `this account has ${running} running and ${queued} waiting. Start again when one ends (GET /api/jobs lists them); nothing was charged.`,

@@ -14,6 +14,7 @@ import type { LoadedTool } from '../tools/registry.ts'
 import type { RunResidue } from './job-ending.ts'
 import type { JobEvents } from './job-events.ts'
 import type { LiveOverlay } from './job-view.ts'
+import type { Metrics } from '../metrics/metrics.ts'
 
 /** What differs between a job's own run and a nested one: where its rows and texts go. */
 export type RunSink = Pick<ToolContext, 'remaining' | 'push' | 'stage' | 'warn' | 'summary'>
@@ -30,6 +31,7 @@ interface RowRecorderDeps {
   clock: Clock
   secrets: SecretScrubber
   events: JobEvents
+  metrics: Pick<Metrics, 'rowsWritten'>
 }
 
 /** Progress events at most this often, but for rows stored and the run's start, which always tell. */
@@ -103,6 +105,7 @@ export class RowRecorder {
       // Rows are the caller's data, kept as they are, except this server's own credential values.
       await db.resultRow.createMany({ data: kept.map((row, i) => ({ jobId: job.id, seq: start + i, data: secrets.redactKnownValues(JSON.stringify(row)) })) })
       live.records += kept.length
+      this.deps.metrics.rowsWritten.inc({ tool: job.tool }, kept.length)
       this.unflushedRecords += kept.length
       this.emitProgress(true)
     }

@@ -6,6 +6,7 @@ import { tooManyRequests } from '../errors.ts'
 import type { Db } from '../db/database.ts'
 import type { HotReads } from '../db/hot-reads.ts'
 import { tierLimits, type TierName } from './tiers.ts'
+import type { Metrics } from '../metrics/metrics.ts'
 
 export interface Usage { calls_today: number, calls_this_month: number, records_today: number, jobs_running: number, jobs_queued: number }
 /** An account's unfinished jobs: `running` ones a worker has claimed, `queued` ones waiting for a slot (status 'running', stage 'queued'). */
@@ -39,7 +40,7 @@ const periodsOf = (d: Date) => {
 export type RawClient = Pick<Db, '$executeRaw'>
 
 export class QuotaService {
-  constructor (private readonly db: Db, private readonly clock: Clock, private readonly reads: HotReads) {}
+  constructor (private readonly db: Db, private readonly clock: Clock, private readonly reads: HotReads, private readonly metrics: Pick<Metrics, 'refusals'>) {}
 
   /** Creates the account's counter row for a period if it is missing (the same SQL on SQLite and PostgreSQL). */
   private ensureRow (accountId: string, period: string, client: RawClient = this.db) {
@@ -61,10 +62,12 @@ export class QuotaService {
     await this.ensureRow(accountId, day)
     await this.ensureRow(accountId, month)
     if (await this.bump(accountId, day, limits.calls_per_day) === 0) {
+      this.metrics.refusals.inc({ reason: 'daily-quota' })
       throw tooManyRequests(`Daily quota of ${limits.calls_per_day} calls for the ${tier} tier is used up; it resets at 00:00 UTC.`, secondsUntilNextUtcDay(now))
     }
     if (await this.bump(accountId, month, limits.calls_per_month) === 0) {
       await this.unbump(accountId, day)
+      this.metrics.refusals.inc({ reason: 'monthly-quota' })
       throw tooManyRequests(`Monthly quota of ${limits.calls_per_month} calls for the ${tier} tier is used up; it resets on the 1st at 00:00 UTC.`, secondsUntilNextUtcMonth(now))
     }
     return { accountId, day, month }

@@ -6,6 +6,7 @@ import { EgressProxy } from '../../core/exec/egress-proxy.ts'
 import { ExecService } from '../../core/exec/process-runner.ts'
 import { createNetworkPolicy, type HostLookup } from '../../core/net/network-policy.ts'
 import { MEDIA_PROGRAMS } from '../../plugins/lib/media/programs.ts'
+import { disabledMetrics } from '../../core/metrics/metrics.ts'
 
 interface Teardown { teardown (fn: () => unknown): void }
 
@@ -42,7 +43,7 @@ export function execService (t: Teardown, setup: ExecSetup = {}): { exec: ExecSe
     childLang: 'C.UTF-8',
     childTz: null,
   }
-  const exec = new ExecService({ config, proxy, logger, programs: MEDIA_PROGRAMS })
+  const exec = new ExecService({ config, proxy, logger, programs: MEDIA_PROGRAMS, metrics: disabledMetrics() })
   t.teardown(async () => { exec.close(); await proxy.close() })
   return { exec, proxy }
 }

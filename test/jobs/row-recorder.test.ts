@@ -10,6 +10,7 @@ import { signup } from '../helpers/build.ts'
 import { buildWithCounter, usageOf } from '../helpers/jobs.ts'
 import { RowRecorder, type RecorderStop } from '../../core/jobs/row-recorder.ts'
 import type { LiveOverlay } from '../../core/jobs/job-view.ts'
+import { disabledMetrics } from '../../core/metrics/metrics.ts'
 
 async function recorderFor (app: FastifyInstance, accountId: string, maxRecords: number) {
   const id = randomUUID()
@@ -18,7 +19,7 @@ async function recorderFor (app: FastifyInstance, accountId: string, maxRecords:
   const controller = new AbortController()
   const stops: RecorderStop[] = []
   const { db, quotas, clock, secrets, events, registry } = app.services
-  const recorder = new RowRecorder({ db, quotas, clock, secrets, events }, { id, accountId, tool: 'counter', maxRecords, columns: null }, registry.get('counter')!.rowCheck, live, controller.signal, reason => { stops.push(reason); controller.abort() })
+  const recorder = new RowRecorder({ db, quotas, clock, secrets, events, metrics: disabledMetrics() }, { id, accountId, tool: 'counter', maxRecords, columns: null }, registry.get('counter')!.rowCheck, live, controller.signal, reason => { stops.push(reason); controller.abort() })
   return { id, live, stops, recorder, controller }
 }
 

@@ -8,7 +8,7 @@ import type { JobEnd, RunResidue } from '../../core/jobs/job-ending.ts'
 import { newLiveRun, stopRun, superviseRun, type StopReason } from '../../core/jobs/run-supervisor.ts'
 import { ToolBlockedError, UpstreamError } from '../../core/tools/contract.ts'
 
-const JOB = { id: 'job-1', accountId: 'acc', createdAt: new Date(0), retentionHours: 1 }
+const JOB = { id: 'job-1', accountId: 'acc', tool: 'counter', createdAt: new Date(0), retentionHours: 1 }
 
 function harness (options: { requeued?: boolean } = {}) {
   const calls: string[] = []

@@ -5,7 +5,7 @@
 // "The container".
 // awilix's build without loadModules (its "browser" entry, plain ES): the same
 // container, without the file-globbing library (some 60 modules) the app never uses.
-import { asClass, asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix/browser'
+import { asFunction, asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix/browser'
 import type { AppConfig } from './config.ts'
 import type { Clock } from './clock.ts'
 import type { Logger } from './logger.ts'
@@ -105,6 +105,22 @@ export interface ExtractionPools {
   poolFor (options: ExtractionPoolOptions): ExtractionPool
 }
 
+/**
+ * A service by convention: a class whose constructor takes one object of the
+ * services it uses, named as the container names them (`names`, checked
+ * against the constructor's type), one per app. They are resolved once, when
+ * it is built, into a plain object: a service never reaches back into the
+ * container, so nothing is made again after the container is disposed and no
+ * container lookup sits on a request's path.
+ */
+function service<K extends keyof Services, T> (Class: new (deps: Pick<Services, K>) => T, names: readonly K[]) {
+  return asFunction((cradle: Services) => {
+    const deps = {} as Pick<Services, K>
+    for (const name of names) deps[name] = cradle[name]
+    return new Class(deps)
+  }).singleton()
+}
+
 export function createAppContainer (base: {
   config: AppConfig, clock: Clock, logger: Logger, secrets: SecretScrubber, database: Database, registry: ToolRegistry, network?: NetworkOverrides,
   /** scrypt's cost for new password hashes (tests only; see ServicesOptions). */
@@ -121,8 +137,6 @@ export function createAppContainer (base: {
   /** BullMQ's OpenTelemetry bridge, when tracing is on (core/telemetry). */
   queueTelemetry?: BullQueueOptions['telemetry'],
 }): AwilixContainer<Services> {
-  // PROXY injection: a class's constructor takes one object, the container's
-  // services by name, and reads the ones it names when it is built.
   const container = createContainer<Services>({ injectionMode: InjectionMode.PROXY, strict: true })
   container.register({
     // 1. What the boot made before the container: values. Those the app closes get a disposer.
@@ -146,15 +160,15 @@ export function createAppContainer (base: {
     catalog: asFunction(({ registry }: Services) => registry.catalog).singleton(),
 
     // 2. By convention: a class whose constructor takes the services it uses by
-    // their names, one per app (singleton).
-    artifacts: asClass(ArtifactService).singleton(),
-    uploadBudget: asClass(UploadBudget).singleton(),
+    // their names (service above), one per app.
+    artifacts: service(ArtifactService, ['db', 'artifactStore', 'clock', 'logger']),
+    uploadBudget: service(UploadBudget, ['db', 'sharedState', 'clock', 'logger', 'config']),
     // Every ending of a job (run, cancel, timeout, reaper) goes through this one.
-    ending: asClass(JobEnding).singleton(),
-    runner: asClass(JobRunner).singleton(),
+    ending: service(JobEnding, ['db', 'clock', 'quotas', 'secrets', 'events', 'webhooks', 'logger', 'artifacts', 'workspace']),
+    runner: service(JobRunner, ['db', 'registry', 'quotas', 'clock', 'config', 'logger', 'secrets', 'events', 'net', 'extraction', 'exec', 'ending', 'artifacts', 'workspace']),
     // The job service and the maintenance offer jobs to the queue (JobOffers); the queue runs them through the runner.
-    jobs: asClass(JobService).singleton(),
-    maintenance: asClass(JobMaintenance).singleton(),
+    jobs: service(JobService, ['db', 'hotReads', 'clock', 'quotas', 'registry', 'runner', 'events', 'queue', 'ending', 'artifacts', 'workspace', 'sharedState']),
+    maintenance: service(JobMaintenance, ['db', 'clock', 'runner', 'ending', 'queue', 'logger', 'artifacts', 'workspace', 'config']),
 
     // 3. Factories, one per app: a class built from a slice of the configuration,
     // or an implementation the configuration chooses.

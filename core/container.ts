@@ -44,6 +44,7 @@ import { ArtifactService } from './artifacts/artifact-service.ts'
 import { JobWorkspace } from './artifacts/job-workspace.ts'
 import { UploadBudget } from './artifacts/upload-budget.ts'
 import { MonitorService } from './monitors/monitor-service.ts'
+import { MonitorRuns, ScheduleNotices } from './monitors/monitor-runs.ts'
 import { DatabaseMonitorScheduler, type MonitorScheduler } from './monitors/monitor-scheduler.ts'
 import type { BullMonitorScheduler } from './monitors/bull-monitor-scheduler.ts'
 import type { MonitorRunEnding } from './jobs/job-ending.ts'
@@ -92,8 +93,12 @@ export interface Services {
   maintenance: JobMaintenance
   /** Saved tool calls on a schedule, whose runs report what changed (core/monitors). */
   monitors: MonitorService
-  /** What a monitor's run does when it ends (compares it), for JobEnding. */
+  /** What a monitor's ending run does to it (compared, or counted towards its pause). */
+  monitorRuns: MonitorRuns
+  /** MonitorRuns.runEnded, for JobEnding (which knows no monitor). */
   monitorRunEnded: MonitorRunEnding
+  /** Schedule changes, for the scheduler that listens to them. */
+  scheduleNotices: ScheduleNotices
   /** Fires monitors' ticks: BullMQ job schedulers with REDIS_URL, else a timer on the database. */
   monitorScheduler: MonitorScheduler
   /** The app's Prometheus metrics (core/metrics): every service counts its own events here; a no-op with METRICS=0. */
@@ -164,10 +169,12 @@ export function createAppContainer (base: {
     artifacts: service(ArtifactService, ['db', 'artifactStore', 'clock', 'logger']),
     uploadBudget: service(UploadBudget, ['db', 'sharedState', 'clock', 'logger', 'config']),
     // Every ending of a job (run, cancel, timeout, reaper) goes through this one.
-    ending: service(JobEnding, ['db', 'clock', 'quotas', 'secrets', 'events', 'webhooks', 'logger', 'artifacts', 'workspace']),
-    runner: service(JobRunner, ['db', 'registry', 'quotas', 'clock', 'config', 'logger', 'secrets', 'events', 'net', 'extraction', 'exec', 'ending', 'artifacts', 'workspace']),
+    ending: service(JobEnding, ['db', 'clock', 'quotas', 'secrets', 'events', 'webhooks', 'logger', 'artifacts', 'workspace', 'metrics', 'monitorRunEnded']),
+    runner: service(JobRunner, ['db', 'registry', 'quotas', 'clock', 'config', 'logger', 'secrets', 'events', 'net', 'extraction', 'exec', 'ending', 'artifacts', 'workspace', 'metrics']),
     // The job service and the maintenance offer jobs to the queue (JobOffers); the queue runs them through the runner.
-    jobs: service(JobService, ['db', 'hotReads', 'clock', 'quotas', 'registry', 'runner', 'events', 'queue', 'ending', 'artifacts', 'workspace', 'sharedState']),
+    jobs: service(JobService, ['db', 'hotReads', 'clock', 'quotas', 'registry', 'runner', 'events', 'queue', 'ending', 'artifacts', 'workspace', 'sharedState', 'metrics']),
+    monitorRuns: service(MonitorRuns, ['db', 'hotReads', 'clock', 'registry', 'logger', 'scheduleNotices']),
+    monitors: service(MonitorService, ['db', 'clock', 'registry', 'jobs', 'monitorRuns', 'scheduleNotices']),
     maintenance: service(JobMaintenance, ['db', 'clock', 'runner', 'ending', 'queue', 'logger', 'artifacts', 'workspace', 'config']),
 
     // 3. Factories, one per app: a class built from a slice of the configuration,
@@ -210,8 +217,8 @@ export function createAppContainer (base: {
         telemetry: base.queueTelemetry,
       })
       : new InProcessQueue(config.jobConcurrency, async (id) => { await runner.execute(id) })).singleton(),
-    monitors: asFunction((s: Services) => new MonitorService({ db: s.db, reads: s.hotReads, clock: s.clock, registry: s.registry, jobs: s.jobs, logger: s.logger })).singleton(),
-    monitorRunEnded: asFunction(({ monitors }: Services): MonitorRunEnding => job => monitors.runEnded(job)).singleton(),
+    monitorRunEnded: asFunction(({ monitorRuns }: Services): MonitorRunEnding => job => monitorRuns.runEnded(job)).singleton(),
+    scheduleNotices: asFunction(() => new ScheduleNotices()).singleton(),
     monitorScheduler: asFunction(({ monitors, clock, logger, config }: Services): MonitorScheduler => config.redisUrl && base.BullMonitors
       ? new base.BullMonitors({ redisUrl: config.redisUrl, keyPrefix: config.distributed.keyPrefix, runJobs: config.distributed.runJobs, monitors, clock, logger })
       : new DatabaseMonitorScheduler({ monitors, clock, logger })).singleton(),

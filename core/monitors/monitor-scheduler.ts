@@ -6,7 +6,8 @@
 // next start fires each monitor whose ticks passed meanwhile once, said missed.
 import type { Logger } from 'pino'
 import type { Clock } from '../clock.ts'
-import type { MonitorService, ScheduleListener } from './monitor-service.ts'
+import type { MonitorService } from './monitor-service.ts'
+import type { ScheduleListener } from './monitor-runs.ts'
 
 /** The longest the timer sleeps: a monitor whose tick is earlier than the sleep's end wakes it (`scheduled`). */
 const MAX_SLEEP_MS = 30_000

@@ -1,6 +1,6 @@
 // Monitors: a saved tool call plus a schedule. Each run is an ordinary job
 // (JobService.start: the same checks, charge, caps, refunds and retention)
-// linked to its monitor; when it ends, JobEnding calls `runEnded`, which
+// linked to its monitor; when it ends, JobEnding calls MonitorRuns' `runEnded`, which
 // compares its rows with the last successful run's (run-comparison.ts) before
 // the final event and the webhook, so both carry the change counts. A tick is
 // recorded once per monitor (monitor_ticks' unique tick), and its job is
@@ -16,13 +16,9 @@ import { effectiveTier, tierLimits } from '../quotas/tiers.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
 import type { JobService } from '../jobs/job-service.ts'
 import type { WebhookSpec } from '../jobs/webhooks.ts'
-import { iterateRows } from '../jobs/result-rows.ts'
-import type { HotReads } from '../db/hot-reads.ts'
 import { checkSchedule, latestTick, nextTick, type Schedule } from './schedule.ts'
-import { compareRun } from './run-comparison.ts'
+import type { MonitorRuns, ScheduleListener, ScheduleNotices } from './monitor-runs.ts'
 
-/** Failed runs in a row after which a monitor pauses itself. */
-export const MAX_FAILURES_IN_A_ROW = 5
 /** A tick run this long after its time says it was missed (the service was down or behind). */
 const MISSED_AFTER_MS = 60_000
 /** The most ticks and runs a monitor's record lists. */
@@ -52,18 +48,11 @@ export interface MonitorChanges {
 type MonitorRow = NonNullable<Awaited<ReturnType<Db['monitor']['findUnique']>>>
 
 /** Tells the scheduler in use that a monitor's schedule changed (the BullMQ one keeps a job scheduler per monitor). */
-export interface ScheduleListener {
-  scheduled (monitor: { id: string, schedule: Schedule, nextRunAt: Date }): Promise<void>
-  unscheduled (monitorId: string): Promise<void>
-}
-
 export class MonitorService {
-  private listener: ScheduleListener | null = null
-
-  constructor (private readonly deps: { db: Db, reads: HotReads, clock: Clock, registry: ToolRegistry, jobs: JobService, logger: Logger }) {}
+  constructor (private readonly deps: { db: Db, clock: Clock, registry: ToolRegistry, jobs: JobService, monitorRuns: MonitorRuns, scheduleNotices: ScheduleNotices }) {}
 
   /** The scheduler that wants to hear of schedule changes (the BullMQ one); the database scheduler reads next_run_at. */
-  listen (listener: ScheduleListener): void { this.listener = listener }
+  listen (listener: ScheduleListener): void { this.deps.scheduleNotices.listen(listener) }
 
   // ------------------------------------------------------------ the API
 
@@ -162,13 +151,13 @@ export class MonitorService {
   async remove (caller: AccountCaller, id: string) {
     await this.find(caller, id)
     await this.deps.db.monitor.deleteMany({ where: { id } })
-    await this.listener?.unscheduled(id)
+    await this.deps.scheduleNotices.unscheduled(id)
     return { deleted: true, monitor_id: id }
   }
 
   async pause (caller: AccountCaller, id: string) {
     await this.find(caller, id)
-    return this.view(await this.pauseMonitor(id, 'Paused by its owner.'))
+    return this.view(await this.deps.monitorRuns.pause(id, 'Paused by its owner.'))
   }
 
   async resume (caller: AccountCaller, id: string) {
@@ -263,7 +252,7 @@ export class MonitorService {
       if (!(err instanceof AppError)) throw err
       await db.monitorTick.update({ where: { id: tickId }, data: { skipped: err.message } })
       // Out of quota is the account's state, not the monitor's fault: skipped, not counted.
-      if (err.statusCode !== 429) await this.countFailure(monitorId, err.message)
+      if (err.statusCode !== 429) await this.deps.monitorRuns.countFailure(monitorId, err.message)
       return 'skipped'
     }
   }
@@ -279,52 +268,6 @@ export class MonitorService {
     })
     await this.deps.db.monitor.updateMany({ where: { id: monitor.id }, data: { lastRunId: started.job_id } })
     return started
-  }
-
-  /**
-   * JobEnding's hook for a monitor's run (before its final event and webhook):
-   * a done run is compared with the baseline and becomes it; a failed one
-   * counts towards the pause. Returns the change counts stored on the job.
-   */
-  async runEnded (job: { id: string, monitorId: string, status: string, error: string | null }): Promise<string | null> {
-    const { db, registry } = this.deps
-    const monitor = await db.monitor.findUnique({ where: { id: job.monitorId } })
-    if (!monitor) return null
-    if (job.status !== 'done') {
-      await this.countFailure(monitor.id, job.error ?? 'the run failed')
-      return null
-    }
-    const declaration = registry.get(monitor.tool)?.declaration
-    if (!declaration?.rowKey?.length) return null
-    const counts = await compareRun({
-      db,
-      monitorId: monitor.id,
-      runId: job.id,
-      baselineRunId: monitor.baselineRunId,
-      rowKey: declaration.rowKey,
-      watch: declaration.watch ?? [],
-      rows: iterateRows(this.deps.reads, job.id),
-    })
-    const text = JSON.stringify(counts)
-    await db.job.update({ where: { id: job.id }, data: { monitorChanges: text } })
-    await db.monitor.update({ where: { id: monitor.id }, data: { baselineRunId: job.id, failures: 0 } })
-    await db.monitorItem.deleteMany({ where: { monitorId: monitor.id, runId: { not: job.id } } })
-    return text
-  }
-
-  private async countFailure (monitorId: string, reason: string): Promise<void> {
-    const updated = await this.deps.db.monitor.update({ where: { id: monitorId }, data: { failures: { increment: 1 } } }).catch(() => null)
-    if (updated && updated.failures >= MAX_FAILURES_IN_A_ROW && !updated.pausedAt) {
-      await this.pauseMonitor(monitorId, `Paused after ${updated.failures} failed runs in a row; the last: ${reason}`)
-      this.deps.logger.info({ monitorId, failures: updated.failures }, 'monitor paused after repeated failures')
-    }
-  }
-
-  private async pauseMonitor (id: string, reason: string) {
-    const now = this.deps.clock()
-    const updated = await this.deps.db.monitor.update({ where: { id }, data: { pausedAt: now, pausedReason: reason, nextRunAt: null, updatedAt: now } })
-    await this.listener?.unscheduled(id)
-    return updated
   }
 
   // ------------------------------------------------------------ the schedulers' reads
@@ -367,8 +310,8 @@ export class MonitorService {
   // ------------------------------------------------------------ helpers
 
   private async notifyScheduled (monitor: MonitorRow): Promise<void> {
-    if (!this.listener || !monitor.nextRunAt) return
-    await this.listener.scheduled({ id: monitor.id, schedule: JSON.parse(monitor.schedule) as Schedule, nextRunAt: monitor.nextRunAt })
+    if (!monitor.nextRunAt) return
+    await this.deps.scheduleNotices.scheduled({ id: monitor.id, schedule: JSON.parse(monitor.schedule) as Schedule, nextRunAt: monitor.nextRunAt })
   }
 
   private checkWebhook (webhook: WebhookSpec | undefined): void {

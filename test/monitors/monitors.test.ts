@@ -18,7 +18,7 @@ import { waitForEnd, usageOf } from '../helpers/jobs.ts'
 import { startRedis } from '../helpers/redis-server.ts'
 import { manualClock } from '../../core/clock.ts'
 import type { DatabaseMonitorScheduler } from '../../core/monitors/monitor-scheduler.ts'
-import { MAX_FAILURES_IN_A_ROW } from '../../core/monitors/monitor-service.ts'
+import { MAX_FAILURES_IN_A_ROW } from '../../core/monitors/monitor-runs.ts'
 
 const PRODUCTS = resolve('plugins/products')
 const COUNTER = resolve('test/fixtures/plugins/counter')

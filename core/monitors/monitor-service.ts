@@ -7,7 +7,6 @@
 // started with an idempotency key of the tick, so two schedulers firing one
 // tick, or a tick retried after a restart, make one run. See README.md here.
 import { randomUUID } from 'node:crypto'
-import type { Logger } from 'pino'
 import type { Clock } from '../clock.ts'
 import type { Db } from '../db/database.ts'
 import { AppError, badRequest, forbidden, notFound, tooManyRequests } from '../errors.ts'

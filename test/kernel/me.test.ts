@@ -3,7 +3,7 @@ import { build, signup, PUBLIC_TOKEN } from '../helpers/build.ts'
 import { manualClock } from '../../core/clock.ts'
 import { me, mintToken } from './_kernel.ts'
 
-const LIMIT_KEYS = ['max_records_per_run', 'calls_per_day', 'calls_per_month', 'retention_hours', 'rate_limit_per_minute', 'max_running_jobs', 'max_queued_jobs', 'max_file_mb', 'max_job_files_mb', 'max_pending_uploads_mb']
+const LIMIT_KEYS = ['max_records_per_run', 'calls_per_day', 'calls_per_month', 'retention_hours', 'rate_limit_per_minute', 'max_running_jobs', 'max_queued_jobs', 'max_file_mb', 'max_job_files_mb', 'max_pending_uploads_mb', 'max_monitors', 'min_monitor_interval_minutes']
 
 t.test('me with the personal key: user (with api_key), tier, limits, usage', async t => {
   const app = await build(t, { env: { RATE_LIMIT_PER_MINUTE: '77' } })

@@ -54,7 +54,7 @@ function readmeAuthTable (markdown: string): AuthRow[] {
     return {
       auth: /`([a-z]+)`/.exec(cells[0]!)?.[1] ?? '',
       cells: Object.fromEntries(KINDS.map(kind => [kind, cells[column(kind)] ?? ''])) as Record<Kind, string>,
-      endpoints: [...cells[cells.length - 1]!.matchAll(/`((?:GET|POST|PUT|DELETE) [^`]+)`/g)].map(m => m[1]!).sort(),
+      endpoints: [...cells[cells.length - 1]!.matchAll(/`((?:GET|POST|PUT|PATCH|DELETE) [^`]+)`/g)].map(m => m[1]!).sort(),
     }
   })
 }

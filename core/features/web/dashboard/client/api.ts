@@ -6,6 +6,7 @@ import type { Static } from 'typebox'
 import type { MeResponse, MintedTokenAnswer, TokenListAnswer, UserAnswer, LoginAnswer, RegeneratedKeyAnswer } from '../../../../accounts/schemas.ts'
 import type { JobInputSchema, JobListSchema, JobResultsSchema, JobStarted, JobStatusSchema } from '../../../../jobs/schemas.ts'
 import type { ToolListAnswer } from '../../../../tools/tool-list-schema.ts'
+import type { MonitorChangesSchema, MonitorDetail, MonitorList, MonitorView } from '../../../../monitors/schemas.ts'
 
 export type Me = Static<typeof MeResponse>
 export type ToolList = Static<typeof ToolListAnswer>
@@ -20,6 +21,10 @@ export type MintedToken = Static<typeof MintedTokenAnswer>
 export type Signup = Static<typeof UserAnswer>
 export type Login = Static<typeof LoginAnswer>
 export type Regenerated = Static<typeof RegeneratedKeyAnswer>
+export type Monitor = Static<typeof MonitorView>
+export type Monitors = Static<typeof MonitorList>
+export type MonitorRecord = Static<typeof MonitorDetail>
+export type MonitorChanges = Static<typeof MonitorChangesSchema>
 export interface ArtifactList { job_id: string, count: number, files: Array<{ id: string, name: string, content_type: string, size: number, url: string }>, zip_url: string }
 
 const KEY_SLOT = 'extraction-jobs.key'

@@ -1,6 +1,6 @@
 // The dashboard: signed out, the sign-up and login forms; signed in, the
 // views below, one per hash (#account, #playground, #results/<job>, #jobs,
-// #tokens), and the enabled tools' views (#search, #media: their declarations'
+// #monitors, #monitors/<id>, #tokens), and the enabled tools' views (#search, #media: their declarations'
 // `dashboardViews`). Nothing is stored but the key, in sessionStorage.
 //
 // The bundle's entry is generated (dashboard-bundle.ts): it imports this file
@@ -14,6 +14,7 @@ import { accountView } from './views/account.ts'
 import { playgroundView } from './views/playground.ts'
 import { resultsView } from './views/results.ts'
 import { jobsView } from './views/jobs.ts'
+import { monitorsView } from './views/monitors.ts'
 import { tokensView } from './views/tokens.ts'
 
 /** A tool's view, as the generated entry hands it over. */
@@ -96,6 +97,7 @@ export function startDashboard (toolViews: ToolView[]): void {
     account: { title: 'Account', view: accountView, inNav: true },
     playground: { title: 'Playground', view: playgroundView, inNav: true },
     jobs: { title: 'Jobs', view: jobsView, inNav: true },
+    monitors: { title: 'Monitors', view: monitorsView, inNav: true },
     tokens: { title: 'Tokens', view: tokensView, inNav: true },
     ...Object.fromEntries(toolViews.map(v => [v.name, { title: v.title, view: v.view, inNav: true }])),
     results: { title: 'Results', view: resultsView, inNav: false },

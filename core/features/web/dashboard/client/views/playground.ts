@@ -2,7 +2,7 @@
 // watch a progress bar and the stage text over the job's WebSocket; the rows
 // follow when it ends. "Run again" (#playground?rerun=<job>) fills the form
 // with a past job's stored params.
-import { ApiError, call, progressSocket, type JobInput, type JobStatus, type Started, type ToolInfo } from '../api.ts'
+import { ApiError, call, progressSocket, type JobInput, type JobStatus, type Monitor, type Started, type ToolInfo } from '../api.ts'
 import { announce, errorBox, field, h, fill } from '../dom.ts'
 import { generateForm, type GeneratedForm, type JsonSchema } from '../schema-form.ts'
 import type { Dashboard, View } from '../context.ts'
@@ -146,9 +146,26 @@ export const playgroundView: View = async (dashboard, main, { query }) => {
     })
   }
 
+  // The same call on a schedule: a monitor (#monitors) that reports what changed between runs.
+  const every = h('input', { type: 'text', value: '1d', size: 6, 'aria-describedby': 'monitor-help' })
+  const monitorThis = async () => {
+    formError.replaceChildren()
+    if (!form) return
+    const read = form.read()
+    if ('problem' in read) { formError.replaceChildren(errorBox(read.problem)); read.field.focus(); return }
+    try {
+      const created = await call<Monitor>('POST', '/api/monitors', { tool: toolSelect.value, params: read.params, schedule: { every: every.value.trim() } })
+      dashboard.go(`#monitors/${encodeURIComponent(created.monitor_id)}`)
+    } catch (err) {
+      formError.replaceChildren(errorBox((err as Error).message))
+    }
+  }
   const formEl = h('form', { 'aria-labelledby': 'tool-title', onsubmit: run },
     field('Tool', toolSelect), about, formBox, fileBox, formError,
-    h('button', { type: 'submit', class: 'primary' }, 'Run'))
+    h('button', { type: 'submit', class: 'primary' }, 'Run'),
+    h('div', { class: 'row' },
+      field('Every', every, h('span', { id: 'monitor-help' }, '30m, 6h, 1d: your plan\'s shortest interval applies')),
+      h('button', { type: 'button', onclick: () => { void monitorThis() } }, 'Monitor this')))
   fill(main,
     h('h1', { tabindex: -1 }, 'Playground'),
     h('section', { class: 'card' }, h('h2', { id: 'tool-title' }, 'Run a tool'), formEl),

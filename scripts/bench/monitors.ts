@@ -1,0 +1,128 @@
+// Benchmark (monitors, core/monitors): two figures.
+//
+// 1. Tick lateness: BENCH_MONITORS (10,000) monitors on one-minute schedules,
+//    fired by the database scheduler of one process (the single-process mode;
+//    "one worker"), each tick a real job start (counter tool, one row). The
+//    monitors are written straight into the database (100 Pro accounts of 100
+//    monitors: a plan's cap), with `every: 1m` (below any plan's shortest
+//    interval, which the API would refuse). Lateness is the tick's run start
+//    (its job's created_at) minus the tick's time, over every tick of
+//    BENCH_MINUTES minutes.
+// 2. The comparison of two 100,000-row runs (BENCH_ROWS): two jobs of one
+//    monitor with product-like rows written into result_rows (the second: 1 %
+//    removed, 1 % added, 2 % with a changed price), the first compared (the
+//    baseline written), then the second timed, with the process's peak RSS
+//    sampled from a worker thread.
+//
+// Run: node --import tsx scripts/bench/monitors.ts
+// Goals: tick lateness p99 < 60 s (a one-minute schedule keeps up); the
+// comparison's peak RSS < 200 MB. Exits non-zero only on errors.
+import { randomUUID } from 'node:crypto'
+import { COUNTER_PLUGIN, collectGarbage, goal, mb, percentile, printTable, runMain, startBenchApp, startRssSampler } from './harness.ts'
+
+const MONITORS = Number(process.env.BENCH_MONITORS ?? 10_000)
+const MINUTES = Number(process.env.BENCH_MINUTES ?? 1)
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000)
+const PER_ACCOUNT = 100
+
+async function tickLateness (): Promise<void> {
+  const bench = await startBenchApp([{ key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }])
+  const { db } = bench.app.services
+  try {
+    const now = Date.now()
+    const firstTick = new Date((Math.floor(now / 60_000) + 1) * 60_000)
+    const accounts = Math.ceil(MONITORS / PER_ACCOUNT)
+    for (let a = 0; a < accounts; a++) {
+      const accountId = randomUUID()
+      await db.account.create({ data: { id: accountId, email: `bench-${accountId}@example.com`, passwordHash: 'x', tier: 'pro', signupNumber: a + 1000, proExpiresAt: new Date(now + 86_400_000), createdAt: new Date(now), updatedAt: new Date(now) } })
+      const count = Math.min(PER_ACCOUNT, MONITORS - a * PER_ACCOUNT)
+      await db.monitor.createMany({
+        data: Array.from({ length: count }, () => ({ id: randomUUID(), accountId, name: 'bench', tool: 'counter', params: '{"max_results":1}', schedule: '{"every":"1m"}', nextRunAt: firstTick, createdAt: new Date(now), updatedAt: new Date(now) })),
+      })
+    }
+    // Wake the scheduler: the monitors were written behind its back.
+    void (bench.app.services.monitorScheduler as unknown as { scheduled (): Promise<void> }).scheduled()
+    const lastTick = new Date(firstTick.getTime() + (MINUTES - 1) * 60_000)
+    console.log(`${MONITORS} monitors; ticks from ${firstTick.toISOString()} to ${lastTick.toISOString()}`)
+    const expected = MONITORS * MINUTES
+    const deadline = lastTick.getTime() + 10 * 60_000
+    for (;;) {
+      const done = await db.monitorTick.count({ where: { scheduledFor: { gte: firstTick, lte: lastTick } } })
+      const settled = await db.monitorTick.count({ where: { scheduledFor: { gte: firstTick, lte: lastTick }, OR: [{ jobId: { not: null } }, { skipped: { not: null } }] } })
+      if (settled >= expected || Date.now() > deadline) { console.log(`ticks recorded ${done}, settled ${settled} of ${expected}`); break }
+      await new Promise(resolve => setTimeout(resolve, 2000))
+    }
+    const ticks = await db.monitorTick.findMany({ where: { scheduledFor: { gte: firstTick, lte: lastTick } }, select: { scheduledFor: true, jobId: true, skipped: true, trigger: true } })
+    const jobs = await db.job.findMany({ where: { id: { in: ticks.flatMap(t => (t.jobId ? [t.jobId] : [])) } }, select: { id: true, createdAt: true } })
+    const created = new Map(jobs.map(j => [j.id, j.createdAt.getTime()]))
+    const lateness = ticks.flatMap(t => (t.jobId && created.has(t.jobId) ? [(created.get(t.jobId)! - t.scheduledFor.getTime()) / 1000] : [])).sort((a, b) => a - b)
+    const runs = await db.job.count({ where: { monitorId: { not: null } } })
+    printTable('tick lateness (s): run start − tick', [
+      ['monitors', 'ticks', 'runs', 'skipped', 'missed', 'p50', 'p99', 'max'],
+      [MONITORS, ticks.length, runs, ticks.filter(t => t.skipped).length, ticks.filter(t => t.trigger === 'missed').length,
+        percentile(lateness, 50).toFixed(2), percentile(lateness, 99).toFixed(2), (lateness[lateness.length - 1] ?? NaN).toFixed(2)],
+    ])
+    goal('every tick one run, p99 lateness < 60 s', runs === expected && percentile(lateness, 99) < 60)
+  } finally {
+    await bench.close()
+  }
+}
+
+function productRow (i: number, price: number): Record<string, unknown> {
+  return {
+    store_url: 'https://shop.example', platform: 'shopify', id: String(i), title: `Product ${i} with a name of ordinary length`, url: `https://shop.example/products/p-${i}`,
+    handle: `p-${i}`, sku: `SKU-${i}`, brand: 'Acme', product_type: 'Thing', categories: ['a', 'b'], tags: ['x', 'y', 'z'],
+    description: 'A product description of a few sentences, as a store writes them. '.repeat(4), price, price_max: price, compare_at_price: null, currency: 'EUR',
+    available: true, stock_status: 'in_stock', stock_quantity: null, images: [`https://cdn.example/${i}.jpg`], options: [], variants: [], add_ons: [],
+    rating: null, review_count: null, created_at: null, updated_at: null, source_url: 'https://shop.example/products.json',
+  }
+}
+
+async function comparison (): Promise<void> {
+  const bench = await startBenchApp([{ key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }, { key: 'products', plugin: 'products', enabled: true }])
+  const { db, monitors } = bench.app.services
+  try {
+    const now = new Date()
+    const accountId = randomUUID()
+    await db.account.create({ data: { id: accountId, email: `bench-${accountId}@example.com`, passwordHash: 'x', tier: 'pro', signupNumber: 1, createdAt: now, updatedAt: now } })
+    const monitorId = randomUUID()
+    await db.monitor.create({ data: { id: monitorId, accountId, name: 'bench', tool: 'products', params: '{"url":"https://shop.example"}', schedule: '{"every":"1d"}', createdAt: now, updatedAt: now } })
+    const runs: string[] = []
+    for (const second of [false, true]) {
+      const id = randomUUID()
+      runs.push(id)
+      await db.job.create({ data: { id, accountId, tool: 'products', status: 'running', input: '{}', retentionHours: 24, maxRecords: ROWS, monitorId, createdAt: now } })
+      for (let start = 0; start < ROWS; start += 1000) {
+        const data = []
+        for (let i = start; i < Math.min(ROWS, start + 1000); i++) {
+          // The second run: the first 1 % gone, 1 % new at the end, every 50th price changed.
+          const n = second ? i + ROWS / 100 : i
+          const price = second && n % 50 === 0 ? 20 : 10
+          data.push({ jobId: id, seq: i, data: JSON.stringify(productRow(n, price)) })
+        }
+        await db.resultRow.createMany({ data })
+      }
+      await db.job.update({ where: { id }, data: { status: 'done', records: ROWS } })
+    }
+    await monitors.runEnded({ id: runs[0]!, monitorId, status: 'done', error: null })
+    collectGarbage()
+    const before = process.memoryUsage.rss()
+    const sampler = startRssSampler()
+    const started = performance.now()
+    const counts = JSON.parse((await monitors.runEnded({ id: runs[1]!, monitorId, status: 'done', error: null }))!) as Record<string, number>
+    const ms = performance.now() - started
+    const { peak } = await sampler.stop()
+    printTable(`comparing two ${ROWS.toLocaleString('en')}-row runs`, [
+      ['rows', 'ms', 'rows/s', 'added', 'removed', 'changed', 'RSS before MB', 'peak RSS MB'],
+      [ROWS, ms.toFixed(0), Math.round(ROWS / (ms / 1000)), counts.added!, counts.removed!, counts.changed!, mb(before), mb(peak)],
+    ])
+    goal('peak RSS < 200 MB', peak < 200 * 1024 * 1024)
+  } finally {
+    await bench.close()
+  }
+}
+
+runMain(async () => {
+  if (process.env.BENCH_PART !== 'ticks') await comparison()
+  if (process.env.BENCH_PART !== 'compare') await tickLateness()
+})

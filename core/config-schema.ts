@@ -232,6 +232,12 @@ export const ConfigSchema = Type.Object({
     defaultText: 'unset: only `GET /metrics` on the API port',
     description: 'a second port (on `HOST`) that answers `GET /metrics` without a key, for a scraper on a private network; a worker (`npm run worker`), which has no API port, serves its metrics only here. Each process needs its own port (`0`: one the system picks, logged)',
   })),
+  READY_MIN_FREE_MB: Type.Integer({
+    default: 500,
+    minimum: 0,
+    maximum: 10_485_760,
+    description: '`GET /api/health/ready` answers 503 when `DATA_DIR`\'s file system has less free space than this, in MB (rows, files and scratch are written there)',
+  }),
   OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({
     pattern: '^https?://',
     invalid: 'must be a http:// or https:// URL',

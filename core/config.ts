@@ -91,6 +91,8 @@ export interface AppConfig {
   redisUrl: string | null
   /** METRICS, METRICS_PORT: core/metrics. */
   metrics: { enabled: boolean, port: number | null }
+  /** READY_MIN_FREE_MB: the free space below which the process is not ready. */
+  readyMinFreeMb: number
   /** OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME: core/telemetry. */
   tracing: TracingConfig
   /** PUBLIC_URL: the origin the public pages name in canonical and Open Graph URLs; null: the request's own. */
@@ -423,6 +425,7 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): Loaded
     },
     redisUrl,
     metrics: { enabled: v.METRICS, port: v.METRICS_PORT ?? null },
+    readyMinFreeMb: v.READY_MIN_FREE_MB,
     tracing: { endpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', v.OTEL_EXPORTER_OTLP_ENDPOINT), serviceName: v.OTEL_SERVICE_NAME },
     publicUrl: publicOrigin(v.PUBLIC_URL),
     distributed: {

@@ -26,7 +26,7 @@ export function presentedKey (request: FastifyRequest): string | undefined {
   return undefined
 }
 
-const UNLIMITED = new Set(['/api/health'])
+const UNLIMITED = new Set(['/api/health', '/api/health/ready'])
 
 /** Requests a minute this caller may make: the Pro ceiling with a Pro key, else the default. */
 function rateLimitFor (p: Principal, config: Pick<AppConfig, 'rateLimitPerMinute' | 'rateLimitProPerMinute'>): number {

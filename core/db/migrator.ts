@@ -30,6 +30,13 @@ function pendingMigrations (dir: string, done: Set<string>): Migration[] {
     })
 }
 
+/** The committed migrations' names, in order (the readiness check compares them with what the database applied). */
+export function committedMigrations (provider: 'sqlite' | 'postgresql'): string[] {
+  const dir = migrationsDir(provider)
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { withFileTypes: true }).filter(d => d.isDirectory() && existsSync(join(dir, d.name, 'migration.sql'))).map(d => d.name).sort()
+}
+
 const SQLITE_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "id" TEXT PRIMARY KEY NOT NULL, "checksum" TEXT NOT NULL, "finished_at" DATETIME,
   "migration_name" TEXT NOT NULL, "logs" TEXT, "rolled_back_at" DATETIME,

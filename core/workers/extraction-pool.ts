@@ -140,6 +140,9 @@ export class ExtractionPool {
     })))
   }
 
+  /** False once closed: no task is taken any more. */
+  get open (): boolean { return !this.closed }
+
   stats (): ExtractionPoolStats {
     return {
       started: this.piscina !== null,

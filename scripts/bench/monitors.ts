@@ -80,7 +80,7 @@ function productRow (i: number, price: number): Record<string, unknown> {
 
 async function comparison (): Promise<void> {
   const bench = await startBenchApp([{ key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }, { key: 'products', plugin: 'products', enabled: true }])
-  const { db, monitors } = bench.app.services
+  const { db, monitorRuns } = bench.app.services
   try {
     const now = new Date()
     const accountId = randomUUID()
@@ -104,12 +104,12 @@ async function comparison (): Promise<void> {
       }
       await db.job.update({ where: { id }, data: { status: 'done', records: ROWS } })
     }
-    await monitors.runEnded({ id: runs[0]!, monitorId, status: 'done', error: null })
+    await monitorRuns.runEnded({ id: runs[0]!, monitorId, status: 'done', error: null })
     collectGarbage()
     const before = process.memoryUsage.rss()
     const sampler = startRssSampler()
     const started = performance.now()
-    const counts = JSON.parse((await monitors.runEnded({ id: runs[1]!, monitorId, status: 'done', error: null }))!) as Record<string, number>
+    const counts = JSON.parse((await monitorRuns.runEnded({ id: runs[1]!, monitorId, status: 'done', error: null }))!) as Record<string, number>
     const ms = performance.now() - started
     const { peak } = await sampler.stop()
     printTable(`comparing two ${ROWS.toLocaleString('en')}-row runs`, [

@@ -39,3 +39,56 @@ t.test('unknown route is a 404 {detail}', async t => {
   t.equal(res.statusCode, 404)
   t.type(res.json().detail, 'string')
 })
+
+t.test('GET /api/health/ready: every check named; each required one failing makes it 503, the media programs only report', async t => {
+  const app = await build(t, { env: { YTDLP_PATH: 'no-such-yt-dlp' } })
+  const ready = async () => app.inject({ method: 'GET', url: '/api/health/ready' })
+  // The versions are read in the background; the probe reports them once known.
+  await app.services.exec.programVersions().read
+  let res = await ready()
+  t.equal(res.statusCode, 200, res.body)
+  t.match(res.json(), {
+    status: 'ready',
+    checks: {
+      database: { status: 'ok', required: true },
+      redis: { status: 'ok', required: false, detail: /not configured/ },
+      migrations: { status: 'ok' },
+      extraction_pool: { status: 'ok' },
+      disk: { status: 'ok' },
+      media_programs: { status: 'fail', required: false, detail: /yt-dlp/ },
+    },
+  })
+  const { db, config, extraction } = app.services
+  const expectNotReady = async (check: string, detail: RegExp) => {
+    res = await ready()
+    t.equal(res.statusCode, 503, check)
+    t.match(res.json(), { status: 'not_ready', detail: new RegExp(`${check}: `), checks: { [check]: { status: 'fail', required: true, detail } } })
+  }
+  // The database: every query fails, as when the server is unreachable.
+  const queryRaw = db.$queryRaw
+  ;(db as unknown as { $queryRaw: unknown }).$queryRaw = async () => { throw new Error("Can't reach database server") }
+  await expectNotReady('database', /database/)
+  ;(db as unknown as { $queryRaw: unknown }).$queryRaw = queryRaw
+  // A committed migration the database has not applied.
+  await db.$executeRawUnsafe('DELETE FROM _prisma_migrations WHERE migration_name = (SELECT max(migration_name) FROM _prisma_migrations)')
+  await expectNotReady('migrations', /1 migration\(s\) not applied/)
+  await db.$executeRawUnsafe("INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES ('x', 'x', CURRENT_TIMESTAMP, 'zzzz', CURRENT_TIMESTAMP, 1)")
+  // Less free space than asked for.
+  const minFree = config.readyMinFreeMb
+  ;(config as { readyMinFreeMb: number }).readyMinFreeMb = 10_485_760
+  await expectNotReady('disk', /below READY_MIN_FREE_MB/)
+  ;(config as { readyMinFreeMb: number }).readyMinFreeMb = minFree
+  // The extraction pool closed (as at shutdown).
+  const open = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(extraction), 'open')!
+  Object.defineProperty(extraction, 'open', { get: () => false, configurable: true })
+  await expectNotReady('extraction_pool', /closed/)
+  Object.defineProperty(extraction, 'open', open)
+})
+
+t.test('GET /api/health/ready with Redis configured and unreachable: 503 naming redis', async t => {
+  // Nothing listens on port 1: the connection never becomes ready.
+  const app = await build(t, { env: { REDIS_URL: 'redis://127.0.0.1:1' }, distributed: false })
+  const res = await app.inject({ method: 'GET', url: '/api/health/ready' })
+  t.equal(res.statusCode, 503)
+  t.match(res.json(), { status: 'not_ready', checks: { redis: { status: 'fail', required: true, detail: /not reachable/ } } })
+})

@@ -2,10 +2,10 @@
 // (name, category, about, contacts, counts, verified, pictures) from its
 // logged-out HTML, and from the Graph API first when META_ACCESS_TOKEN is set.
 import { defineTool, LinkOrId, Nullable, NullableFields, OneOrMany, Type } from '../../core/tools/contract.ts'
+import { MAX_PAGES, PAGES_LIST } from './list.ts'
 import { FbSettingsSchema } from './settings.ts'
 
-/** Pages per call: each is one or two requests; the per-run row ceiling spans them all. */
-export const MAX_PAGES = 100
+export { MAX_PAGES } from './list.ts'
 
 export const fbPageRow = Type.Object({
   input_url: Type.String({ description: 'The page URL, name or id as given (the one of the list this row came from).' }),
@@ -50,6 +50,7 @@ export default defineTool({
   notFor: ['ads', 'video', 'reel', 'download', 'thumbnail', 'tweets'],
   pollSeconds: 2,
   settings: FbSettingsSchema,
+  list: PAGES_LIST,
   // The run module loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runFb(ctx),
 })

@@ -4,9 +4,10 @@
 // base, so a login, checkpoint or consent redirect is seen as such (blocked,
 // refunded) and a test's stand-in never hands the client to the real site.
 // Parsing runs in the kernel's worker pool (ctx.extract.call on ./extract.ts).
-import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { eachItem, ExtractionError, listItems, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { mergeDetails, missingFields, pagePath, pageRef, wallOfPath, type GraphReading, type HtmlReading, type PageDetails, type PageRef, type Wall } from './extract.ts'
 import type { fbInput, fbPageRow } from './index.ts'
+import { PAGES_LIST } from './list.ts'
 import type { FbSettings } from './settings.ts'
 
 type Row = Static<typeof fbPageRow>
@@ -28,35 +29,30 @@ const WALL_TEXT: Record<Wall, string> = {
 type HtmlOutcome = { kind: 'page', page: PageDetails } | { kind: 'missing' } | { kind: 'wall', wall: Wall }
 
 export async function runFb (ctx: Ctx): Promise<void> {
-  const given = batchOf(ctx, typeof ctx.input.page === 'string' ? [ctx.input.page] : ctx.input.page, 'pages')
-  const pages: Array<{ input: string, ref: PageRef }> = []
+  const given = listItems(ctx, PAGES_LIST)
+  const pages = new Map<string, PageRef>()
   const rejected: string[] = []
   for (const input of given) {
     const ref = pageRef(input)
-    if (ref) pages.push({ input, ref })
+    if (ref) pages.set(input, ref)
     else rejected.push(input)
   }
   if (rejected.length) ctx.warn(`Skipped ${rejected.length} entr${rejected.length === 1 ? 'y' : 'ies'} that ${rejected.length === 1 ? 'is' : 'are'} not a Facebook page URL, name or id: ${rejected.slice(0, 5).map(r => JSON.stringify(r.slice(0, 80))).join(', ')}${rejected.length > 5 ? ', …' : ''}`)
-  if (pages.length === 0) throw new InputError('No Facebook page to read: give a page URL (facebook.com/<name>, /pages/<name>/<id>, profile.php?id=), a vanity name or a numeric page id.')
+  if (pages.size === 0) throw new InputError('No Facebook page to read: give a page URL (facebook.com/<name>, /pages/<name>/<id>, profile.php?id=), a vanity name or a numeric page id.')
 
   const token = ctx.upstream.credential('meta')
   const graphNotes = new Set<string>()
-  let done = 0
   let failed = 0
   let missing = 0
-  for (let start = 0; start < pages.length; start += ctx.settings.concurrency) {
-    ctx.signal.throwIfAborted()
-    ctx.stage(`Reading Facebook pages: ${done} of ${pages.length}`)
-    const chunk = pages.slice(start, start + ctx.settings.concurrency)
-    const rows = await Promise.all(chunk.map(p => readPage(ctx, p.input, p.ref, token, graphNotes)))
-    failed += rows.filter(r => r.error !== null && r.error !== NOT_FOUND).length
-    missing += rows.filter(r => r.error === NOT_FOUND).length
-    done += rows.length
-    await ctx.push(rows)
-  }
+  await eachItem(ctx, PAGES_LIST, [...pages.keys()], async input => {
+    const row = await readPage(ctx, input, pages.get(input)!, token, graphNotes)
+    if (row.error === NOT_FOUND) missing++
+    else if (row.error !== null) failed++
+    return [row]
+  }, { concurrency: ctx.settings.concurrency, stage: (index, total) => `Reading Facebook pages: ${index} of ${total}` })
   for (const note of graphNotes) ctx.warn(note)
-  if (failed === pages.length) throw new UpstreamError(`Facebook failed for ${pages.length === 1 ? 'the page' : `all ${pages.length} pages`}: see each row's error`)
-  if (missing) ctx.warn(`${missing} of ${pages.length} page${pages.length === 1 ? ' was' : 's were'} not found (a wrong name or id, or a page that is not public).`)
+  if (failed === pages.size) throw new UpstreamError(`Facebook failed for ${pages.size === 1 ? 'the page' : `all ${pages.size} pages`}: see each row's error`)
+  if (missing) ctx.warn(`${missing} of ${pages.size} page${pages.size === 1 ? ' was' : 's were'} not found (a wrong name or id, or a page that is not public).`)
   ctx.summary({ graph_api: token ? 'used' : 'not configured' })
 }
 

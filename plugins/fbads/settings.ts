@@ -2,11 +2,12 @@
 // `fbads` entry), with their defaults; the kernel validates them at boot and
 // runs read them as ctx.settings.
 import { Type, type Static } from '../../core/tools/contract.ts'
+import { Milliseconds } from '../lib/settings.ts'
 
 export const FbadsSettingsSchema = Type.Object({
   api_version: Type.String({ pattern: '^v\\d+\\.\\d+$', default: 'v19.0', description: 'Graph API version in the request path, e.g. v19.0.' }),
   page_size: Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Ads asked per ads_archive page.' }),
-  timeout_ms: Type.Integer({ minimum: 1000, maximum: 300_000, default: 30_000, description: 'Timeout of one request.' }),
+  timeout_ms: Milliseconds(30_000, 'Timeout of one request.'),
 }, { additionalProperties: false })
 
 export type FbadsSettings = Static<typeof FbadsSettingsSchema>

@@ -2,6 +2,7 @@
 // `maps` entry), with their defaults; the kernel validates them at boot and
 // runs read them as ctx.settings.
 import { Type, type Static } from '../../core/tools/contract.ts'
+import { Concurrency, Milliseconds } from '../lib/settings.ts'
 
 const ms = (fallback: number, max: number, description: string) => Type.Integer({ minimum: 0, maximum: max, default: fallback, description })
 
@@ -20,9 +21,9 @@ export const MapsSettingsSchema = Type.Object({
   osm_min_interval_ms: ms(1000, 60_000, 'Gap between requests to one OpenStreetMap host (never below 1 s for the public ones).'),
   osm_max_bbox_degrees: Type.Number({ exclusiveMinimum: 0, maximum: 10, default: 1, description: 'Largest box, in degrees, searched around a place.' }),
   osm_geocode_cache_ttl_ms: ms(86_400_000, 30 * 86_400_000, 'How long a geocoded place is reused.'),
-  overpass_timeout_ms: Type.Integer({ minimum: 1000, maximum: 600_000, default: 25_000, description: 'Timeout of one Overpass query (whole seconds reach Overpass).' }),
+  overpass_timeout_ms: Milliseconds(25_000, 'Timeout of one Overpass query (whole seconds reach Overpass).', 600_000),
   deep_scan_max_pages: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Pages the deep scan reads per website (webemail max_pages).' }),
-  concurrency: Type.Integer({ minimum: 1, maximum: 20, default: 3, description: 'Websites deep-scanned at once.' }),
+  concurrency: Concurrency(3, 20, 'Websites deep-scanned at once.'),
   default_phone_country: Type.String({ pattern: '^[A-Za-z]{2}$', default: 'US', description: 'Country of listing phones when the input gives none.' }),
 }, { additionalProperties: false })
 

@@ -2,10 +2,11 @@
 // the `microblog` entry), with their defaults; validated at boot, read by runs
 // as ctx.settings.
 import { Type, type Static } from '../../core/tools/contract.ts'
+import { Milliseconds } from '../lib/settings.ts'
 
 export const MicroblogSettingsSchema = Type.Object({
   page_size: Type.Integer({ minimum: 10, maximum: 100, default: 100, description: 'Posts asked per page (max_results of each X API request; the API takes 10 to 100 on search, 5 to 100 on timelines).' }),
-  timeout_ms: Type.Integer({ minimum: 1000, maximum: 300_000, default: 20_000, description: 'Timeout of one request.' }),
+  timeout_ms: Milliseconds(20_000, 'Timeout of one request.'),
 }, { additionalProperties: false })
 
 export type MicroblogSettings = Static<typeof MicroblogSettingsSchema>

@@ -2,12 +2,13 @@
 // the `products` entry), with their defaults; the kernel validates them at boot
 // and runs read them as ctx.settings.
 import { Type, type Static } from '../../core/tools/contract.ts'
+import { Concurrency, Milliseconds } from '../lib/settings.ts'
 
 export const ProductsSettingsSchema = Type.Object({
   shopify_page_size: Type.Integer({ minimum: 1, maximum: 250, default: 250, description: 'Products per /products.json page (Shopify caps it at 250).' }),
   woo_page_size: Type.Integer({ minimum: 1, maximum: 100, default: 100, description: 'Products per Store API page (WooCommerce caps it at 100).' }),
-  concurrency: Type.Integer({ minimum: 1, maximum: 64, default: 4, description: 'Pages fetched at once by the schema.org crawl.' }),
-  page_timeout_ms: Type.Integer({ minimum: 1000, maximum: 300_000, default: 15_000, description: 'Timeout of one page of the crawl.' }),
+  concurrency: Concurrency(4, 64, 'Pages fetched at once by the schema.org crawl.'),
+  page_timeout_ms: Milliseconds(15_000, 'Timeout of one page of the crawl.'),
   max_sitemaps: Type.Integer({ minimum: 0, maximum: 100, default: 6, description: 'Sitemaps read before the crawl.' }),
 }, { additionalProperties: false })
 

@@ -2,13 +2,14 @@
 // `yt` entry), with their defaults; the kernel validates them at boot and
 // runs read them as ctx.settings.
 import { Type, type Static } from '../../core/tools/contract.ts'
+import { Concurrency, Milliseconds } from '../lib/settings.ts'
 
 export const YtSettingsSchema = Type.Object({
-  timeout_ms: Type.Integer({ minimum: 1000, maximum: 120_000, default: 20_000, description: 'Timeout of one InnerTube request.' }),
+  timeout_ms: Milliseconds(20_000, 'Timeout of one InnerTube request.', 120_000),
   language: Type.String({ pattern: '^[a-z]{2,3}(-[A-Za-z]{2,4})?$', default: 'en', description: 'InnerTube `hl`: the language of YouTube\'s texts. The count and date readers know English wording ("24.6M subscribers", "3 days ago"), so change it only knowingly.' }),
   region: Type.String({ pattern: '^[A-Z]{2}$', default: 'US', description: 'InnerTube `gl`: the region YouTube answers for.' }),
   channel_about: Type.Boolean({ default: true, description: 'Read each channel\'s about panel (one more request): total views, joined date, country, links.' }),
-  concurrency: Type.Integer({ minimum: 1, maximum: 8, default: 3, description: 'Videos looked up at once (two requests each: /player and /next).' }),
+  concurrency: Concurrency(3, 8, 'Videos looked up at once (two requests each: /player and /next).'),
 }, { additionalProperties: false })
 
 export type YtSettings = Static<typeof YtSettingsSchema>

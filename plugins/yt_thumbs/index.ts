@@ -3,10 +3,10 @@
 // default), each checked with HEAD on the image host.
 import { Defaulted, defineTool, LinkOrId, Nullable, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { StoredImage } from '../lib/media-tools/stored-image.ts'
+import { MAX_VIDEOS, VIDEOS_LIST } from './list.ts'
 import { YtThumbsSettingsSchema } from './settings.ts'
 
-/** Videos per call: each is a few HEAD requests; the per-run row ceiling spans them all. */
-export const MAX_VIDEOS = 200
+export { MAX_VIDEOS } from './list.ts'
 
 const Quality = Type.Union([Type.Literal('maxres'), Type.Literal('sd'), Type.Literal('hq'), Type.Literal('mq'), Type.Literal('default')])
 
@@ -54,6 +54,7 @@ export default defineTool({
   keywords: ['youtube thumbnail', 'thumbnail', 'thumbnail image', 'video thumbnail', 'maxresdefault', 'hqdefault', 'i.ytimg.com', 'preview image', 'poster image', 'cover image', 'youtube cover', 'hd thumbnail', 'full size thumbnail', 'youtube shorts', 'youtu.be'],
   pollSeconds: 1,
   settings: YtThumbsSettingsSchema,
+  list: VIDEOS_LIST,
   // The run module loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runYtThumbs(ctx),
 })

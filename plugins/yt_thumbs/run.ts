@@ -4,10 +4,11 @@
 // a larger size was asked for is YouTube's "no thumbnail" placeholder, so the
 // next size is tried. The image is linked and, with store_image, also kept as
 // a job file (see README.md).
-import { batchOf, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { eachItem, InputError, listItems, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { imageSize, youtubeVideoId, youtubeWatchUrl } from '../lib/media/index.ts'
 import { ImageKeeper } from '../lib/media-tools/stored-image.ts'
 import type { ytThumbsInput, ytThumbsRow } from './index.ts'
+import { VIDEOS_LIST } from './list.ts'
 import type { YtThumbsSettings } from './settings.ts'
 
 /** The image host's names, best first, with the size YouTube makes each at. */
@@ -29,38 +30,30 @@ const SNIFF_BYTES = 64 * 1024
 const PLACEHOLDER = { width: 120, height: 90 }
 
 export async function runYtThumbs (ctx: Ctx): Promise<void> {
-  const given = batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'videos')
-  const videos: Array<{ input: string, id: string }> = []
+  const given = listItems(ctx, VIDEOS_LIST)
+  const videos = new Map<string, { input: string, id: string }>()
   const rejected: string[] = []
   for (const input of given) {
     const id = youtubeVideoId(input)
     if (id === null) rejected.push(input)
-    else videos.push({ input, id })
+    else videos.set(input, { input, id })
   }
   if (rejected.length) ctx.warn(`Skipped ${rejected.length} entr${rejected.length === 1 ? 'y' : 'ies'} that ${rejected.length === 1 ? 'is' : 'are'} not a YouTube video link or id: ${rejected.slice(0, 5).map(r => JSON.stringify(r.slice(0, 80))).join(', ')}${rejected.length > 5 ? ', …' : ''}`)
-  if (videos.length === 0) throw new InputError('No YouTube video link or id to check: give a watch, youtu.be, shorts, embed or live link, or an 11-character video id.')
+  if (videos.size === 0) throw new InputError('No YouTube video link or id to check: give a watch, youtu.be, shorts, embed or live link, or an 11-character video id.')
 
   const base = (ctx.upstream.urls.ytimg ?? DEFAULT_IMAGE_HOST).replace(/\/+$/, '')
-  let done = 0
   let failed = 0
   let missing = 0
   const images = new ImageKeeper(ctx, { timeoutMs: ctx.settings.timeout_ms })
-  for (let start = 0; start < videos.length; start += ctx.settings.concurrency) {
-    ctx.signal.throwIfAborted()
-    ctx.stage(`Checking thumbnails: ${done} of ${videos.length} videos`)
-    const chunk = videos.slice(start, start + ctx.settings.concurrency)
-    const rows = await Promise.all(chunk.map(async video => {
-      const row = await bestThumbnail(ctx, base, video)
-      if (ctx.input.store_image && row.found && row.thumbnail_url) row.file = await images.keep(row.thumbnail_url, `${row.video_id}-${row.quality}`, `${row.video_id}: the thumbnail`)
-      return row
-    }))
-    failed += rows.filter(r => r.error !== null).length
-    missing += rows.filter(r => r.error === null && !r.found).length
-    done += rows.length
-    await ctx.push(rows)
-  }
-  if (failed === videos.length) throw new UpstreamError(`the image host failed for ${videos.length === 1 ? 'the video' : `all ${videos.length} videos`}: see each row's error`)
-  if (missing) ctx.warn(`${missing} of ${videos.length} video${videos.length === 1 ? ' has' : 's have'} no thumbnail on the image host (a wrong id, or a removed or private video).`)
+  await eachItem(ctx, VIDEOS_LIST, [...videos.keys()], async input => {
+    const row = await bestThumbnail(ctx, base, videos.get(input)!)
+    if (ctx.input.store_image && row.found && row.thumbnail_url) row.file = await images.keep(row.thumbnail_url, `${row.video_id}-${row.quality}`, `${row.video_id}: the thumbnail`)
+    if (row.error !== null) failed++
+    else if (!row.found) missing++
+    return [row]
+  }, { concurrency: ctx.settings.concurrency, stage: (index, total) => `Checking thumbnails: ${index} of ${total} videos` })
+  if (failed === videos.size) throw new UpstreamError(`the image host failed for ${videos.size === 1 ? 'the video' : `all ${videos.size} videos`}: see each row's error`)
+  if (missing) ctx.warn(`${missing} of ${videos.size} video${videos.size === 1 ? ' has' : 's have'} no thumbnail on the image host (a wrong id, or a removed or private video).`)
 }
 
 async function bestThumbnail (ctx: Ctx, base: string, video: { input: string, id: string }): Promise<Row> {

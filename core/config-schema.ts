@@ -203,7 +203,8 @@ export const ConfigSchema = Type.Object({
   JOB_HEARTBEAT_MS: Type.Integer({ default: 5000, minimum: 10, maximum: 600_000, description: 'running-job heartbeat (10 ms – 10 min)' }),
   JOB_SWEEP_INTERVAL_MS: Type.Integer({ default: 60_000, minimum: 10, maximum: 24 * 3600_000, description: 'retention sweep and dead-worker check interval (10 ms – 24 h)' }),
   SYNC_WAIT_SECONDS: Type.Integer({ default: 90, minimum: 1, maximum: 3600, description: 'how long `POST /api/website-email/find` waits before answering 408; 1–3600' }),
-  WEBHOOK_RETRY_BASE_MS: Type.Integer({ default: 1000, minimum: 1, maximum: 3600_000, description: 'first webhook retry delay (doubles, 5 tries); 1 ms – 1 h' }),
+  WEBHOOK_RETRY_BASE_MS: Type.Integer({ default: 5000, minimum: 1, maximum: 3600_000, description: 'first webhook retry delay; each next one doubles, up to a quarter of `WEBHOOK_RETRY_WINDOW_MS`; 1 ms – 1 h' }),
+  WEBHOOK_RETRY_WINDOW_MS: Type.Integer({ default: 86_400_000, minimum: 1, maximum: 30 * 24 * 3600_000, defaultText: '`86400000` (24 h)', description: 'how long a webhook delivery is retried after its first attempt (or a redelivery); an attempt that would fall later is not made and the delivery is `dead`; 1 ms – 30 days' }),
   LLM_BASE_URL: Type.Optional(Type.String({
     pattern: '^https?://',
     invalid: 'must be a http:// or https:// URL',

@@ -101,6 +101,7 @@ export interface AppConfig {
   jobSweepIntervalMs: number
   syncWaitSeconds: number
   webhookRetryBaseMs: number
+  webhookRetryWindowMs: number
   toolsConfigPath: string
   tools: ToolsFileConfig
   /** Every variable the process was started with (plugins read their credentials from it). */
@@ -427,6 +428,7 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): Loaded
     jobSweepIntervalMs: v.JOB_SWEEP_INTERVAL_MS,
     syncWaitSeconds: v.SYNC_WAIT_SECONDS,
     webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_MS,
+    webhookRetryWindowMs: v.WEBHOOK_RETRY_WINDOW_MS,
     toolsConfigPath,
     tools: loadToolsFile(toolsConfigPath),
     env: { ...env },

@@ -11,7 +11,7 @@ import type { SecretScrubber } from './secrets/secret-scrubber.ts'
 import type { Database, Db } from './db/database.ts'
 import { AccountService } from './accounts/account-service.ts'
 import { LoginThrottle } from './accounts/login-throttle.ts'
-import { PasswordHasher, type ScryptCost } from './crypto.ts'
+import { PasswordHasher, SecretBox, type ScryptCost } from './crypto.ts'
 import { KeyResolver } from './auth/principal.ts'
 import { QuotaService } from './quotas/quota-service.ts'
 import { RateLimiter, type ClientRateLimiter } from './quotas/rate-limiter.ts'
@@ -27,7 +27,8 @@ import type { BullJobQueue } from './jobs/bull-queue.ts'
 import { JobRunner } from './jobs/job-runner.ts'
 import { JobService } from './jobs/job-service.ts'
 import { JobMaintenance } from './jobs/job-maintenance.ts'
-import { WebhookSender } from './jobs/webhooks.ts'
+import { WebhookDeliveries } from './webhooks/webhook-deliveries.ts'
+import { AccountWebhooks } from './webhooks/account-webhooks.ts'
 import { JobEnding } from './jobs/job-ending.ts'
 import { createNetFactory, type NetFactory, type NetworkOverrides } from './jobs/net-factory.ts'
 import { ExtractionPool, type ExtractionPoolOptions } from './workers/extraction-pool.ts'
@@ -74,7 +75,10 @@ export interface Services {
   workspace: JobWorkspace
   /** Each account's budget for the uploads it holds at once (its unfinished jobs' and those arriving). */
   uploadBudget: UploadBudget
-  webhooks: WebhookSender
+  /** An account's default webhook (PUT /api/account/webhook). */
+  accountWebhooks: AccountWebhooks
+  /** Webhook deliveries: recorded, retried over WEBHOOK_RETRY_WINDOW_MS, sent once across processes (core/webhooks). */
+  webhooks: WebhookDeliveries
   ending: JobEnding
   runner: JobRunner
   queue: JobQueue
@@ -133,8 +137,10 @@ export function createAppContainer (base: {
     workspace: asFunction(({ config }: Services) => new JobWorkspace(join(config.dataDir, 'work'))).singleton(),
     // A hold outlives no request: a request lasts at most REQUEST_TIMEOUT_MS, a start's admission a few seconds more.
     uploadBudget: asFunction(({ db, sharedState, clock, logger, config }: Services) => new UploadBudget({ db, shared: sharedState, clock, logger, holdTtlMs: config.requestTimeoutMs + 60_000 })).singleton(),
-    webhooks: asFunction(({ net, logger, config, secrets }: Services) => new WebhookSender(net, logger, secrets, {
-      attempts: 5, baseDelayMs: config.webhookRetryBaseMs,
+    accountWebhooks: asFunction(({ db, clock, config }: Services) => new AccountWebhooks({ db, clock, box: new SecretBox(config.secretKey) })).singleton(),
+    webhooks: asFunction(({ db, clock, net, logger, config, secrets, accountWebhooks }: Services) => new WebhookDeliveries({
+      db, clock, net, logger, secrets, box: new SecretBox(config.secretKey), accounts: accountWebhooks,
+      retry: { baseMs: config.webhookRetryBaseMs, windowMs: config.webhookRetryWindowMs },
     })).singleton(),
     // Every ending of a job (run, cancel, timeout, reaper) goes through this one.
     ending: asFunction((s: Services) => new JobEnding({

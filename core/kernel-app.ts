@@ -19,6 +19,7 @@ import hostOriginGuard from './auth/host-origin-guard.ts'
 import accountRoutes from './accounts/routes.ts'
 import healthRoutes from './health/routes.ts'
 import jobRoutes from './jobs/routes.ts'
+import webhookRoutes from './webhooks/routes.ts'
 import artifactRoutes from './artifacts/routes.ts'
 import aliasRoutes from './jobs/alias-routes.ts'
 import progressSocketRoutes from './events/progress-socket.ts'
@@ -165,6 +166,7 @@ export async function buildKernelApp (options: BuildOptions = {}): Promise<Fasti
   await app.register(healthRoutes)
   await app.register(accountRoutes)
   await app.register(jobRoutes)
+  await app.register(webhookRoutes)
   await app.register(artifactRoutes)
   await app.register(aliasRoutes)
   await app.register(progressSocketRoutes)

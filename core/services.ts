@@ -49,7 +49,7 @@ export interface ServiceHost {
   services: Services
   /** After the app is ready: boot warnings, then the maintenance (queued jobs offered again, the sweeper's timer). */
   start (): Promise<void>
-  /** Stops sweeping, drains the queue, hands running jobs back, lets webhooks give up, closes the database. */
+  /** Stops sweeping, drains the queue, hands running jobs back, cuts webhook attempts in flight (they stay due), closes the database. */
   close (): Promise<void>
 }
 
@@ -93,9 +93,11 @@ export async function buildServices (options: ServicesOptions = {}): Promise<Ser
       // A missing media program is a warning, not a failed boot: only the tools that run it fail (naming the variable).
       services.exec.warnMissing()
       await services.maintenance.start()
+      // Deliveries due (those a stop left, retries whose time came) are sent from here on, by whichever process claims them.
+      services.webhooks.start()
     },
     // Order matters: stop sweeping; stop taking jobs and give running ones the
-    // queue's grace; hand the rest back; let webhooks give up; close the database.
+    // queue's grace; hand the rest back; cut webhook attempts (they stay due); close the database.
     close: () => closing ??= (async () => {
       await services.maintenance.stop()
       await services.queue.drain()

@@ -9,7 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { requireAccount } from '../auth/guards.ts'
 import { badRequest } from '../errors.ts'
 import { CONTENT_TYPES, EXPORT_FORMATS, exportStream, type ExportFormat } from '../exports/exporters.ts'
-import type { WebhookSpec } from './webhooks.ts'
+import type { WebhookSpec } from '../webhooks/webhook-deliveries.ts'
 import { readMultipartStart } from './multipart-start.ts'
 import { ExportParams, ExportQuery, JobInputSchema, JobParams, ListQuery, JobListSchema, JobResultsSchema, JobStarted, JobStatusSchema, ResultsQuery, ToolRunBody } from './schemas.ts'
 

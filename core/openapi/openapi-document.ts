@@ -26,6 +26,7 @@ const TAGS: Record<string, string> = {
   Account: 'Signup, login, profile and usage, keys and scoped tokens.',
   Blog: 'Blog posts.',
   Jobs: 'Start tools as jobs, read status and results, export, cancel.',
+  Webhooks: 'A job\'s webhook deliveries and their attempts, redelivery, and the account\'s default webhook.',
   Documentation: 'This description.',
   Service: 'Health and tool status endpoints.',
 }

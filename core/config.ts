@@ -28,6 +28,8 @@ const ToolEntry = Type.Object({
   credentials: Type.Optional(Type.Record(Type.String(), Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }))),
   settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   agent_names: Type.Optional(AgentNames),
+  /** `pool` (the default): the tool's requests go through PROXY_URLS; `none`: it connects directly. */
+  proxy: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('pool')])),
 }, { additionalProperties: false })
 
 const RetiredEntry = Type.Object({
@@ -84,7 +86,8 @@ export interface AppConfig {
   jobConcurrency: number
   /** The extraction worker pool (core/workers/extraction-pool.ts). */
   extraction: { workers: number, taskTimeoutMs: number, workerMemoryMb: number }
-  proxyUrl: string | null
+  /** The outbound proxy pool (core/net/proxy-pool.ts): PROXY_URLS, or PROXY_URL as a list of one. */
+  proxy: ProxyConfig
   userAgent: string
   /** The media programs ctx.exec runs (core/exec). */
   exec: ExecConfig
@@ -106,6 +109,13 @@ export interface AppConfig {
   tools: ToolsFileConfig
   /** Every variable the process was started with (plugins read their credentials from it). */
   env: Readonly<Record<string, string | undefined>>
+}
+
+interface ProxyConfig {
+  urls: string[]
+  rotation: 'request' | 'job'
+  failureLimit: number
+  cooldownMs: number
 }
 
 /** ctx.exec: the media programs' binaries, limits, and the little of the environment a child gets. */
@@ -226,6 +236,18 @@ function readEnvironment (env: Env): ConfigValues {
 }
 
 /** A URL the schema's pattern gave the scheme of: it must also parse. */
+/** PROXY_URLS (a comma list) or PROXY_URL (one): the pool, each URL checked. */
+function proxyUrls (single: string | undefined, list: string | undefined): string[] {
+  if (single !== undefined && list !== undefined) throw new ConfigError('Set PROXY_URL (one proxy) or PROXY_URLS (a list), not both')
+  if (single !== undefined) return [url('PROXY_URL', single)!]
+  const urls = (list ?? '').split(',').map(entry => entry.trim()).filter(Boolean)
+  for (const entry of urls) {
+    if (!/^(https?|socks[45]?):\/\//.test(entry)) throw new ConfigError(`PROXY_URLS: "${entry.replace(/\/\/[^@/]*@/, '//')}" is not a http(s):// or socks(4/5):// URL`)
+    url('PROXY_URLS', entry)
+  }
+  return [...new Set(urls)]
+}
+
 function url (name: string, value: string | undefined): string | null {
   if (value === undefined) return null
   try { new URL(value) } catch { throw new ConfigError(`${name} is not a valid URL`) }
@@ -395,7 +417,12 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): Loaded
       taskTimeoutMs: v.EXTRACT_TASK_TIMEOUT_MS,
       workerMemoryMb: v.EXTRACT_WORKER_MEMORY_MB,
     },
-    proxyUrl: url('PROXY_URL', v.PROXY_URL),
+    proxy: {
+      urls: proxyUrls(v.PROXY_URL, v.PROXY_URLS),
+      rotation: v.PROXY_ROTATION,
+      failureLimit: v.PROXY_FAILURE_LIMIT,
+      cooldownMs: v.PROXY_COOLDOWN_MS,
+    },
     userAgent: v.USER_AGENT,
     exec: {
       programs: { 'yt-dlp': v.YTDLP_PATH, ffmpeg: v.FFMPEG_PATH, ffprobe: v.FFPROBE_PATH },

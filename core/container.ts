@@ -121,12 +121,12 @@ export function createAppContainer (base: {
     registry: asValue(base.registry),
     catalog: asFunction(({ registry }: Services) => registry.catalog).singleton(),
     events: asFunction(({ redis, logger }: Services): JobEvents => redis ? new RedisJobEvents(redis, logger) : new InProcessJobEvents()).singleton().disposer(events => events.close?.()),
-    net: asFunction(({ config }: Services) => createNetFactory(config, base.network)).singleton(),
+    net: asFunction(({ config, clock }: Services) => createNetFactory(config, base.network, clock)).singleton(),
     // No worker starts before the first task; close() terminates whatever started. A borrowed pool stays open.
     extraction: base.extractionPools
       ? asFunction(({ config }: Services) => base.extractionPools!.poolFor(config.extraction)).singleton()
       : asFunction(({ config }: Services) => new ExtractionPool(config.extraction)).singleton().disposer(pool => pool.close()),
-    egress: asFunction(({ net, config, logger }: Services) => new EgressProxy({ ...net.guard, upstreamProxyUrl: config.proxyUrl ?? undefined, logger })).singleton().disposer(proxy => proxy.close()),
+    egress: asFunction(({ net, logger }: Services) => new EgressProxy({ ...net.guard, logger })).singleton().disposer(proxy => proxy.close()),
     // Jobs are stopped first (runner.shutdown kills their children); close() kills any group still alive.
     exec: asFunction(({ config, egress, logger }: Services) => new ExecService({ config: config.exec, proxy: egress, logger })).singleton().disposer(exec => exec.close()),
     // A bucket stages each write under DATA_DIR/work (skipped by the workspace sweep: a dot name) before it sends it.

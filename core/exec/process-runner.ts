@@ -27,6 +27,7 @@ import type { Logger } from 'pino'
 import type { ExecConfig } from '../config.ts'
 import { FileTooLargeError, InputError, ToolConfigError, UpstreamError, type ExecOptions, type ExecResult, type MediaProgram, type ProcessRunner } from '../tools/contract.ts'
 import type { EgressGrant, EgressProxy } from './egress-proxy.ts'
+import type { ProxyChooser } from '../net/proxy-pool.ts'
 import { guardMediaArgs } from './media-inputs.ts'
 import { readProgramVersions, ytdlpHasJsRuntimes, YTDLP_JS_RUNTIMES_SINCE, YTDLP_STALE_DAYS, type ProgramVersions } from './program-versions.ts'
 import { limitHit, POLL_MS, sampleProcess, sandboxedCommand, treeBytes, type LimitHit, type ProcessSample, type RunFileBudget, type RunLimits, type SandboxPrograms } from './sandbox.ts'
@@ -85,6 +86,8 @@ export interface JobScope {
   withoutServerPaths?: (text: string) => string
   /** The job's file caps over what its programs write (sandbox.ts); none (tests): no largest-file limit, no scratch budget. */
   files?: RunFileBudget
+  /** The job's outbound proxies (its tool's `proxy` choice): the egress proxy's connections go through them; none: direct. */
+  proxies?: ProxyChooser | null
 }
 
 /** One per app: resolves binaries, hands each job a ProcessRunner, and kills what is left at close. */
@@ -201,7 +204,7 @@ export class ExecService {
       // The proxy URL carries the run's token: only in the environment, which other users cannot
       // read (/proc/<pid>/environ is the owner's), never in argv (every user's `ps` shows it).
       if (options.network) {
-        grant = await proxy.grant(jobSignal, Math.min(options.maxNetworkBytes ?? config.networkMaxBytes, config.networkMaxBytes))
+        grant = await proxy.grant(jobSignal, Math.min(options.maxNetworkBytes ?? config.networkMaxBytes, config.networkMaxBytes), scope.proxies ?? null)
         // yt-dlp (Python's urllib) and ffmpeg 5 read http_proxy for http:// and https_proxy (a CONNECT
         // tunnel) for https://; yt-dlp passes them on to the ffmpeg it starts.
         childEnv.http_proxy = childEnv.https_proxy = childEnv.HTTP_PROXY = childEnv.HTTPS_PROXY = grant.proxyUrl

@@ -153,7 +153,9 @@ export class JobRunner implements RunningJobs {
   private toolContext (job: RunJob, tool: LoadedTool, input: Record<string, unknown>, scope: RunScope, sink: RunSink): { ctx: ToolContext, close: () => Promise<void> } {
     const { net, config } = this.deps
     const { signal, log, depth, maxRows } = scope
-    const http = net.http(signal)
+    // The tool's proxy choice (tools.config.json `proxy`): one chooser for all of the run's ways out, so PROXY_ROTATION=job holds for them all.
+    const proxies = tool.config.proxy === 'none' ? null : net.proxies.chooser()
+    const http = net.http(signal, proxies)
     const extract = createExtraction(this.deps.extraction, signal)
     const ctx: ToolContext = {
       input: Object.freeze(input),
@@ -161,12 +163,12 @@ export class JobRunner implements RunningJobs {
       signal,
       log,
       http,
-      crawler: net.crawlers(signal, { extract, logger: log }),
+      crawler: net.crawlers(signal, { extract, logger: log, proxies }),
       network: net.policy(),
       extract,
       dns: net.dns(signal),
       // Local inputs only from the job's own folder (its upload's and scratch's parent); stderr without the server's paths.
-      exec: this.deps.exec.forJob(signal, log, { localRoots: [dirname(dirname(this.deps.workspace.uploadPath(job.id)))], withoutServerPaths: text => this.deps.secrets.withoutServerPaths(text), files: this.execFiles(job) }),
+      exec: this.deps.exec.forJob(signal, log, { localRoots: [dirname(dirname(this.deps.workspace.uploadPath(job.id)))], withoutServerPaths: text => this.deps.secrets.withoutServerPaths(text), files: this.execFiles(job), proxies }),
       settings: tool.settings,
       upstream: upstreamConfig(tool, config),
       state: tool.state,

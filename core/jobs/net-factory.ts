@@ -1,5 +1,5 @@
 // Builds the guarded network pieces a job gets (core/net), bound to the job's
-// abort signal and the operator's proxy, user agent, response-size limit and
+// abort signal and the operator's proxy pool, user agent, response-size limit and
 // private-target policy.
 import type { AppConfig } from '../config.ts'
 import type { CrawlerFactory, DnsResolver, Extraction, Logger, NetworkPolicy } from '../tools/contract.ts'
@@ -7,13 +7,20 @@ import { createNetworkPolicy, systemLookup, type HostLookup, type TargetPolicy }
 import { createHttpClient, type GuardedHttpClient } from '../net/http-client.ts'
 import { createCrawlerFactory } from '../net/crawler-factory.ts'
 import { createDnsResolver } from '../net/dns-resolver.ts'
+import { ProxyPool, type ProxyChooser } from '../net/proxy-pool.ts'
+import { systemClock, type Clock } from '../clock.ts'
 
 export interface NetFactory {
   policy (): NetworkPolicy
-  /** A client bound to `signal`; close() it when the job ends (it pools connections). */
-  http (signal?: AbortSignal): GuardedHttpClient
-  /** Crawlers bound to `signal`; they read pages' links with `extract` (the job's pool) and log to `logger`. */
-  crawlers (signal: AbortSignal, job: { extract: Pick<Extraction, 'call'>, logger: Logger }): CrawlerFactory
+  /**
+   * A client bound to `signal`; close() it when the job ends (it pools connections).
+   * `proxies`: a job's chooser, or null for direct connections; left out, each request takes the pool's next proxy.
+   */
+  http (signal?: AbortSignal, proxies?: ProxyChooser | null): GuardedHttpClient
+  /** Crawlers bound to `signal`; they read pages' links with `extract` (the job's pool), log to `logger`, and use the job's proxies. */
+  crawlers (signal: AbortSignal, job: { extract: Pick<Extraction, 'call'>, logger: Logger, proxies?: ProxyChooser | null }): CrawlerFactory
+  /** The outbound proxies (PROXY_URLS) and their health. */
+  readonly proxies: ProxyPool
   /** The policy and resolver the guard applies, for the egress proxy of child processes (core/exec). */
   readonly guard: { policy: TargetPolicy, lookup: HostLookup }
   /** DNS lookups bound to `signal`, with the system's resolvers by default. */
@@ -31,21 +38,24 @@ export interface NetworkOverrides {
   allowedTargets?: readonly string[]
 }
 
-export function createNetFactory (config: AppConfig, overrides: NetworkOverrides = {}): NetFactory {
+export function createNetFactory (config: AppConfig, overrides: NetworkOverrides = {}, clock: Clock = systemClock): NetFactory {
   const policy = createNetworkPolicy({ allowPrivateTargets: config.allowPrivateTargets, allowedTargets: overrides.allowedTargets })
+  const proxies = new ProxyPool(config.proxy.urls, { ...config.proxy, clock })
   const common = {
     policy,
     userAgent: config.userAgent,
-    proxyUrl: config.proxyUrl ?? undefined,
     lookup: overrides.lookup,
     maxResponseBytes: config.maxResponseBytes,
   }
+  // Requests with no job (webhooks) take the next proxy each time.
+  const perRequest = () => proxies.chooser('request')
   return {
     policy: () => policy,
     guard: { policy, lookup: overrides.lookup ?? systemLookup },
-    http: (signal?: AbortSignal) => createHttpClient({ ...common, signal }),
+    proxies,
+    http: (signal, chosen) => createHttpClient({ ...common, signal, proxies: chosen === undefined ? perRequest() : chosen }),
     // Crawlee's own warnings and errors become lines of the job's pino logger (JSON, secrets scrubbed).
-    crawlers: (signal, { extract, logger }) => createCrawlerFactory({ ...common, signal, extract, logger }),
+    crawlers: (signal, { extract, logger, proxies: chosen }) => createCrawlerFactory({ ...common, signal, extract, logger, proxies: chosen === undefined ? perRequest() : chosen }),
     dns: (signal: AbortSignal) => createDnsResolver(signal),
   }
 }

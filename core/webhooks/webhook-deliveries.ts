@@ -35,8 +35,8 @@ export interface DeliveryRequest {
 
 type DeliveryStatus = 'pending' | 'delivered' | 'dead'
 
-/** What one attempt came to, for a metrics hook (core/metrics: webhook deliveries by outcome). */
-export interface AttemptOutcome { event: string, outcome: 'delivered' | 'retrying' | 'dead', durationMs: number }
+/** What one attempt came to, for a metrics hook (webhook deliveries by outcome: label `event` and `outcome` only, never the ids). */
+export interface AttemptOutcome { event: string, outcome: 'delivered' | 'retrying' | 'dead', durationMs: number, deliveryId: string, jobId: string | null }
 
 export interface DeliveryView {
   id: string
@@ -289,7 +289,7 @@ export class WebhookDeliveries {
     // A retry due before the next poll (a short WEBHOOK_RETRY_BASE_MS) is not held back to it.
     if (next && next.getTime() - now.getTime() < POLL_MS) this.wakeAfter(next.getTime() - now.getTime())
     if (error !== null) logger.warn({ delivery: row.id, jobId: row.jobId, webhook: originOf(row.url), attempt: number, status, err: error }, 'webhook attempt failed')
-    const outcome: AttemptOutcome = { event: row.event, outcome: status === 'pending' ? 'retrying' : status, durationMs }
+    const outcome: AttemptOutcome = { event: row.event, outcome: status === 'pending' ? 'retrying' : status, durationMs, deliveryId: row.id, jobId: row.jobId }
     for (const observe of this.observers) observe(outcome)
   }
 

@@ -46,14 +46,22 @@ const put = (app: FastifyInstance, url: string, key: string, payload: unknown) =
 const appWith = (t: Teardown, clock: ReturnType<typeof manualClock>, env: Record<string, string> = {}, more: BuildTestOptions = {}) =>
   buildWithCounter(t, { clock, distributed: false, ...more, env: { ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_RETRY_BASE_MS: '1000', ...env, ...more.env } })
 
-async function runJob (app: FastifyInstance, apiKey: string, webhook?: Record<string, unknown>): Promise<string> {
-  const res = await call(app, 'POST', '/api/tool-run', apiKey, { tool: 'counter', params: { max_results: 1 }, ...(webhook ? { webhook } : {}) })
-  if (res.statusCode !== 202) throw new Error(`start answered ${res.statusCode}: ${res.body}`)
-  const id = res.json().job_id as string
-  await waitForEnd(app, apiKey, id)
-  // The delivery is stored before the final event; its first attempt runs in the background.
-  await app.services.webhooks.idle()
-  return id
+/** Runs a counter job to its end and, when it has a target, to its delivery's first recorded attempt. */
+async function runJob (app: FastifyInstance, apiKey: string, webhook?: Record<string, unknown>, params: Record<string, unknown> = { max_results: 1 }, attempted = true): Promise<string> {
+  const attempts: string[] = []
+  let heard: () => void = () => {}
+  const firstAttempt = new Promise<void>(resolve => { heard = resolve })
+  const stop = app.services.webhooks.onAttempt(o => { if (o.jobId) attempts.push(o.jobId); heard() })
+  try {
+    const res = await call(app, 'POST', '/api/tool-run', apiKey, { tool: 'counter', params, ...(webhook ? { webhook } : {}) })
+    if (res.statusCode !== 202) throw new Error(`start answered ${res.statusCode}: ${res.body}`)
+    const id = res.json().job_id as string
+    await waitForEnd(app, apiKey, id)
+    while (attempted && !attempts.includes(id)) await firstAttempt
+    return id
+  } finally {
+    stop()
+  }
 }
 
 const deliveriesOf = async (app: FastifyInstance, apiKey: string, jobId: string) => {
@@ -142,7 +150,7 @@ t.test('a receiver that always fails: dead at the end of the window; redelivery 
 
   const unknown = await call(app, 'POST', `/api/jobs/${jobId}/webhooks/redeliver`, user.apiKey, { delivery_id: 'msg_nope' })
   t.equal(unknown.statusCode, 409)
-  const bare = await runJob(app, user.apiKey)
+  const bare = await runJob(app, user.apiKey, undefined, undefined, false)
   const none = await call(app, 'POST', `/api/jobs/${bare}/webhooks/redeliver`, user.apiKey, {})
   t.equal(none.statusCode, 409, 'a job with no webhook and no account default')
   t.match(none.json().detail, /PUT \/api\/account\/webhook/)
@@ -209,13 +217,9 @@ t.test('the account default webhook: secret shown once, used when a start names 
   t.match(refusals.at(-1), /too old/)
 
   // events: ['done'] — an error job sends nothing.
-  const failing = await call(app, 'POST', '/api/tool-run', user.apiKey, { tool: 'counter', params: { max_results: 1, outcome: 'input' } })
-  t.equal((await waitForEnd(app, user.apiKey, failing.json().job_id)).status, 'error')
-  await app.services.webhooks.idle()
-  t.same(await deliveriesOf(app, user.apiKey, failing.json().job_id), [], 'an outcome the default does not ask for')
-  const job = await call(app, 'POST', '/api/tool-run', user.apiKey, { tool: 'counter', params: { max_results: 1 }, webhook: { url: hook.url, secret: 'own' } })
-  await waitForEnd(app, user.apiKey, job.json().job_id)
-  await app.services.webhooks.idle()
+  const failing = await runJob(app, user.apiKey, undefined, { max_results: 1, outcome: 'input' }, false)
+  await runJob(app, user.apiKey, { url: hook.url, secret: 'own' })
+  t.same(await deliveriesOf(app, user.apiKey, failing), [], 'an outcome the default does not ask for (the job after it was delivered)')
   t.equal(hook.requests.at(-1)!.headers['x-signature'], `sha256=${createHmac('sha256', 'own').update(hook.requests.at(-1)!.body).digest('hex')}`, 'a start\'s own webhook wins over the default')
 
   t.equal((await call(app, 'DELETE', '/api/account/webhook', user.apiKey)).statusCode, 200)

@@ -143,7 +143,7 @@ t.test('through the kernel: PROXY_URLS with PROXY_ROTATION=job, a tool with "pro
   const scrape = async (pages: string[]) => {
     const res = await call(app, 'POST', '/api/tool-run', user.apiKey, { tool: 'websearch', params: { urls: pages.map(p => `${origin}${p}`) } })
     t.equal(res.statusCode, 202)
-    const end = await waitForEnd(app, user.apiKey, res.json().job_id)
+    const end = await waitForEnd(app, user.apiKey, res.json().job_id, 60_000)
     t.equal(end.status, 'done', JSON.stringify(end.error))
     return end
   }
@@ -171,7 +171,7 @@ t.test('through the kernel: PROXY_URLS with PROXY_ROTATION=job, a tool with "pro
   const directApp = await build(t, { env: { ALLOW_PRIVATE_TARGETS: '1', PROXY_URLS: `${a.url}, ${b.url}`, TOOLS_CONFIG: toolsConfig } })
   const other = await signup(directApp)
   const res = await call(directApp, 'POST', '/api/tool-run', other.apiKey, { tool: 'websearch', params: { urls: [`${origin}/direct`] } })
-  const end = await waitForEnd(directApp, other.apiKey, res.json().job_id)
+  const end = await waitForEnd(directApp, other.apiKey, res.json().job_id, 60_000)
   t.equal(end.status, 'done')
   t.equal(a.tunnels.length + b.tunnels.length, before, 'no request went through a proxy')
 })

@@ -28,6 +28,8 @@ const ToolEntry = Type.Object({
   credentials: Type.Optional(Type.Record(Type.String(), Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }))),
   settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   agent_names: Type.Optional(AgentNames),
+  /** `pool` (the default): the tool's requests go through PROXY_URLS; `none`: it connects directly. */
+  proxy: Type.Optional(Type.Union([Type.Literal('none'), Type.Literal('pool')])),
 }, { additionalProperties: false })
 
 const RetiredEntry = Type.Object({
@@ -84,7 +86,8 @@ export interface AppConfig {
   jobConcurrency: number
   /** The extraction worker pool (core/workers/extraction-pool.ts). */
   extraction: { workers: number, taskTimeoutMs: number, workerMemoryMb: number }
-  proxyUrl: string | null
+  /** The outbound proxy pool (core/net/proxy-pool.ts): PROXY_URLS, or PROXY_URL as a list of one. */
+  proxy: ProxyConfig
   userAgent: string
   /** The media programs ctx.exec runs (core/exec). */
   exec: ExecConfig
@@ -107,6 +110,7 @@ export interface AppConfig {
   jobSweepIntervalMs: number
   syncWaitSeconds: number
   webhookRetryBaseMs: number
+  webhookRetryWindowMs: number
   toolsConfigPath: string
   tools: ToolsFileConfig
   /** Every variable the process was started with (plugins read their credentials from it). */
@@ -119,6 +123,13 @@ export interface TracingConfig {
   endpoint: string | null
   /** OTEL_SERVICE_NAME. */
   serviceName: string
+}
+
+interface ProxyConfig {
+  urls: string[]
+  rotation: 'request' | 'job'
+  failureLimit: number
+  cooldownMs: number
 }
 
 /** ctx.exec: the programs' limits, the settings their profiles read, and the little of the environment a child gets. */
@@ -242,6 +253,18 @@ function readEnvironment (env: Env): ConfigValues {
 }
 
 /** A URL the schema's pattern gave the scheme of: it must also parse. */
+/** PROXY_URLS (a comma list) or PROXY_URL (one): the pool, each URL checked. */
+function proxyUrls (single: string | undefined, list: string | undefined): string[] {
+  if (single !== undefined && list !== undefined) throw new ConfigError('Set PROXY_URL (one proxy) or PROXY_URLS (a list), not both')
+  if (single !== undefined) return [url('PROXY_URL', single)!]
+  const urls = (list ?? '').split(',').map(entry => entry.trim()).filter(Boolean)
+  for (const entry of urls) {
+    if (!/^(https?|socks[45]?):\/\//.test(entry)) throw new ConfigError(`PROXY_URLS: "${entry.replace(/\/\/[^@/]*@/, '//')}" is not a http(s):// or socks(4/5):// URL`)
+    url('PROXY_URLS', entry)
+  }
+  return [...new Set(urls)]
+}
+
 function url (name: string, value: string | undefined): string | null {
   if (value === undefined) return null
   try { new URL(value) } catch { throw new ConfigError(`${name} is not a valid URL`) }
@@ -411,7 +434,12 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): Loaded
       taskTimeoutMs: v.EXTRACT_TASK_TIMEOUT_MS,
       workerMemoryMb: v.EXTRACT_WORKER_MEMORY_MB,
     },
-    proxyUrl: url('PROXY_URL', v.PROXY_URL),
+    proxy: {
+      urls: proxyUrls(v.PROXY_URL, v.PROXY_URLS),
+      rotation: v.PROXY_ROTATION,
+      failureLimit: v.PROXY_FAILURE_LIMIT,
+      cooldownMs: v.PROXY_COOLDOWN_MS,
+    },
     userAgent: v.USER_AGENT,
     exec: {
       settings: { ...env },
@@ -446,6 +474,7 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): Loaded
     jobSweepIntervalMs: v.JOB_SWEEP_INTERVAL_MS,
     syncWaitSeconds: v.SYNC_WAIT_SECONDS,
     webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_MS,
+    webhookRetryWindowMs: v.WEBHOOK_RETRY_WINDOW_MS,
     toolsConfigPath,
     tools: loadToolsFile(toolsConfigPath),
     env: { ...env },

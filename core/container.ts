@@ -14,7 +14,7 @@ import type { Database, Db } from './db/database.ts'
 import type { HotReads } from './db/hot-reads.ts'
 import { AccountService } from './accounts/account-service.ts'
 import { LoginThrottle } from './accounts/login-throttle.ts'
-import { PasswordHasher, type ScryptCost } from './crypto.ts'
+import { PasswordHasher, SecretBox, type ScryptCost } from './crypto.ts'
 import { KeyResolver } from './auth/principal.ts'
 import { QuotaService } from './quotas/quota-service.ts'
 import { RateLimiter, type ClientRateLimiter } from './quotas/rate-limiter.ts'
@@ -30,9 +30,10 @@ import type { BullJobQueue, BullQueueOptions } from './jobs/bull-queue.ts'
 import { JobRunner } from './jobs/job-runner.ts'
 import { JobService } from './jobs/job-service.ts'
 import { JobMaintenance } from './jobs/job-maintenance.ts'
-import { WebhookSender } from './jobs/webhooks.ts'
+import { WebhookDeliveries } from './webhooks/webhook-deliveries.ts'
+import { AccountWebhooks } from './webhooks/account-webhooks.ts'
 import { JobEnding } from './jobs/job-ending.ts'
-import { createNetFactory, type NetFactory, type NetworkOverrides } from './jobs/net-factory.ts'
+import { createNetFactory, type NetFactory, type NetworkOverrides } from './net/net-factory.ts'
 import { ExtractionPool, type ExtractionPoolOptions } from './workers/extraction-pool.ts'
 import { EgressProxy } from './exec/egress-proxy.ts'
 import { ExecService } from './exec/process-runner.ts'
@@ -85,7 +86,10 @@ export interface Services {
   workspace: JobWorkspace
   /** Each account's budget for the uploads it holds at once (its unfinished jobs' and those arriving). */
   uploadBudget: UploadBudget
-  webhooks: WebhookSender
+  /** An account's default webhook (PUT /api/account/webhook). */
+  accountWebhooks: AccountWebhooks
+  /** Webhook deliveries: recorded, retried over WEBHOOK_RETRY_WINDOW_MS, sent once across processes (core/webhooks). */
+  webhooks: WebhookDeliveries
   ending: JobEnding
   runner: JobRunner
   queue: JobQueue
@@ -187,12 +191,12 @@ export function createAppContainer (base: {
     // With Redis the in-memory limiter stays as the fallback while Redis is unreachable.
     rateLimiter: asFunction(({ clock, redis }: Services) => redis ? new RedisRateLimiter(redis, new RateLimiter(clock)) : new RateLimiter(clock)).singleton(),
     events: asFunction(({ redis, logger }: Services): JobEvents => redis ? new RedisJobEvents(redis, logger) : new InProcessJobEvents()).singleton().disposer(events => events.close?.()),
-    net: asFunction(({ config }: Services) => createNetFactory(config, base.network)).singleton(),
+    net: asFunction(({ config, clock }: Services) => createNetFactory(config, base.network, clock)).singleton(),
     // No worker starts before the first task; close() terminates whatever started. A borrowed pool stays open.
     extraction: base.extractionPools
       ? asFunction(({ config }: Services) => base.extractionPools!.poolFor(config.extraction)).singleton()
       : asFunction(({ config }: Services) => new ExtractionPool(config.extraction)).singleton().disposer(pool => pool.close()),
-    egress: asFunction(({ net, config, logger }: Services) => new EgressProxy({ ...net.guard, upstreamProxyUrl: config.proxyUrl ?? undefined, logger })).singleton().disposer(proxy => proxy.close()),
+    egress: asFunction(({ net, logger }: Services) => new EgressProxy({ ...net.guard, logger })).singleton().disposer(proxy => proxy.close()),
     // The programs the enabled tools declare. Jobs are stopped first (runner.shutdown kills their children); close() kills any group still alive.
     exec: asFunction(({ config, egress, logger, registry, metrics }: Services) => new ExecService({ config: config.exec, proxy: egress, logger, programs: registry.programs(), metrics })).singleton().disposer(exec => exec.close()),
     // A bucket stages each write under DATA_DIR/work (skipped by the workspace sweep: a dot name) before it sends it.
@@ -200,8 +204,10 @@ export function createAppContainer (base: {
       ? new S3ArtifactStore(config.artifactsS3, join(config.dataDir, 'work', '.s3-staging'))
       : new DirectoryArtifactStore(config.artifactsDir)).singleton().disposer(store => { if (store instanceof S3ArtifactStore) store.close() }),
     workspace: asFunction(({ config }: Services) => new JobWorkspace(join(config.dataDir, 'work'))).singleton(),
-    webhooks: asFunction(({ net, logger, config, secrets }: Services) => new WebhookSender(net, logger, secrets, {
-      attempts: 5, baseDelayMs: config.webhookRetryBaseMs,
+    accountWebhooks: asFunction(({ db, clock, config }: Services) => new AccountWebhooks({ db, clock, box: new SecretBox(config.secretKey) })).singleton(),
+    webhooks: asFunction(({ db, clock, net, logger, config, secrets, accountWebhooks }: Services) => new WebhookDeliveries({
+      db, clock, net, logger, secrets, box: new SecretBox(config.secretKey), accounts: accountWebhooks,
+      retry: { baseMs: config.webhookRetryBaseMs, windowMs: config.webhookRetryWindowMs },
     })).singleton(),
     // REDIS_URL: the BullMQ queue shared by every process (API processes offer, workers run);
     // else the embedded fair-share scheduler runs them here (core/jobs/README.md).

@@ -20,6 +20,7 @@ import accountRoutes from './accounts/routes.ts'
 import healthRoutes from './health/routes.ts'
 import metricsRoutes, { httpMetrics } from './metrics/routes.ts'
 import jobRoutes from './jobs/routes.ts'
+import webhookRoutes from './webhooks/routes.ts'
 import artifactRoutes from './artifacts/routes.ts'
 import aliasRoutes from './jobs/alias-routes.ts'
 import progressSocketRoutes from './events/progress-socket.ts'
@@ -177,6 +178,7 @@ export async function buildKernelApp (options: BuildOptions = {}): Promise<Fasti
   await app.register(metricsRoutes)
   await app.register(accountRoutes)
   await app.register(jobRoutes)
+  await app.register(webhookRoutes)
   await app.register(artifactRoutes)
   await app.register(aliasRoutes)
   await app.register(progressSocketRoutes)

@@ -13,7 +13,7 @@ import type { ScryptCost } from './crypto.ts'
 import { createSecretScrubber } from './secrets/secret-scrubber.ts'
 import { openDatabase } from './db/database.ts'
 import { createAppContainer, type ExtractionPools, type Services } from './container.ts'
-import type { NetworkOverrides } from './jobs/net-factory.ts'
+import type { NetworkOverrides } from './net/net-factory.ts'
 import { ToolRegistry } from './tools/registry.ts'
 import { openSharedState } from './shared-state/open-shared-state.ts'
 import { createMetrics, disabledMetrics } from './metrics/metrics.ts'
@@ -52,7 +52,7 @@ export interface ServiceHost {
   services: Services
   /** After the app is ready: boot warnings, then the maintenance (queued jobs offered again, the sweeper's timer). */
   start (): Promise<void>
-  /** Stops sweeping, drains the queue, hands running jobs back, lets webhooks give up, closes the database. */
+  /** Stops sweeping, drains the queue, hands running jobs back, cuts webhook attempts in flight (they stay due), closes the database. */
   close (): Promise<void>
   /** The METRICS_PORT listener's bound port once started, else null. */
   metricsPort (): number | null
@@ -110,9 +110,11 @@ export async function buildServices (options: ServicesOptions = {}): Promise<Ser
       services.exec.warnMissing()
       await services.maintenance.start()
       await services.monitorScheduler.start()
+      // Deliveries due (those a stop left, retries whose time came) are sent from here on, by whichever process claims them.
+      services.webhooks.start()
     },
     // Order matters: stop sweeping; stop taking jobs and give running ones the
-    // queue's grace; hand the rest back; let webhooks give up; close the database.
+    // queue's grace; hand the rest back; cut webhook attempts (they stay due); close the database.
     close: () => closing ??= (async () => {
       await services.monitorScheduler.stop()
       await services.maintenance.stop()

@@ -12,9 +12,11 @@
 // - A refused target answers 403 (the refusal is kept for the run, which then
 //   fails with the guard's BlockedTargetError); a missing or wrong token 407,
 //   with `Proxy-Authenticate: Basic` (ffmpeg only sends credentials after that).
-// - With PROXY_URL set, connections go on through it (http, https, socks4/4a,
-//   socks5): the outer proxy resolves the target, so it is vetted here just
-//   before, unpinned, exactly as ctx.http does through a proxy.
+// - With the operator's proxies (PROXY_URLS), each connection goes on through
+//   the one the run's chooser picks (http, https, socks4/4a, socks5; its
+//   job's, so yt-dlp and ffmpeg rotate or stick like every other request, and a
+//   proxy that fails counts against its health): the outer proxy resolves the
+//   target, so it is vetted here just before, unpinned, as ctx.http does.
 // - Bytes through the run's connections (both ways) are counted against its cap.
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { connect as netConnect, isIP, type Socket } from 'node:net'
@@ -25,6 +27,7 @@ import type { Logger } from 'pino'
 import { BlockedTargetError, UpstreamError } from '../tools/contract.ts'
 import { vetTarget, type HostLookup, type ResolvedAddress, type TargetPolicy } from '../net/network-policy.ts'
 import { describeNetworkFailure } from '../net/public-errors.ts'
+import type { ProxyChooser } from '../net/proxy-pool.ts'
 
 const CONNECT_TIMEOUT_MS = 30_000
 // Hop-by-hop headers (RFC 9110 7.6.1) and our own credential: never forwarded.
@@ -33,8 +36,6 @@ const HOP_HEADERS = new Set(['proxy-authorization', 'proxy-connection', 'connect
 export interface EgressProxyOptions {
   policy: TargetPolicy
   lookup: HostLookup
-  /** PROXY_URL: connections continue through it. */
-  upstreamProxyUrl?: string
   logger?: Logger
 }
 
@@ -61,6 +62,8 @@ interface GrantState {
   capExceeded: boolean
   refused: BlockedTargetError[]
   sockets: Set<Duplex>
+  /** The job's outbound proxies, or null: connections go to the vetted address. */
+  proxies: ProxyChooser | null
 }
 
 export class EgressProxy {
@@ -68,11 +71,7 @@ export class EgressProxy {
   private listening: Promise<number> | null = null
   private ownPort = 0
   private readonly grants = new Map<string, GrantState>()
-  private readonly upstream: URL | null
-
-  constructor (private readonly options: EgressProxyOptions) {
-    this.upstream = options.upstreamProxyUrl ? new URL(options.upstreamProxyUrl) : null
-  }
+  constructor (private readonly options: EgressProxyOptions) {}
 
   /** The port it listens on, starting it on first use. */
   port (): Promise<number> {
@@ -95,11 +94,11 @@ export class EgressProxy {
     return this.listening
   }
 
-  /** A token for one run: valid until revoked or until `signal` fires. */
-  async grant (signal: AbortSignal, maxBytes: number): Promise<EgressGrant> {
+  /** A token for one run: valid until revoked or until `signal` fires; its connections go through `proxies` when given. */
+  async grant (signal: AbortSignal, maxBytes: number, proxies: ProxyChooser | null = null): Promise<EgressGrant> {
     const port = await this.port()
     const token = randomBytes(24).toString('base64url')
-    const state: GrantState = { signal, maxBytes, bytes: 0, capExceeded: false, refused: [], sockets: new Set() }
+    const state: GrantState = { signal, maxBytes, bytes: 0, capExceeded: false, refused: [], sockets: new Set(), proxies }
     this.grants.set(token, state)
     const revoke = () => {
       this.grants.delete(token)
@@ -189,7 +188,7 @@ export class EgressProxy {
     let upstream: Socket
     try {
       const addresses = await this.vet(state, target.host, target.port)
-      upstream = await this.open(target.host, target.port, addresses, state.signal)
+      upstream = await this.open(target.host, target.port, addresses, state)
     } catch (err) {
       return refuseSocket(client, err instanceof BlockedTargetError ? 403 : 502, publicText(err))
     }
@@ -227,7 +226,7 @@ export class EgressProxy {
     let socket: Socket
     try {
       const addresses = await this.vet(state, url.hostname, port)
-      socket = await this.open(url.hostname, port, addresses, state.signal)
+      socket = await this.open(url.hostname, port, addresses, state)
     } catch (err) {
       return refuseResponse(res, err instanceof BlockedTargetError ? 403 : 502, publicText(err))
     }
@@ -260,10 +259,21 @@ export class EgressProxy {
     req.pipe(outgoing)
   }
 
-  /** A socket to the target: to a vetted address (pinned), or through PROXY_URL. */
-  private async open (host: string, port: number, addresses: ResolvedAddress[], signal: AbortSignal): Promise<Socket> {
+  /** A socket to the target: to a vetted address (pinned), or through the proxy the run's chooser picks. */
+  private async open (host: string, port: number, addresses: ResolvedAddress[], state: GrantState): Promise<Socket> {
+    const { signal, proxies } = state
     signal.throwIfAborted()
-    if (this.upstream) return openThroughProxy(this.upstream, host, port, signal)
+    if (proxies) {
+      const proxy = proxies.pick()
+      try {
+        const socket = await openThroughProxy(new URL(proxy), host, port, signal)
+        proxies.succeeded(proxy)
+        return socket
+      } catch (err) {
+        if (!signal.aborted) proxies.failed(proxy, publicText(err))
+        throw err
+      }
+    }
     let lastError: unknown
     for (const { address } of addresses) {
       try {

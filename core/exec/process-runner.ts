@@ -35,6 +35,7 @@ import { mediaInputs } from './media-inputs.ts'
 import { readProgramVersions, type ProgramVersions } from './program-versions.ts'
 import type { Metrics, ProgramExit } from '../metrics/metrics.ts'
 import { inSpan } from '../telemetry/tracing.ts'
+import type { ProxyChooser } from '../net/proxy-pool.ts'
 import { limitHit, POLL_MS, sampleProcess, sandboxedCommand, treeBytes, type LimitHit, type ProcessSample, type RunFileBudget, type RunLimits, type SandboxPrograms } from './sandbox.ts'
 
 export const DEFAULT_MAX_STDOUT_BYTES = 8 * 1024 * 1024
@@ -86,6 +87,8 @@ export interface JobScope {
   files?: RunFileBudget
   /** The programs the job's tool declares: no other runs for it. Unset (tests): every registered program. */
   programs?: readonly string[]
+  /** The job's outbound proxies (its tool's `proxy` choice): the egress proxy's connections go through them; none: direct. */
+  proxies?: ProxyChooser | null
 }
 
 /** One per app: resolves binaries, hands each job a ProcessRunner, and kills what is left at close. */
@@ -232,7 +235,7 @@ export class ExecService {
       // The proxy URL carries the run's token: only in the environment, which other users cannot
       // read (/proc/<pid>/environ is the owner's), never in argv (every user's `ps` shows it).
       if (options.network) {
-        grant = await proxy.grant(jobSignal, Math.min(options.maxNetworkBytes ?? config.networkMaxBytes, config.networkMaxBytes))
+        grant = await proxy.grant(jobSignal, Math.min(options.maxNetworkBytes ?? config.networkMaxBytes, config.networkMaxBytes), scope.proxies ?? null)
         // The usual variables: http_proxy for http://, https_proxy (a CONNECT tunnel) for https://,
         // both cases; a program passes them on to the programs it starts.
         childEnv.http_proxy = childEnv.https_proxy = childEnv.HTTP_PROXY = childEnv.HTTPS_PROXY = grant.proxyUrl

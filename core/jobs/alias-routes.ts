@@ -12,7 +12,7 @@ import { badRequest, timedOut } from '../errors.ts'
 import { InputError, type ToolAlias } from '../tools/contract.ts'
 import { idempotencyKey, markReplay } from './routes.ts'
 import { JobStarted, JobStatusSchema, WebhookSchema } from './schemas.ts'
-import type { WebhookSpec } from './webhooks.ts'
+import type { WebhookSpec } from '../webhooks/webhook-deliveries.ts'
 
 /** The alias body as validated: the plugin's schema, plus `webhook` when it accepts one. */
 function aliasBody (alias: ToolAlias): TSchema {

@@ -11,7 +11,7 @@ import type { QuotaService } from '../quotas/quota-service.ts'
 import type { SecretScrubber } from '../secrets/secret-scrubber.ts'
 import type { JobEvents } from './job-events.ts'
 import { jobStatusRecord } from './job-view.ts'
-import type { WebhookSender } from './webhooks.ts'
+import type { WebhookDeliveries } from '../webhooks/webhook-deliveries.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { JobWorkspace } from '../artifacts/job-workspace.ts'
 import type { JobOutcome, Metrics } from '../metrics/metrics.ts'
@@ -64,7 +64,7 @@ function jobOutcome (end: JobEnd): JobOutcome {
 export const timedOut = (seconds: number): JobEnd => ({ status: 'error', error: `The job did not finish within ${seconds} s and was stopped.`, refund: true })
 
 export class JobEnding {
-  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, secrets: SecretScrubber, events: JobEvents, webhooks: WebhookSender, logger: Logger, artifacts: ArtifactService, workspace: JobWorkspace, monitorRunEnded?: MonitorRunEnding, metrics: Pick<Metrics, 'jobsEnded' | 'jobDuration'> }) {}
+  constructor (private readonly deps: { db: Db, clock: Clock, quotas: QuotaService, secrets: SecretScrubber, events: JobEvents, webhooks: WebhookDeliveries, logger: Logger, artifacts: ArtifactService, workspace: JobWorkspace, monitorRunEnded?: MonitorRunEnding, metrics: Pick<Metrics, 'jobsEnded' | 'jobDuration'> }) {}
 
   /**
    * Ends a running job: outcome, expiry (retention counts from the end),
@@ -125,8 +125,9 @@ export class JobEnding {
         .catch(err => { this.deps.logger.error({ err, jobId: job.id }, 'comparing the monitor\'s run failed'); return null })
     }
     const record = jobStatusRecord(final)
+    // The delivery is stored before the final event, so whoever hears the end can already list it.
+    await webhooks.jobEnded(final, record).catch(err => this.deps.logger.error({ err, jobId: job.id }, 'recording the job\'s webhook delivery failed'))
     events.emit(job.id, { type: final.status === 'done' ? 'done' : 'error', job: record })
-    webhooks.deliver(final, record)
     return true
   }
 

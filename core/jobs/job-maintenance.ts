@@ -125,6 +125,8 @@ export class JobMaintenance {
         await this.deps.artifacts.deleteForJob(job.id)
         await this.deps.workspace.remove(job.id)
         await db.resultRow.deleteMany({ where: { jobId: job.id } })
+        await db.webhookAttempt.deleteMany({ where: { delivery: { jobId: job.id } } })
+        await db.webhookDelivery.deleteMany({ where: { jobId: job.id } })
         // deleteMany: another process sharing the database may have swept it first.
         await db.job.deleteMany({ where: { id: job.id } })
         swept++

@@ -18,7 +18,7 @@ import { upstreamConfig } from '../tools/upstream-config.ts'
 import type { JobEnding } from './job-ending.ts'
 import type { JobEvents } from './job-events.ts'
 import type { JobRow, LiveOverlay } from './job-view.ts'
-import type { NetFactory } from './net-factory.ts'
+import type { NetFactory } from '../net/net-factory.ts'
 import { RowRecorder, type RunSink } from './row-recorder.ts'
 import { newLiveRun, raceAbort, stopRun, superviseRun, type LiveRun, type StopReason } from './run-supervisor.ts'
 import type { RunningJobs } from './running-jobs.ts'
@@ -166,8 +166,10 @@ export class JobRunner implements RunningJobs {
   private toolContext (job: RunJob, tool: LoadedTool, input: Record<string, unknown>, scope: RunScope, sink: RunSink): { ctx: ToolContext, close: () => Promise<void> } {
     const { net, config, metrics } = this.deps
     const { signal, log, depth, maxRows } = scope
+    // The tool's proxy choice (tools.config.json `proxy`): one chooser for all of the run's ways out, so PROXY_ROTATION=job holds for them all.
+    const proxies = tool.config.proxy === 'none' ? null : net.proxies.chooser()
     // Counted under the job's tool, whichever tool (nested or not) makes the request.
-    const http = observedHttpClient(net.http(signal), job.tool, metrics, signal)
+    const http = observedHttpClient(net.http(signal, proxies), job.tool, metrics, signal)
     const extract = createExtraction(this.deps.extraction, signal, metrics)
     const ctx: ToolContext = {
       input: Object.freeze(input),
@@ -175,12 +177,12 @@ export class JobRunner implements RunningJobs {
       signal,
       log,
       http,
-      crawler: observedCrawlers(net.crawlers(signal, { extract, logger: log }), job.tool, metrics, signal),
+      crawler: observedCrawlers(net.crawlers(signal, { extract, logger: log, proxies }), job.tool, metrics, signal),
       network: net.policy(),
       extract,
       dns: net.dns(signal),
       // Local inputs only from the job's own folder (its upload's and scratch's parent); stderr without the server's paths.
-      exec: this.deps.exec.forJob(signal, log, { localRoots: [dirname(dirname(this.deps.workspace.uploadPath(job.id)))], withoutServerPaths: text => this.deps.secrets.withoutServerPaths(text), files: this.execFiles(job), programs: (tool.declaration.programs ?? []).map(program => program.name) }),
+      exec: this.deps.exec.forJob(signal, log, { localRoots: [dirname(dirname(this.deps.workspace.uploadPath(job.id)))], withoutServerPaths: text => this.deps.secrets.withoutServerPaths(text), files: this.execFiles(job), programs: (tool.declaration.programs ?? []).map(program => program.name), proxies }),
       settings: tool.settings,
       upstream: upstreamConfig(tool, config),
       state: tool.state,

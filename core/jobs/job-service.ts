@@ -18,7 +18,8 @@ import { iterateRows, readRowPage, type ResultRow } from './result-rows.ts'
 import type { JobEvents } from './job-events.ts'
 import { CANCELLED, type JobEnding } from './job-ending.ts'
 import { JOB_STATUS_SQL, storedJobStatus, resultsUrl, withLiveOverlay, statusUrl, type JobStatusRecord } from './job-view.ts'
-import type { WebhookSpec } from './webhooks.ts'
+import type { WebhookSpec } from '../webhooks/webhook-deliveries.ts'
+import { checkWebhookUrl } from '../webhooks/account-webhooks.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { IncomingUpload, JobWorkspace, StoredUpload } from '../artifacts/job-workspace.ts'
 import { assertUploadType, uploadDeclaration } from './multipart-start.ts'
@@ -67,10 +68,7 @@ export class JobService {
   constructor (private readonly deps: { db: Db, hotReads: HotReads, clock: Clock, quotas: QuotaService, registry: ToolRegistry, runner: RunningJobs, events: JobEvents, queue: JobOffers, ending: JobEnding, artifacts: ArtifactService, workspace: JobWorkspace, sharedState: SharedStateService, metrics: Pick<Metrics, 'refusals'> }) {}
 
   private validateWebhook (webhook: WebhookSpec | undefined): void {
-    if (!webhook) return
-    let url: URL
-    try { url = new URL(webhook.url) } catch { throw badRequest('webhook.url is not a valid URL.') }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badRequest('webhook.url must be http(s).')
+    if (webhook) checkWebhookUrl(webhook.url, 'webhook.url')
   }
 
   async start (req: StartRequest): Promise<StartResponse & { replayed: boolean }> {

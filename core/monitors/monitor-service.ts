@@ -14,7 +14,7 @@ import { requireToolAllowed, type AccountCaller } from '../auth/guards.ts'
 import { effectiveTier, tierLimits } from '../quotas/tiers.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
 import type { JobService } from '../jobs/job-service.ts'
-import type { WebhookSpec } from '../jobs/webhooks.ts'
+import type { WebhookSpec } from '../webhooks/webhook-deliveries.ts'
 import { checkSchedule, latestTick, nextTick, type Schedule } from './schedule.ts'
 import type { MonitorRuns, ScheduleListener, ScheduleNotices } from './monitor-runs.ts'
 

@@ -8,7 +8,7 @@ import { routeDefaults } from '../route-defaults.ts'
 import { requireAccount } from '../auth/guards.ts'
 import { badRequest } from '../errors.ts'
 import { CONTENT_TYPES, EXPORT_FORMATS, exportStream, type ExportFormat } from '../exports/exporters.ts'
-import type { WebhookSpec } from '../jobs/webhooks.ts'
+import type { WebhookSpec } from '../webhooks/webhook-deliveries.ts'
 import type { MonitorInput } from './monitor-service.ts'
 import { ChangesExportQuery, ChangesQuery, MonitorBody, MonitorChangesSchema, MonitorDeleted, MonitorDetail, MonitorExportParams, MonitorList, MonitorParams, MonitorPatch, MonitorRunStarted, MonitorView } from './schemas.ts'
 

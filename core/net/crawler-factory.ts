@@ -53,14 +53,15 @@ import { BlockedTargetError, InputError, ResponseTooLargeError, UpstreamError, t
 import { pinnedLookup, systemLookup, urlPort, vetTarget, type HostLookup, type ResolvedAddress, type TargetPolicy } from './network-policy.ts'
 import { unbracketHost } from './ip-ranges.ts'
 import { DEFAULT_MAX_BYTES } from './http-client.ts'
+import type { ProxyChooser } from './proxy-pool.ts'
 import { describeNetworkFailure, publicCause, publicErrorText, redactUrl } from './public-errors.ts'
 
 export interface CrawlerFactoryOptions {
   policy: TargetPolicy
   /** Sent unless a request sets its own User-Agent header. */
   userAgent: string
-  /** http(s)://user:pass@host:port of an outbound proxy, or undefined for direct connections. */
-  proxyUrl?: string
+  /** The outbound proxies' chooser (core/net/proxy-pool.ts), asked for each request; none: direct connections. */
+  proxies?: ProxyChooser | null
   /** The job's signal: aborting it stops every crawler of this factory. */
   signal: AbortSignal
   /** Host resolution (default node:dns lookup, all addresses); injected by tests. */
@@ -363,7 +364,7 @@ function bodyText (body: string | Buffer): string {
 }
 
 export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFactory {
-  const { policy, userAgent, proxyUrl, signal, extract, logger } = options
+  const { policy, userAgent, proxies, signal, extract, logger } = options
   const lookup = options.lookup ?? systemLookup
   // Crawlee's LogLevel.WARNING (crawlee is chatty at INFO), OFF when there is nowhere to write.
   const logLevel = options.logLevel ?? (logger ? 3 : 0) as LogLevel
@@ -372,7 +373,7 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
   return {
     http (crawlerOptions) {
       const { loaded, SignalBoundHttpCrawler, NoSystemInfoEventManager, PinoLogSink } = crawlee()
-      const viaProxy = Boolean(proxyUrl ?? crawlerOptions.proxyConfiguration)
+      const viaProxy = Boolean(proxies ?? crawlerOptions.proxyConfiguration)
       // Vetted addresses per crawling context (one request, all its redirect hops).
       const vettedByContext = new WeakMap<object, Map<string, ResolvedAddress[]>>()
 
@@ -501,13 +502,14 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
         async requestHandler (context) {
           // The page is read: its fetch slot goes to the next page while this handler runs.
           fetchSlots?.giveBack(context)
+          if (proxies && context.proxyInfo?.url) proxies.succeeded(context.proxyInfo.url)
           context.enqueueLinks = enqueueLinksFromPool(context)
           context.parseWithCheerio = parseOnThisThread
           context.waitForSelector = parseOnThisThread
           // A tool without its own handler routes with crawler.router, as crawlee does.
           await (userHandler ?? crawler.router)(context)
         },
-        proxyConfiguration: proxyUrl ? new ProxyConfiguration({ proxyUrls: [proxyUrl] }) : crawlerOptions.proxyConfiguration,
+        proxyConfiguration: proxies ? new ProxyConfiguration({ newUrlFunction: () => proxies.pick() }) : crawlerOptions.proxyConfiguration,
         preNavigationHooks: [...(crawlerOptions.preNavigationHooks ?? []), guardBeforeNavigation],
         postNavigationHooks: [guardAfterNavigation, ...(crawlerOptions.postNavigationHooks ?? [])],
         httpClient: new GuardedCrawlerHttpClient(new GotScrapingHttpClient(), maxBytes),
@@ -516,6 +518,8 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
         respectRobotsTxtFile: false,
         async errorHandler (context, error) {
           if (isFinalFailure(error) || signal.aborted) context.request.noRetry = true
+          // A network error (got's, with a code) through a proxy counts against the proxy's health; an answer does not.
+          if (proxies && context.proxyInfo?.url && !signal.aborted && typeof (error as { code?: unknown }).code === 'string') proxies.failed(context.proxyInfo.url, describeNetworkFailure(error))
           await crawlerOptions.errorHandler?.(context, publicCrawlError(error, context.request.url) as Error)
         },
         async failedRequestHandler (context, error) {

@@ -18,6 +18,7 @@ import { BlockedTargetError, InputError, ResponseTooLargeError, UpstreamError, t
 import { pinnedLookup, systemLookup, urlPort, vetTarget, type HostLookup, type TargetPolicy } from './network-policy.ts'
 import { decodeBody } from './body-charset.ts'
 import { describeNetworkFailure, redactUrl } from './public-errors.ts'
+import type { ProxyChooser } from './proxy-pool.ts'
 
 const DEFAULT_TIMEOUT_MS = 20_000
 const DEFAULT_MAX_REDIRECTS = 5
@@ -28,8 +29,8 @@ export interface HttpClientOptions {
   policy: TargetPolicy
   /** Sent unless the caller sets its own User-Agent header. */
   userAgent: string
-  /** http(s)://user:pass@host:port of an outbound proxy, or undefined for direct connections. */
-  proxyUrl?: string
+  /** The outbound proxies' chooser (core/net/proxy-pool.ts), asked once per request; none: direct connections. */
+  proxies?: ProxyChooser | null
   /** The job's signal: aborting it cancels every request and body read of this client. */
   signal?: AbortSignal
   /** Host resolution (default node:dns lookup, all addresses); injected by tests. */
@@ -110,16 +111,25 @@ function limitBody (source: ReadableStream<Uint8Array>, maxBytes: number, href: 
 }
 
 export function createHttpClient (options: HttpClientOptions): GuardedHttpClient {
-  const { policy, userAgent, proxyUrl, signal: clientSignal } = options
+  const { policy, userAgent, proxies, signal: clientSignal } = options
   const lookup = options.lookup ?? systemLookup
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_BYTES
   /** undici and this client's connection pool, made on the first request. */
-  let network: Promise<{ dispatcher: Dispatcher, undiciFetch: typeof UndiciFetch }> | null = null
+  let network: Promise<{ dispatcherFor: (proxy: string | null) => Dispatcher, dispatchers: Map<string | null, Dispatcher>, undiciFetch: typeof UndiciFetch }> | null = null
   let closed = false
-  const connect = () => network ??= import('undici').then(({ Agent, ProxyAgent, buildConnector, fetch: undiciFetch }) => ({
-    dispatcher: proxyUrl ? new ProxyAgent({ uri: proxyUrl }) : new Agent({ connect: guardedConnector(buildConnector, policy, lookup) }),
-    undiciFetch,
-  }))
+  // One connection pool per proxy this client has used (and one for direct connections).
+  const connect = () => network ??= import('undici').then(({ Agent, ProxyAgent, buildConnector, fetch: undiciFetch }) => {
+    const dispatchers = new Map<string | null, Dispatcher>()
+    const dispatcherFor = (proxy: string | null) => {
+      let dispatcher = dispatchers.get(proxy)
+      if (!dispatcher) {
+        dispatcher = proxy ? new ProxyAgent({ uri: proxy }) : new Agent({ connect: guardedConnector(buildConnector, policy, lookup) })
+        dispatchers.set(proxy, dispatcher)
+      }
+      return dispatcher
+    }
+    return { dispatcherFor, dispatchers, undiciFetch }
+  })
 
   async function guardedFetch (input: string | URL, init: GuardedRequestInit = {}): Promise<Response> {
     const {
@@ -151,20 +161,30 @@ export function createHttpClient (options: HttpClientOptions): GuardedHttpClient
     let method = (requestInit.method ?? 'GET').toUpperCase()
     let body = requestInit.body
     const chain = [url.href]
+    // Every hop of one request goes through the same proxy.
+    const proxy = proxies ? proxies.pick() : null
 
     for (let hop = 0; ; hop++) {
       let response: Awaited<ReturnType<typeof UndiciFetch>>
       try {
         if (closed && !network) throw new UpstreamError('the HTTP client is closed')
-        const { dispatcher, undiciFetch } = await connect()
-        if (proxyUrl) {
+        const { dispatcherFor, undiciFetch } = await connect()
+        const dispatcher = dispatcherFor(proxy)
+        if (proxy) {
           // The proxy resolves the target, so check it here; see the header comment.
           await vetTarget(policy, lookup, url.hostname, urlPort(url))
           signal.throwIfAborted()
         }
-        response = await undiciFetch(url, {
-          ...requestInit, method, headers, body, redirect: 'manual', signal, dispatcher,
-        } as UndiciRequestInit)
+        try {
+          response = await undiciFetch(url, {
+            ...requestInit, method, headers, body, redirect: 'manual', signal, dispatcher,
+          } as UndiciRequestInit)
+        } catch (err) {
+          // No answer through the proxy (not a cancel, not our own refusal): the proxy's failure, for its health.
+          if (proxy && !cancelSignals.some(s => s.aborted) && !(err instanceof BlockedTargetError)) proxies!.failed(proxy, describeNetworkFailure(err))
+          throw err
+        }
+        if (proxy) proxies!.succeeded(proxy)
       } catch (err) {
         throw mapError(err)
       }
@@ -252,7 +272,7 @@ export function createHttpClient (options: HttpClientOptions): GuardedHttpClient
     },
     async close () {
       closed = true
-      if (network) await (await network).dispatcher.close()
+      if (network) await Promise.all([...(await network).dispatchers.values()].map(d => d.close()))
     },
   }
 }

@@ -27,6 +27,7 @@ const TAGS: Record<string, string> = {
   Blog: 'Blog posts.',
   Jobs: 'Start tools as jobs, read status and results, export, cancel.',
   Monitors: 'Tool calls on a schedule, each run compared with the last: what was added, removed or changed.',
+  Webhooks: 'A job\'s webhook deliveries and their attempts, redelivery, and the account\'s default webhook.',
   Documentation: 'This description.',
   Service: 'Health and tool status endpoints.',
 }

@@ -70,14 +70,14 @@ function encodedForms (value: string): string[] {
  * The credential values this server holds, from the one config: every variable
  * tools.config.json names in `credentials`, SECRET_KEY (given or generated),
  * ADMIN_API_KEY, BLOG_API_KEY, LLM_API_KEY, ARTIFACTS_S3_SECRET_ACCESS_KEY,
- * PUBLIC_TOKENS, and the passwords of PROXY_URL, DATABASE_URL and REDIS_URL.
+ * PUBLIC_TOKENS, and the passwords of PROXY_URL (or each of PROXY_URLS), DATABASE_URL and REDIS_URL.
  */
 export function secretValuesOf (config: AppConfig): string[] {
   const values: Array<string | null | undefined> = [config.secretKey, config.adminApiKey, config.blogApiKey, config.llm.apiKey, config.artifactsS3?.secretAccessKey, ...config.publicTokens]
   for (const tool of config.tools.tools) {
     for (const variable of Object.values(tool.credentials ?? {})) values.push(config.env[variable]?.trim())
   }
-  for (const url of [config.proxyUrl, config.databaseProvider === 'postgresql' ? config.databaseUrl : null, config.redisUrl]) {
+  for (const url of [...config.proxy.urls, config.databaseProvider === 'postgresql' ? config.databaseUrl : null, config.redisUrl]) {
     if (!url) continue
     try {
       const password = new URL(url).password

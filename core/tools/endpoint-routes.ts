@@ -9,7 +9,7 @@ import { upstreamConfig } from './upstream-config.ts'
 
 export default async function toolEndpointRoutes (app: FastifyInstance): Promise<void> {
   routeDefaults(app, { tag: 'Service', auth: 'key' })
-  const { registry, config, secrets } = app.services
+  const { registry, config, secrets, net } = app.services
   // Paths of endpoints served from a state group: the first enabled tool declaring one serves it for all.
   const grouped = new Map<string, string>()
   for (const tool of registry.enabled()) {
@@ -22,7 +22,7 @@ export default async function toolEndpointRoutes (app: FastifyInstance): Promise
       // OpenAPI reads `summary` from the schema (fastify's FastifySchema does not name it).
       const schema: FastifySchema & { summary: string } = { summary: endpoint.summary }
       app.get(endpoint.path, { schema, config: { auth: endpoint.auth, responses: { 200: endpoint.response } } }, async (req) => {
-        const answer = await endpoint.handle({ state: tool.state, query: req.query as Record<string, string>, upstream: upstreamConfig(tool, config), proxyConfigured: Boolean(config.proxyUrl) })
+        const answer = await endpoint.handle({ state: tool.state, query: req.query as Record<string, string>, upstream: upstreamConfig(tool, config), proxyConfigured: net.proxies.size > 0, proxies: net.proxies.health() })
         // Shared state (engine health) holds upstream failure reasons, and any key, a guest's included, reads it.
         return secrets.scrubValue(answer)
       })

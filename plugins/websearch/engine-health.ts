@@ -16,7 +16,7 @@ import {
   AUTO_ORDER, ENGINE_CHOICES, ENGINE_IDS, PROVIDER_CREDENTIALS, backendsFor, choiceFor, isConfigured, missingCredentials,
   type CredentialLookup, type EngineChoice, type EngineId,
 } from './engine-catalog.ts'
-import { Type, type SharedState, type Static } from '../../core/tools/contract.ts'
+import { Type, type ProxyHealth, type SharedState, type Static } from '../../core/tools/contract.ts'
 
 export type Clock = () => Date
 
@@ -49,6 +49,8 @@ export interface SearchStatusConfig {
   /** Credential name → environment variable, to name the variable in reasons. */
   credentialNames?: Readonly<Record<string, string>>
   proxyConfigured: boolean
+  /** The outbound proxies' health in this process (PROXY_URLS); none without proxies. */
+  proxies?: ProxyHealth[]
 }
 
 const HealthKindSchema = Type.Union([Type.Literal('ok'), Type.Literal('blocked'), Type.Literal('error'), Type.Literal('unconfigured')])
@@ -62,6 +64,17 @@ const EngineHealthEntrySchema = Type.Object({
   backend: Type.Optional(Type.String({ description: 'For an engine with several backends (duckduckgo): the backend this entry describes.' })),
 })
 export type EngineHealthEntry = Static<typeof EngineHealthEntrySchema>
+
+const ProxyHealthSchema = Type.Object({
+  proxy: Type.String({ description: 'scheme://host:port (never its credentials).' }),
+  ok: Type.Boolean(),
+  consecutive_failures: Type.Integer(),
+  cooling_down: Type.Boolean(),
+  cooldown_remaining_s: Type.Integer(),
+  requests: Type.Integer(),
+  failures: Type.Integer(),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+})
 
 /** The Search status record (GET /api/search/status), every field of the spec; also the endpoint's documented answer. */
 export const SearchStatusSchema = Type.Object({
@@ -78,6 +91,7 @@ export const SearchStatusSchema = Type.Object({
   engine_health: Type.Record(Type.String(), EngineHealthEntrySchema),
   recommended_engine: Type.String(),
   note: Type.String(),
+  proxy_health: Type.Array(ProxyHealthSchema, { description: 'Each outbound proxy (PROXY_URLS) as this process sees it: a proxy that failed PROXY_FAILURE_LIMIT times in a row cools down for PROXY_COOLDOWN_MS. Empty without proxies.' }),
 })
 export type SearchStatusRecord = Static<typeof SearchStatusSchema>
 
@@ -249,7 +263,10 @@ export class EngineHealth {
       const variables = Object.values(PROVIDER_CREDENTIALS).map(list => list.map(c => names[c.name] ?? c.variable).join(' + '))
       notes.push(`No search API key is set (${variables.join(', ')}); only scraped engines are used, and they can be blocked.`)
     }
-    if (googleCooldown && !config.proxyConfigured) notes.push('Google is blocking this server\'s address; a proxy (PROXY_URL) or a provider key avoids it.')
+    if (googleCooldown && !config.proxyConfigured) notes.push('Google is blocking this server\'s address; a proxy (PROXY_URL or PROXY_URLS) or a provider key avoids it.')
+    const proxies = config.proxies ?? []
+    const cooling = proxies.filter(p => p.cooling_down)
+    if (proxies.length > 0 && cooling.length === proxies.length) notes.push('Every outbound proxy is cooling down after failures in a row; requests still go through the one cooling longest.')
 
     return {
       providers,
@@ -265,6 +282,7 @@ export class EngineHealth {
       engine_health: engineHealth,
       recommended_engine: recommended,
       note: notes.join(' '),
+      proxy_health: proxies,
     }
   }
 }

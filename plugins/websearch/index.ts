@@ -121,13 +121,13 @@ const declaration = defineTool({
       summary: 'Search status record: configured providers, proxy, per-engine health observed since start, cooldowns and the engine auto would use now.',
       auth: 'key',
       response: SearchStatusSchema,
-      handle: async ({ state, upstream, proxyConfigured }) => {
+      handle: async ({ state, upstream, proxyConfigured, proxies }) => {
         // Read keys the way a run does (core/jobs/job-runner.ts upstreamConfig: trimmed, blank = unset),
         // so a blank SERPER_API_KEY is not reported configured and recommended while every run skips it.
         const credential = (name: string) => upstream.credential(name)?.trim() || undefined
         // Every process's observations (REDIS_URL), not only this one's.
         await state.refresh()
-        return state.statusRecord({ credential, credentialNames: upstream.credentialNames, proxyConfigured })
+        return state.statusRecord({ credential, credentialNames: upstream.credentialNames, proxyConfigured, proxies })
       },
     },
   ],

@@ -21,14 +21,13 @@ export interface ExecSetup {
   childPath?: string
   allowedTargets?: string[]
   lookup?: HostLookup
-  upstreamProxyUrl?: string
   ytdlpJsRuntime?: string
 }
 
 export function execService (t: Teardown, setup: ExecSetup = {}): { exec: ExecService, proxy: EgressProxy } {
   const policy = createNetworkPolicy({ allowPrivateTargets: false, allowedTargets: setup.allowedTargets })
   const logger = pino({ level: 'silent' })
-  const proxy = new EgressProxy({ policy, lookup: setup.lookup ?? (async () => { throw Object.assign(new Error('no DNS in tests'), { code: 'ENOTFOUND' }) }), upstreamProxyUrl: setup.upstreamProxyUrl, logger })
+  const proxy = new EgressProxy({ policy, lookup: setup.lookup ?? (async () => { throw Object.assign(new Error('no DNS in tests'), { code: 'ENOTFOUND' }) }), logger })
   const config: ExecConfig = {
     // What the media programs' profiles read: their binaries' settings, and the JavaScript runtime.
     settings: {

@@ -8,6 +8,7 @@ import type { Socket } from 'node:net'
 import { once } from 'node:events'
 import { BlockedTargetError } from '../../core/tools/contract.ts'
 import { execService } from './_exec.ts'
+import { proxyPoolOf } from '../helpers/proxy-pool.ts'
 
 interface Fixture { server: Server, port: number, hits: string[] }
 
@@ -152,8 +153,8 @@ t.test('with PROXY_URL set, connections go on through it, vetted first', async t
   // The operator's proxy, played by a second egress proxy that allows the fixture.
   const outer = execService(t, { allowedTargets: [`127.0.0.1:${site.port}`] })
   const outerGrant = await outer.proxy.grant(new AbortController().signal, 1024 ** 2)
-  const { proxy } = execService(t, { allowedTargets: [`127.0.0.1:${site.port}`], upstreamProxyUrl: outerGrant.proxyUrl })
-  const grant = await proxy.grant(new AbortController().signal, 1024 ** 2)
+  const { proxy } = execService(t, { allowedTargets: [`127.0.0.1:${site.port}`] })
+  const grant = await proxy.grant(new AbortController().signal, 1024 ** 2, proxyPoolOf(outerGrant.proxyUrl))
   const plain = await proxiedGet(grant.proxyUrl, `http://127.0.0.1:${site.port}/chained`)
   t.equal(plain.status, 200)
   t.equal(plain.body, 'hello from the fixture')

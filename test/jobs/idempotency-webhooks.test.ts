@@ -39,25 +39,30 @@ t.test('webhooks are signed, retried, and refused for private targets unless all
   t.teardown(() => server.close())
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
 
-  const app = await buildWithCounter(t, { env: { ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_RETRY_BASE_MS: '20' } })
+  const app = await buildWithCounter(t, { distributed: false, env: { ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_RETRY_BASE_MS: '20' } })
   const user = await signup(app)
+  // Waits on the delivery service's attempt hook (core/webhooks), not on a timer.
+  const delivered = new Promise<void>(resolve => app.services.webhooks.onAttempt(o => { if (o.outcome === 'delivered') resolve() }))
   const res = await app.inject({ method: 'POST', url: '/api/tool-run', headers: { 'x-api-key': user.apiKey }, payload: { tool: 'counter', params: { max_results: 2 }, webhook: { url, secret: 's3cret' } } })
   t.equal(res.statusCode, 202)
   await waitForEnd(app, user.apiKey, res.json().job_id)
-  for (let i = 0; i < 100 && received.length === 0; i++) await new Promise(r => setTimeout(r, 20))
+  await delivered
   t.equal(received.length, 1, 'delivered after two failures')
   const { body, signature } = received[0]!
   t.equal(signature, `sha256=${createHmac('sha256', 's3cret').update(body).digest('hex')}`)
   t.match(JSON.parse(body), { event: 'job.done', job: { job_id: res.json().job_id, status: 'done', records: 2 } })
 
-  const guarded = await buildWithCounter(t, { env: { WEBHOOK_RETRY_BASE_MS: '5' } })
+  const guarded = await buildWithCounter(t, { distributed: false, env: { WEBHOOK_RETRY_BASE_MS: '5' } })
   const u2 = await signup(guarded)
   received.length = 0
   failures = 0
+  const attempted = new Promise<void>(resolve => guarded.services.webhooks.onAttempt(() => resolve()))
   const r2 = await guarded.inject({ method: 'POST', url: '/api/tool-run', headers: { 'x-api-key': u2.apiKey }, payload: { tool: 'counter', params: { max_results: 1 }, webhook: { url } } })
   await waitForEnd(guarded, u2.apiKey, r2.json().job_id)
-  await new Promise(r => setTimeout(r, 300))
+  await attempted
   t.equal(received.length, 0, 'loopback webhook refused by the guard')
+  const [refused] = (await guarded.inject({ method: 'GET', url: `/api/jobs/${r2.json().job_id}/webhooks`, headers: { 'x-api-key': u2.apiKey } })).json().deliveries
+  t.match(refused.attempt_log.at(-1), { http_status: null, error: /Refused to connect/ }, 'the refusal is the attempt\'s error')
 
   const bad = await guarded.inject({ method: 'POST', url: '/api/tool-run', headers: { 'x-api-key': u2.apiKey }, payload: { tool: 'counter', params: {}, webhook: { url: 'ftp://x' } } })
   t.equal(bad.statusCode, 400)

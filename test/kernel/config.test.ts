@@ -74,6 +74,13 @@ t.test('each bad value stops the boot (loadConfig, or the data-dir step for fold
     [{ SYNC_WAIT_SECONDS: '0' }, /SYNC_WAIT_SECONDS/],
     [{ WEBHOOK_RETRY_BASE_MS: '1.5' }, /WEBHOOK_RETRY_BASE_MS/],
     [{ WEBHOOK_RETRY_BASE_MS: '0' }, /WEBHOOK_RETRY_BASE_MS/],
+    [{ WEBHOOK_RETRY_WINDOW_MS: '0' }, /WEBHOOK_RETRY_WINDOW_MS/],
+    [{ PROXY_URLS: 'ftp://a.example' }, /PROXY_URLS/],
+    [{ PROXY_URLS: 'http://a.example:3128, ftp://b.example' }, /PROXY_URLS: "ftp:\/\/b.example"/],
+    [{ PROXY_URLS: 'http://a.example:3128', PROXY_URL: 'http://b.example:3128' }, /not both/],
+    [{ PROXY_ROTATION: 'session' }, /PROXY_ROTATION/],
+    [{ PROXY_FAILURE_LIMIT: '0' }, /PROXY_FAILURE_LIMIT/],
+    [{ PROXY_COOLDOWN_MS: '-1' }, /PROXY_COOLDOWN_MS/],
     [{ PORT: 'abc' }, /PORT/],
     [{ PORT: '70000' }, /PORT/],
     [{ RATE_LIMIT_PER_MINUTE: '0' }, /RATE_LIMIT_PER_MINUTE/],
@@ -147,9 +154,9 @@ t.test('each bad value stops the boot (loadConfig, or the data-dir step for fold
 t.test('the job timings are read once, here, and reach the services that use them', async t => {
   const dir = tempDir(t)
   const defaults = loadConfig(base(dir))
-  t.match(defaults, { jobTimeoutSeconds: 900, jobHeartbeatMs: 5000, jobSweepIntervalMs: 60_000, syncWaitSeconds: 90, webhookRetryBaseMs: 1000, llm: { timeoutMs: 60_000, imageModel: null } })
-  const c = loadConfig({ ...base(dir), JOB_TIMEOUT_SECONDS: '30', JOB_HEARTBEAT_MS: '250', JOB_SWEEP_INTERVAL_MS: '500', SYNC_WAIT_SECONDS: '5', WEBHOOK_RETRY_BASE_MS: '20', LLM_TIMEOUT_MS: '1500', LLM_IMAGE_MODEL: 'img-1' })
-  t.match(c, { jobTimeoutSeconds: 30, jobHeartbeatMs: 250, jobSweepIntervalMs: 500, syncWaitSeconds: 5, webhookRetryBaseMs: 20, llm: { timeoutMs: 1500, imageModel: 'img-1' } })
+  t.match(defaults, { jobTimeoutSeconds: 900, jobHeartbeatMs: 5000, jobSweepIntervalMs: 60_000, syncWaitSeconds: 90, webhookRetryBaseMs: 5000, webhookRetryWindowMs: 86_400_000, proxy: { urls: [], rotation: 'request', failureLimit: 3, cooldownMs: 300_000 }, llm: { timeoutMs: 60_000, imageModel: null } })
+  const c = loadConfig({ ...base(dir), JOB_TIMEOUT_SECONDS: '30', JOB_HEARTBEAT_MS: '250', JOB_SWEEP_INTERVAL_MS: '500', SYNC_WAIT_SECONDS: '5', WEBHOOK_RETRY_BASE_MS: '20', PROXY_URLS: ' http://u:p@a.example:3128 ,socks5://b.example:1080,', PROXY_ROTATION: 'job', LLM_TIMEOUT_MS: '1500', LLM_IMAGE_MODEL: 'img-1' })
+  t.match(c, { jobTimeoutSeconds: 30, jobHeartbeatMs: 250, jobSweepIntervalMs: 500, syncWaitSeconds: 5, webhookRetryBaseMs: 20, proxy: { urls: ['http://u:p@a.example:3128', 'socks5://b.example:1080'], rotation: 'job' }, llm: { timeoutMs: 1500, imageModel: 'img-1' } })
 })
 
 t.test('the artifact bucket: off by default; set, every variable reaches the store config', async t => {

@@ -14,6 +14,7 @@ import { createLogger } from '../../core/logger.ts'
 import { SecretScrubber } from '../../core/secrets/secret-scrubber.ts'
 import { localServer } from './fixtures/local-server.ts'
 import { pooledExtraction } from './fixtures/pooled-extraction.ts'
+import { proxyPoolOf } from '../helpers/proxy-pool.ts'
 
 const USER_AGENT = 'extraction-jobs-test/1.0'
 // enqueueLinks() reads the links in the extraction pool, as in the app.
@@ -184,14 +185,14 @@ t.test('crawls through the configured proxy', async t => {
   const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
 
   const titles: string[] = []
-  const crawler = factory({ proxyUrl }).http({ async requestHandler ({ body }) { titles.push(titleOf(body)) } })
+  const crawler = factory({ proxies: proxyPoolOf(proxyUrl) }).http({ async requestHandler ({ body }) { titles.push(titleOf(body)) } })
   await crawler.run([`${site.origin}/a`])
   t.same(titles, ['page /a'])
   t.equal(proxied.length, 1, 'the request went through the proxy')
   t.match(proxied[0], `127.0.0.1:${site.port}`)
 
   const refused: string[] = []
-  const guarded = factory({ proxyUrl, allowPrivateTargets: false }).http({
+  const guarded = factory({ proxies: proxyPoolOf(proxyUrl), allowPrivateTargets: false }).http({
     async requestHandler () { titles.push('never') },
     async failedRequestHandler (_context, error) { refused.push(error.message) },
   })

@@ -7,6 +7,7 @@ import { UpstreamError } from '../../core/tools/contract.ts'
 import { createHttpClient, type HttpClientOptions } from '../../core/net/http-client.ts'
 import { createNetworkPolicy } from '../../core/net/network-policy.ts'
 import { localServer } from './fixtures/local-server.ts'
+import { proxyPoolOf } from '../helpers/proxy-pool.ts'
 
 interface Teardown { teardown (fn: () => unknown): void }
 
@@ -185,12 +186,12 @@ t.test('sends requests through the configured proxy', async t => {
   t.teardown(() => new Promise<void>(resolve => { proxy.closeAllConnections(); proxy.close(() => resolve()) }))
   const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
 
-  const client = openClient(t, { proxyUrl })
+  const client = openClient(t, { proxies: proxyPoolOf(proxyUrl) })
   t.equal((await client.text(`${site.origin}/x`)).body, 'via proxy: /x')
   t.same(tunnels, [`127.0.0.1:${site.port}`])
 
   // With private targets refused, the target is checked before the proxy is asked.
-  const guarded = createHttpClient({ policy: createNetworkPolicy({ allowPrivateTargets: false }), userAgent: USER_AGENT, proxyUrl })
+  const guarded = createHttpClient({ policy: createNetworkPolicy({ allowPrivateTargets: false }), userAgent: USER_AGENT, proxies: proxyPoolOf(proxyUrl) })
   t.teardown(() => guarded.close())
   await t.rejects(guarded.fetch(`${site.origin}/y`), { name: 'BlockedTargetError' })
   t.same(tunnels, [`127.0.0.1:${site.port}`], 'no tunnel was opened for the refused target')

@@ -64,6 +64,22 @@ export interface AgentToolDeclaration<AgentInput extends TSchema = TSchema> {
   notFor?: string[]
 }
 
+
+/** One outbound proxy's health (PROXY_URLS), as a tool endpoint's status record shows it: never its credentials. */
+export interface ProxyHealth {
+  /** scheme://host:port, without user or password. */
+  proxy: string
+  /** No failure since its last success. */
+  ok: boolean
+  consecutive_failures: number
+  /** Skipped (while another is available) until its cooldown ends. */
+  cooling_down: boolean
+  cooldown_remaining_s: number
+  /** Requests and connections it was chosen for, and those that failed, since the process started. */
+  requests: number
+  failures: number
+  last_error: string | null
+}
 export interface ToolEndpoint<State = unknown> {
   method: 'GET'
   path: string
@@ -78,7 +94,8 @@ export interface ToolEndpoint<State = unknown> {
    * serves it, so it is there whichever of them the operator enables.
    */
   group?: string
-  handle (args: { state: State, query: Record<string, string>, upstream: UpstreamConfig, proxyConfigured: boolean }): unknown | Promise<unknown>
+  /** `proxies`: the outbound proxies' health in this process (PROXY_URLS: scheme://host:port, failures, cooldown), for a status record. */
+  handle (args: { state: State, query: Record<string, string>, upstream: UpstreamConfig, proxyConfigured: boolean, proxies: ProxyHealth[] }): unknown | Promise<unknown>
 }
 
 /**

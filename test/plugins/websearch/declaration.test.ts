@@ -66,6 +66,7 @@ t.test('GET /api/search/status handler renders the record from the state and the
       requireCredential: () => { throw new Error('unused') },
     },
     proxyConfigured: true,
+    proxies: [],
   }) as Record<string, unknown>
   t.match(record, {
     providers: { serper: true, serpapi: false, google_cse: false },

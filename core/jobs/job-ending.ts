@@ -15,9 +15,13 @@ import type { WebhookSender } from './webhooks.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { JobWorkspace } from '../artifacts/job-workspace.ts'
 
-/** How a job ends: done, or error with whether the call is given back and whether the source refused. */
+/**
+ * How a job ends: done; cancelled by its caller (refunded, its rows kept); or
+ * error, with whether the call is given back and whether the source refused.
+ */
 export type JobEnd =
   | { status: 'done' }
+  | { status: 'cancelled' }
   | { status: 'error', error: string, refund: boolean, blocked?: boolean }
 
 /** The fields of the job row an ending needs. */
@@ -32,7 +36,10 @@ export interface RunResidue {
 }
 
 /** `DELETE /api/tool-run/<id>`, whichever process or state the job was in. */
-export const CANCELLED: JobEnd = { status: 'error', error: 'cancelled', refund: true }
+export const CANCELLED: JobEnd = { status: 'cancelled' }
+
+/** A cancelled job's `error` text: what clients that predate the `cancelled` status matched. */
+const CANCELLED_ERROR = 'cancelled'
 
 /** The reaper's ending: the worker stopped heartbeating (it crashed or its process was killed). */
 export const INTERRUPTED: JobEnd = { status: 'error', error: 'The job was interrupted (the server stopped while it ran); the call was refunded. Start it again.', refund: true }
@@ -53,20 +60,21 @@ export class JobEnding {
     const { db, clock, quotas, secrets, events, webhooks } = this.deps
     const now = clock()
     const failed = end.status === 'error'
+    const cancelled = end.status === 'cancelled'
     const blocked = failed && Boolean(end.blocked)
     // Scratch and upload go at every ending, before the outcome is visible (a
     // client that sees the end finds them gone), and even for an ending that
     // loses the race: this process may hold the files of a run another ended.
     await this.deps.workspace.remove(job.id).catch(err => this.deps.logger.warn({ err, jobId: job.id }, 'removing the job\'s working files failed'))
-    const refund = failed && end.refund
+    const refund = cancelled || (failed && end.refund)
     const writeOutcome = (client: Pick<Db, 'job'>) => client.job.updateMany({
       where: { id: job.id, status: 'running' },
       data: {
         ...residue,
         status: end.status,
-        stage: failed ? (blocked ? 'blocked' : 'error') : 'done',
+        stage: cancelled ? 'cancelled' : failed ? (blocked ? 'blocked' : 'error') : 'done',
         // The error text is what the status record, the WebSocket, the agent and the webhook show.
-        error: failed ? secrets.scrubJobText(end.error) : null,
+        error: failed ? secrets.scrubJobText(end.error) : cancelled ? CANCELLED_ERROR : null,
         blocked,
         refunded: refund,
         finishedAt: now,

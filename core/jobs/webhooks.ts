@@ -23,7 +23,8 @@ export class WebhookSender {
     if (!job.webhook) return
     const spec = JSON.parse(job.webhook) as WebhookSpec
     const events = spec.events ?? ['done', 'error']
-    if (!events.includes(record.status as 'done' | 'error')) return
+    // A cancelled job is not done: it goes to those who asked for endings in error.
+    if (!events.includes(record.status === 'done' ? 'done' : 'error')) return
     const attempt = this.send(spec, record).finally(() => this.pending.delete(attempt))
     this.pending.add(attempt)
   }

@@ -133,6 +133,8 @@ export function problemOf (schema: JsonSchema, value: unknown, description = sch
     return problemOf(own, value, description)
   }
   const own = schema.errorMessage
+  const kind = typeof value === 'string' ? ['string'] : typeof value === 'number' ? ['number', 'integer'] : typeof value === 'boolean' ? ['boolean'] : Array.isArray(value) ? ['array'] : ['object']
+  if (schema.type !== undefined && !kind.some(type => isType(schema, type))) return own ?? 'This is not the kind of value expected here.'
   if (typeof value === 'string') {
     if (schema.minLength !== undefined && value.length < schema.minLength) return own ?? `Give at least ${plural(schema.minLength, 'character')}.`
     if (schema.maxLength !== undefined && value.length > schema.maxLength) return own ?? `At most ${plural(schema.maxLength, 'character')}.`

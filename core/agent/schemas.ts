@@ -24,7 +24,7 @@ export const WaitSeconds = (fallback: number) => Type.Integer({
 export const JobEnvelope = (row: TSchema) => Type.Object({
   job_id: Type.String(),
   tool: Type.String({ description: 'REST tool key.' }),
-  status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('error')]),
+  status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('error'), Type.Literal('cancelled')]),
   stage: Type.String(),
   records: Type.Integer({ description: 'Rows the job produced in all.' }),
   count: Type.Integer({ description: 'Rows included in results.' }),

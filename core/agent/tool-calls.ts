@@ -153,6 +153,10 @@ export class AgentToolCalls {
         structuredContent: this.envelope(status, [], next),
       }
     }
+    if (final.status === 'cancelled') {
+      const next = final.records > 0 ? `Rows it produced before the cancel: get_job_results {"job_id": "${final.job_id}"}.` : 'It produced no rows.'
+      return failure(`Job ${final.job_id} (${agent.name}) was cancelled; the call was refunded. ${next}`, this.envelope(final, [], next))
+    }
     if (final.status === 'error') {
       const next = final.has_results && final.records > 0 ? `Rows it produced before failing: get_job_results {"job_id": "${final.job_id}"}.` : 'Fix the cause named in error, or try another tool (find_tool).'
       const refund = final.refunded ? ' The call was refunded.' : ''
@@ -237,7 +241,9 @@ export class AgentToolCalls {
       ? `Still running (${status.stage}); call get_job_status again, with wait_seconds to wait.`
       : status.status === 'done'
         ? `Done: read the rows with get_job_results {"job_id": "${jobId}"}.`
-        : `Ended in error: ${status.error ?? 'unknown error'}${status.refunded ? ' (refunded)' : ''}.`
+        : status.status === 'cancelled'
+          ? `Cancelled (refunded); the rows written before the cancel are kept: get_job_results {"job_id": "${jobId}"}.`
+          : `Ended in error: ${status.error ?? 'unknown error'}${status.refunded ? ' (refunded)' : ''}.`
     return { content: [text(`Job ${jobId} (${status.tool}): ${status.status}, ${status.records} rows. ${next}`)], structuredContent: { ...status } }
   }
 

@@ -16,10 +16,14 @@ import type { ArtifactService } from '../artifacts/artifact-service.ts'
 import type { JobWorkspace } from '../artifacts/job-workspace.ts'
 import type { JobOutcome, Metrics } from '../metrics/metrics.ts'
 
-/** How a job ends: done, or error with whether the call is given back and whether the source refused. */
+/**
+ * How a job ends: done; cancelled by its caller (refunded, its rows kept); or
+ * error, with whether the call is given back and whether the source refused.
+ */
 export type JobEnd =
   | { status: 'done' }
-  | { status: 'error', error: string, refund: boolean, blocked?: boolean, ending?: 'cancelled' | 'interrupted' }
+  | { status: 'cancelled' }
+  | { status: 'error', error: string, refund: boolean, blocked?: boolean, ending?: 'interrupted' }
 
 /** The fields of the job row an ending needs. */
 export interface EndingJob {
@@ -48,14 +52,17 @@ export interface RunResidue {
 export type MonitorRunEnding = (job: { id: string, monitorId: string, status: string, error: string | null }) => Promise<string | null>
 
 /** `DELETE /api/tool-run/<id>`, whichever process or state the job was in. */
-export const CANCELLED: JobEnd = { status: 'error', error: 'cancelled', refund: true, ending: 'cancelled' }
+export const CANCELLED: JobEnd = { status: 'cancelled' }
+
+/** A cancelled job's `error` text: what clients that predate the `cancelled` status matched. */
+const CANCELLED_ERROR = 'cancelled'
 
 /** The reaper's ending: the worker stopped heartbeating (it crashed or its process was killed). */
 export const INTERRUPTED: JobEnd = { status: 'error', error: 'The job was interrupted (the server stopped while it ran); the call was refunded. Start it again.', refund: true, ending: 'interrupted' }
 
 /** How the metrics name an ending (core/metrics/README.md): a cancel and the reaper's by name, else what the outcome says. */
 function jobOutcome (end: JobEnd): JobOutcome {
-  if (end.status === 'done') return 'done'
+  if (end.status === 'done' || end.status === 'cancelled') return end.status
   if (end.ending) return end.ending
   if (end.blocked) return 'blocked'
   return end.refund ? 'refunded' : 'error'
@@ -77,20 +84,21 @@ export class JobEnding {
     const { db, clock, quotas, secrets, events, webhooks } = this.deps
     const now = clock()
     const failed = end.status === 'error'
+    const cancelled = end.status === 'cancelled'
     const blocked = failed && Boolean(end.blocked)
     // Scratch and upload go at every ending, before the outcome is visible (a
     // client that sees the end finds them gone), and even for an ending that
     // loses the race: this process may hold the files of a run another ended.
     await this.deps.workspace.remove(job.id).catch(err => this.deps.logger.warn({ err, jobId: job.id }, 'removing the job\'s working files failed'))
-    const refund = failed && end.refund
+    const refund = cancelled || (failed && end.refund)
     const writeOutcome = (client: Pick<Db, 'job'>) => client.job.updateMany({
       where: { id: job.id, status: 'running' },
       data: {
         ...residue,
         status: end.status,
-        stage: failed ? (blocked ? 'blocked' : 'error') : 'done',
+        stage: cancelled ? 'cancelled' : failed ? (blocked ? 'blocked' : 'error') : 'done',
         // The error text is what the status record, the WebSocket, the agent and the webhook show.
-        error: failed ? secrets.scrubJobText(end.error) : null,
+        error: failed ? secrets.scrubJobText(end.error) : cancelled ? CANCELLED_ERROR : null,
         blocked,
         refunded: refund,
         finishedAt: now,

@@ -17,7 +17,7 @@ import type { RunningJobs } from './running-jobs.ts'
 import { iterateRows, readRowPage, type ResultRow } from './result-rows.ts'
 import type { JobEvents } from './job-events.ts'
 import { CANCELLED, type JobEnding } from './job-ending.ts'
-import { JOB_STATUS_SQL, storedJobStatus, resultsUrl, withLiveOverlay, statusUrl, type JobStatusRecord } from './job-view.ts'
+import { JOB_STATUS_SQL, inputSummary, storedJobStatus, resultsUrl, withLiveOverlay, statusUrl, type JobStatusRecord } from './job-view.ts'
 import type { WebhookSpec } from '../webhooks/webhook-deliveries.ts'
 import { checkWebhookUrl } from '../webhooks/account-webhooks.ts'
 import type { ArtifactService } from '../artifacts/artifact-service.ts'
@@ -302,7 +302,7 @@ export class JobService {
     })
     return {
       count: jobs.length,
-      jobs: jobs.map(j => ({ job_id: j.id, tool: j.tool, status: j.status, records: j.records, stage: j.stage, created_at: j.createdAt.toISOString(), finished_at: j.finishedAt?.toISOString() ?? null, expires_at: j.expiresAt?.toISOString() ?? null, status_url: statusUrl(j), results_url: resultsUrl(j) })),
+      jobs: jobs.map(j => ({ job_id: j.id, tool: j.tool, status: j.status, input: inputSummary(j.input), records: j.records, stage: j.stage, created_at: j.createdAt.toISOString(), finished_at: j.finishedAt?.toISOString() ?? null, expires_at: j.expiresAt?.toISOString() ?? null, status_url: statusUrl(j), results_url: resultsUrl(j) })),
     }
   }
 

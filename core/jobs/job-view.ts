@@ -149,3 +149,26 @@ export function jobStatusRecord (job: JobRow): JobStatusRecord {
     ...(job.monitorId ? { monitor: { monitor_id: job.monitorId, changes: job.monitorChanges ? JSON.parse(job.monitorChanges) as MonitorChangeCounts : null } } : {}),
   }
 }
+
+const INPUT_SUMMARY_MAX = 120
+
+/**
+ * A job's input in short, for lists (`GET /api/jobs`): its text params in the
+ * order given, a list as its first item and how many more, an uploaded file as
+ * its name; numbers and switches left out (mostly defaults). At most two params
+ * and 120 characters, so 200 jobs of 1,000 sites each stay a small answer.
+ */
+export function inputSummary (input: string): string {
+  let params: unknown
+  try { params = JSON.parse(input) } catch { return '' }
+  if (!params || typeof params !== 'object') return ''
+  const text = (value: string) => value.replace(/^upload:\/\//, '')
+  const parts: string[] = []
+  for (const value of Object.values(params as Record<string, unknown>)) {
+    if (parts.length === 2) break
+    if (typeof value === 'string' && value.trim()) parts.push(text(value.trim()))
+    else if (Array.isArray(value) && typeof value[0] === 'string') parts.push(value.length > 1 ? `${text(value[0])} (+${value.length - 1} more)` : text(value[0]))
+  }
+  const summary = parts.join(' · ')
+  return summary.length > INPUT_SUMMARY_MAX ? `${summary.slice(0, INPUT_SUMMARY_MAX - 1)}…` : summary
+}

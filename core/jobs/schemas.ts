@@ -5,7 +5,7 @@ import { Nullable } from '../tools/contract.ts'
 
 export const WebhookSchema = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2000 }),
-  events: Type.Optional(Type.Array(Type.Union([Type.Literal('done'), Type.Literal('error')]), { minItems: 1, maxItems: 2 })),
+  events: Type.Optional(Type.Array(Type.Union([Type.Literal('done'), Type.Literal('error')]), { minItems: 1, maxItems: 2, description: "'error' also covers a cancelled job (its status reads 'cancelled')." })),
   secret: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
 }, { additionalProperties: false })
 
@@ -39,7 +39,7 @@ export const ListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minim
 export const JobStatusSchema = Type.Object({
   job_id: Type.String(),
   tool: Type.String({ description: 'REST tool key.' }),
-  status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('error')]),
+  status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('error'), Type.Literal('cancelled')], { description: "'cancelled': stopped by DELETE, refunded, the rows written before the cancel kept (its error reads 'cancelled')." }),
   records: Type.Integer({ description: 'Rows produced so far.' }),
   stage: Type.String({ description: 'Human-readable progress.' }),
   has_results: Type.Boolean(),
@@ -84,6 +84,7 @@ export const JobListSchema = Type.Object({
     job_id: Type.String(),
     tool: Type.String(),
     status: JobStatusSchema.properties.status,
+    input: Type.String({ description: 'The input in short: its text params (a list as its first item and how many more, an upload as its file name), at most two, cut to 120 characters. The whole input: GET /api/jobs/<id>/input.' }),
     records: Type.Integer(),
     stage: Type.String(),
     created_at: Type.String({ format: 'date-time' }),

@@ -339,14 +339,20 @@ function defineCrawleeClasses (loaded: CrawleeModule) {
    */
   class NoSystemInfoEventManager extends loaded.EventManager {}
 
-  /** crawlee's log lines as pino lines of the job's logger (which scrubs secrets before writing). */
+  /**
+   * crawlee's log lines as pino lines of the job's logger (which scrubs secrets
+   * before writing). Once the job's signal fired (a cancel, a timeout, the
+   * per-run cap, a shutdown), the requests it cut short are the stop, not
+   * failures: crawlee's "reached maximum retries" errors are written at info.
+   */
   class PinoLogSink extends loaded.Logger {
-    constructor (private readonly target: Logger) { super({}) }
+    constructor (private readonly target: Logger, private readonly stop: AbortSignal) { super({}) }
 
     override _log (level: LogLevel, message: string, data?: Record<string, unknown>, exception?: unknown, opts: { prefix?: string | null } = {}): string {
       const fields = { ...data, ...(opts.prefix ? { crawlee: opts.prefix } : {}), ...(exception ? { err: exception } : {}) }
       const { ERROR, SOFT_FAIL, WARNING, INFO, DEBUG } = loaded.LogLevel
-      if (level === ERROR) this.target.error(fields, message)
+      if (level === ERROR && this.stop.aborted) this.target.info({ ...fields, stopped: true }, message)
+      else if (level === ERROR) this.target.error(fields, message)
       else if (level === SOFT_FAIL || level === WARNING) this.target.warn(fields, message)
       else if (level === INFO) this.target.info(fields, message)
       else if (level === DEBUG) this.target.debug(fields, message)
@@ -485,7 +491,7 @@ export function createCrawlerFactory (options: CrawlerFactoryOptions): CrawlerFa
       const fetchSlots = fetchLimit ? new FetchSlots(fetchLimit, signal) : null
       const tasks = fetchLimit ? fetchLimit * 2 : undefined
       const crawler = new SignalBoundHttpCrawler({
-        log: new Log({ level: logLevel, prefix: 'HttpCrawler', ...(logger ? { logger: new PinoLogSink(logger) } : {}) }),
+        log: new Log({ level: logLevel, prefix: 'HttpCrawler', ...(logger ? { logger: new PinoLogSink(logger, signal) } : {}) }),
         ...crawlerOptions,
         ...(tasks ? {
           maxConcurrency: tasks,

@@ -116,7 +116,9 @@ export class WebhookDeliveries {
   private async jobTarget (job: { accountId: string, webhook: string | null }, status: string): Promise<WebhookTarget | null> {
     const spec = job.webhook ? JSON.parse(job.webhook) as WebhookSpec : null
     const chosen = spec ? { url: spec.url, secret: spec.secret ?? null, events: spec.events } : await this.deps.accounts.target(job.accountId)
-    if (!chosen || !(chosen.events ?? ['done', 'error']).includes(status as JobWebhookEvent)) return null
+    // A cancelled job is not done: it goes to those who asked for endings in error.
+    const event: JobWebhookEvent = status === 'done' ? 'done' : 'error'
+    if (!chosen || !(chosen.events ?? ['done', 'error']).includes(event)) return null
     return { url: chosen.url, secret: chosen.secret }
   }
 

@@ -68,11 +68,11 @@ t.test('the WebSocket of a queued job that is then cancelled gets its final mess
   t.match(socket.messages[0], { type: 'progress', status: 'running', stage: 'queued' })
   const del = await cancel(app, user.apiKey, queued)
   t.equal(del.statusCode, 200)
-  t.match(del.json(), { status: 'error', error: 'cancelled', refunded: true })
+  t.match(del.json(), { status: 'cancelled', error: 'cancelled', refunded: true })
   t.equal(await socket.closed, 1000, 'the server closes the socket after the final message')
   const finals = socket.messages.filter(m => m.type !== 'progress')
   t.equal(finals.length, 1, 'exactly one final message')
-  t.match(finals[0], { type: 'error', job: { job_id: queued, status: 'error', error: 'cancelled', refunded: true } })
+  t.match(finals[0], { type: 'error', job: { job_id: queued, status: 'cancelled', error: 'cancelled', refunded: true } })
   t.equal((await usageOf(app, user.apiKey)).calls_today, 1, 'the running job is charged, the cancelled one refunded')
   t.ok((await app.services.db.job.findUniqueOrThrow({ where: { id: queued } })).expiresAt, 'retention counts from the cancel')
 
@@ -120,7 +120,7 @@ t.test('cancel of a running job refunds once; a second cancel is 409 and refunds
 
   const del = await cancel(app, user.apiKey, id)
   t.equal(del.statusCode, 200)
-  t.match(del.json(), { status: 'error', error: 'cancelled', refunded: true })
+  t.match(del.json(), { status: 'cancelled', error: 'cancelled', refunded: true })
   await socket.closed
   t.equal(socket.messages.filter(m => m.type !== 'progress').length, 1, 'one final message')
   t.equal((await usageOf(app, user.apiKey)).calls_today, 0, 'refunded')
@@ -149,8 +149,8 @@ t.test('a cancel racing a finish ends the job once: one webhook, one refund at m
   t.equal(hook.bodies.length, ids.length, 'one webhook per job, however its ending raced')
   const rows = await app.services.db.job.findMany({ where: { id: { in: ids } } })
   for (const job of rows) {
-    t.ok(job.status === 'done' || (job.status === 'error' && job.error === 'cancelled'), `${job.status} ${job.error ?? ''}`)
-    t.equal(job.refunded, job.status === 'error', 'refunded exactly when cancelled')
+    t.ok(job.status === 'done' || (job.status === 'cancelled' && job.error === 'cancelled'), `${job.status} ${job.error ?? ''}`)
+    t.equal(job.refunded, job.status === 'cancelled', 'refunded exactly when cancelled')
   }
   const kept = rows.filter(j => !j.refunded).length
   t.equal((await usageOf(app, user.apiKey)).calls_today, kept, 'each cancelled job refunded once, each finished one charged')
@@ -187,7 +187,7 @@ t.test('a job ended outside its runner (another process\'s cancel) stops at the 
   t.ok(await app.services.ending.endJob(job, CANCELLED))
   await until('the runner let go of the job', () => !app.services.runner.isRunningHere(id))
   const s = await waitForEnd(app, user.apiKey, id)
-  t.match(s, { status: 'error', error: 'cancelled', refunded: true, stage: 'error' })
+  t.match(s, { status: 'cancelled', error: 'cancelled', refunded: true, stage: 'cancelled' })
   t.equal((await usageOf(app, user.apiKey)).calls_today, 0, 'refunded once')
 })
 

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { signup } from '../helpers/build.ts'
 import { buildWithCounter, startJob, usageOf, waitForEnd } from '../helpers/jobs.ts'
+import { inputSummary } from '../../core/jobs/job-view.ts'
 
 t.test('a job starts, runs, and its rows are read back in pages', async t => {
   const app = await buildWithCounter(t)
@@ -131,7 +132,7 @@ t.test('cancel ends a running job as cancelled and refunded; a finished job cann
   await new Promise(r => setTimeout(r, 150))
   const del = await app.inject({ method: 'DELETE', url: `/api/tool-run/${id}`, headers: { 'x-api-key': user.apiKey } })
   t.equal(del.statusCode, 200)
-  t.match(del.json(), { status: 'error', error: 'cancelled', refunded: true })
+  t.match(del.json(), { status: 'cancelled', error: 'cancelled', refunded: true })
   t.equal((await usageOf(app, user.apiKey)).calls_today, 0)
   const again = await app.inject({ method: 'DELETE', url: `/api/tool-run/${id}`, headers: { 'x-api-key': user.apiKey } })
   t.equal(again.statusCode, 409)
@@ -148,8 +149,16 @@ t.test('GET /api/jobs lists the caller\'s jobs newest first', async t => {
   const list = (await app.inject({ url: '/api/jobs', headers: { 'x-api-key': user.apiKey } })).json()
   t.equal(list.count, 3)
   t.same(list.jobs.map((j: any) => j.job_id), [...ids].reverse())
-  t.match(list.jobs[0], { tool: 'counter', status: 'done', records: 1 })
+  t.match(list.jobs[0], { tool: 'counter', status: 'done', records: 1, input: 'done · row' })
   t.equal((await app.inject({ url: '/api/jobs?limit=2', headers: { 'x-api-key': user.apiKey } })).json().count, 2)
+  // The input in short: text params, a list as its first item and how many more, at most two, cut to 120 characters.
+  const long = (await startJob(app, user.apiKey, { max_results: 1, label: 'x'.repeat(300) })).json().job_id
+  await waitForEnd(app, user.apiKey, long)
+  const listed = (await app.inject({ url: '/api/jobs?limit=1', headers: { 'x-api-key': user.apiKey } })).json().jobs[0]
+  t.equal(listed.input.length, 120, 'cut to 120 characters')
+  t.match(listed.input, /^x{119}…$/, 'the caller\'s own params first')
+  t.equal(inputSummary(JSON.stringify({ website: ['a.example', 'b.example', 'c.example'], max_pages: 4, include_phones: true })), 'a.example (+2 more)', 'a list reads as its first item and how many more')
+  t.equal(inputSummary(JSON.stringify({ url: 'upload://clip.mp4', mode: 'interval' })), 'clip.mp4 · interval', 'an upload reads as its file name')
 })
 
 t.test('scoped tokens may only run their tools; guests cannot run tools', async t => {

@@ -58,8 +58,8 @@ t.test('a thrown outcome error becomes its ending; anything else is a refunded g
 
 const stopped: Array<[StopReason, JobEnd | 'requeue']> = [
   ['cap', { status: 'done' }],
-  ['cancelled', { status: 'error', error: 'cancelled', refund: true }],
-  ['ended', { status: 'error', error: 'cancelled', refund: true }],
+  ['cancelled', { status: 'cancelled' }],
+  ['ended', { status: 'cancelled' }],
   ['shutdown', 'requeue'],
 ]
 for (const [reason, expected] of stopped) {

@@ -156,6 +156,37 @@ t.test('the job signal stops a running crawl and the run rejects with its reason
   await t.rejects(late.run([`${site.origin}/0`]), { message: 'already cancelled' })
 })
 
+t.test('the requests a stopped job cut short are logged at info, not as errors', async t => {
+  let slowAsked = 0
+  const job = new AbortController()
+  const site = await localServer(t, (req, res) => {
+    if (req.url === '/') { res.writeHead(200, { 'content-type': 'text/html' }).end('<a href="/slow-a">a</a><a href="/slow-b">b</a>'); return }
+    // The linked pages never answer: both are in flight when the job is stopped.
+    if (++slowAsked === 2) job.abort(new Error('job cancelled'))
+    req.socket.on('close', () => res.destroy())
+  })
+  const lines: Array<Record<string, unknown>> = []
+  let cutShort!: () => void
+  const bothLogged = new Promise<void>(resolve => { cutShort = resolve })
+  const sink = new Writable({
+    write (chunk, _encoding, done) {
+      const line = JSON.parse(String(chunk)) as Record<string, unknown>
+      lines.push(line)
+      if (lines.filter(l => /maximum retries/.test(String(l.msg))).length === 2) cutShort()
+      done()
+    },
+  })
+  const crawler = factory({ signal: job.signal, logger: createLogger('debug', sink, new SecretScrubber([])), logLevel: LogLevel.WARNING }).http({
+    maxConcurrency: 2,
+    async requestHandler ({ enqueueLinks }) { await enqueueLinks() },
+  })
+  await t.rejects(crawler.run([`${site.origin}/`]), { message: 'job cancelled' })
+  await bothLogged
+  const cut = lines.filter(line => /maximum retries/.test(String(line.msg)))
+  t.same(cut.map(line => [line.level, line.stopped]), [[30, true], [30, true]], 'both cut requests are info lines marked stopped')
+  t.same(lines.filter(line => Number(line.level) >= 50), [], 'no error line')
+})
+
 t.test('crawls through the configured proxy', async t => {
   const site = await localServer(t, smallSite())
   const proxied: string[] = []

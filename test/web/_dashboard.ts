@@ -16,13 +16,16 @@ export async function listeningApp (t: Teardown, options: BuildTestOptions = {})
 /**
  * Sites shop-1.example … shop-<n>.example, all on one loopback server, each
  * four pages with two addresses; every page answers after `delayMs`, so a
- * crawl takes long enough for its progress to be seen.
+ * crawl takes long enough for its progress to be seen. stall-<n>.example on the
+ * same server never answers: a crawl of it runs until it is cancelled.
  */
 export async function startShops (t: Teardown, options: { delayMs?: number } = {}) {
   const page = (host: string, body: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${host}</title></head><body>
 <nav><a href="/">Home</a> <a href="/contact">Contact</a> <a href="/about">About</a> <a href="/team">Team</a></nav>${body}</body></html>`
   const server = createServer((req, res) => {
     const host = (req.headers.host ?? '').split(':')[0]!
+    // Held open until the client gives up (a cancel) or the server closes at teardown.
+    if (host.startsWith('stall-')) return
     const path = (req.url ?? '/').split('?')[0]!
     const bodies: Record<string, string> = {
       '/': `<h1>${host}</h1><p>Welcome.</p>`,
@@ -43,9 +46,10 @@ export async function startShops (t: Teardown, options: { delayMs?: number } = {
   return {
     port,
     site: (n: number) => `http://shop-${n}.example:${port}/`,
-    /** build()'s network option: shop-N.example resolves to the loopback server, which counts as public. */
+    stalledSite: (n: number) => `http://stall-${n}.example:${port}/`,
+    /** build()'s network option: shop-N.example and stall-N.example resolve to the loopback server, which counts as public. */
     network: {
-      lookup: async (name: string) => (/^shop-\d+\.example$/.test(name) ? [{ address: '127.0.0.1', family: 4 as const }] : []),
+      lookup: async (name: string) => (/^(shop|stall)-\d+\.example$/.test(name) ? [{ address: '127.0.0.1', family: 4 as const }] : []),
       allowedTargets: [`127.0.0.1:${port}`],
     },
   }

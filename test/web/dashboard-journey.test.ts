@@ -1,16 +1,25 @@
-// The dashboard's journey in a real browser (issue 16): sign up → the key shown
-// once → run webemail on a local site from the generated form → the progress
-// bar moves and reaches done → page through the rows → download the CSV and
-// read it → mint a scoped token → revoke it → (job history, run again,
-// regenerate the key) → log out and back in.
-import t from 'tap'
+// The dashboard's journey in a real browser: sign up → the key shown once →
+// run webemail on a local site from the generated form → the progress bar
+// moves and reaches done → page through the rows → download the CSV and read
+// it → mint a scoped token → revoke it → (job history, run again, regenerate
+// the key) → log out and back in. Then, at 1280 and at 390 px wide, what a new
+// user meets: bad input stopped under its field with no job created, a run
+// whose lists read as lists, a slow crawl cancelled (its own outcome), the jobs
+// list following a job live, no menu after logging out, and an uploaded clip's
+// frames; axe-core on each of those states.
+import t, { type Test } from 'tap'
 import { readFileSync } from 'node:fs'
 import { parse } from 'csv-parse/sync'
 import type { Page } from 'playwright-core'
-import { haveChromium, chromiumPath, openBrowser } from '../helpers/browser.ts'
+import { execFileSync } from 'node:child_process'
+import { join } from 'node:path'
+import { axeViolations, haveChromium, chromiumPath, openBrowser } from '../helpers/browser.ts'
+import { tempDir } from '../helpers/build.ts'
+import { usageOf } from '../helpers/jobs.ts'
 import { listeningApp, startShops } from './_dashboard.ts'
 
 const SITES = 6
+const hasFfmpeg = () => { try { execFileSync('ffmpeg', ['-version'], { stdio: 'ignore' }); return true } catch { return false } }
 
 if (!haveChromium()) {
   t.test('the dashboard journey', { skip: `no chromium at ${chromiumPath()} (set CHROMIUM_BIN)` }, async () => {})
@@ -27,7 +36,8 @@ if (!haveChromium()) {
   const email = `journey-${Date.now()}@example.com`
   const password = 'correct horse battery'
   const storedKey = (p: Page) => p.evaluate(() => Object.values(sessionStorage).join(' '))
-  const signupForm = page.locator('form', { has: page.getByRole('heading', { name: 'Create an account' }) })
+  const signupFormOf = (p: Page) => p.locator('form', { has: p.getByRole('heading', { name: 'Create an account' }) })
+  const signupForm = signupFormOf(page)
   const loginForm = page.locator('form', { has: page.getByRole('heading', { name: 'Log in' }) })
   let apiKey = ''
 
@@ -59,12 +69,12 @@ if (!haveChromium()) {
     await page.getByLabel('Tool', { exact: true }).selectOption('webemail')
     const websites = page.locator('textarea[name=website]')
     await websites.waitFor()
-    t.match(await page.getByLabel(/^max_pages/).getAttribute('aria-describedby'), /help/, 'max_pages has its help')
-    t.match(await page.locator(`#${await page.getByLabel(/^max_pages/).getAttribute('aria-describedby')}`).textContent(), /At most 200 on the registered plan/, 'the tier clamp is shown')
-    t.equal(await page.getByLabel(/^max_pages/).inputValue(), '25', 'the default is filled in')
-    t.ok(await page.getByLabel('include_phones').isChecked(), 'a boolean is a checkbox, checked by its default')
+    t.match(await page.getByLabel(/^Max pages/).getAttribute('aria-describedby'), /help/, 'max_pages has its help')
+    t.match(await page.locator(`#${await page.getByLabel(/^Max pages/).getAttribute('aria-describedby')}`).textContent(), /At most 200 on the registered plan.*API name: max_pages\./, 'the tier clamp is shown, and the param\'s API name')
+    t.equal(await page.getByLabel(/^Max pages/).inputValue(), '25', 'the default is filled in')
+    t.ok(await page.getByLabel('Include phones').isChecked(), 'a boolean is a checkbox, checked by its default')
     await websites.fill(Array.from({ length: SITES }, (_, i) => shops.site(i + 1)).join('\n'))
-    await page.getByLabel(/^max_pages/).fill('4')
+    await page.getByLabel(/^Max pages/).fill('4')
     // Every value the bar takes, sampled in the page (evaluate is not subject to the page's CSP).
     await page.evaluate(() => {
       const seen: number[] = []
@@ -143,7 +153,7 @@ if (!haveChromium()) {
     const websites = page.locator('textarea[name=website]')
     await websites.waitFor()
     t.equal(await websites.inputValue(), Array.from({ length: SITES }, (_, i) => shops.site(i + 1)).join('\n'), 'run again fills the form with the stored params')
-    t.equal(await page.getByLabel(/^max_pages/).inputValue(), '4')
+    t.equal(await page.getByLabel(/^Max pages/).inputValue(), '4')
   })
 
   t.test('regenerate the key, after a confirmation: the new one shown once, the old one refused', async t => {
@@ -174,5 +184,141 @@ if (!haveChromium()) {
     t.equal(await storedKey(page), apiKey, 'the same key, from the login answer')
     t.equal(await page.locator('[data-secret-value]').count(), 0, 'a login does not show the key again')
     t.same(pageErrors, [], 'no script error or refused resource (CSP) in the whole journey')
+    await context.close()
+  })
+
+  /** axe-core on the page as it is: no serious or critical violation (the inline-script attempt the CSP refuses is not an error). */
+  const noAxeFindings = async (t: Test, p: Page, errors: string[], state: string) => {
+    const before = errors.length
+    t.same(await axeViolations(p), [], `${state}: no serious or critical axe finding`)
+    errors.splice(before, errors.length - before, ...errors.slice(before).filter(e => !/Executing inline script violates/.test(e)))
+  }
+
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    t.test(`at ${viewport.width} px wide: what a new user meets`, async t => {
+      const context = await browser.newContext({ viewport })
+      const page = await context.newPage()
+      const errors: string[] = []
+      page.on('pageerror', err => errors.push(err.message))
+      page.on('console', message => { if (message.type() === 'error') errors.push(message.text()) })
+      const menu = () => page.getByRole('navigation', { name: 'Dashboard' })
+      // On a phone the tool's own select and the menu's links are the same; the test goes by address where a menu would wrap.
+      const go = async (hash: string, heading: string) => { await page.goto(`${base}/app#${hash}`); await page.getByRole('heading', { name: heading, exact: true, level: 1 }).waitFor() }
+
+      await page.goto(`${base}/app`)
+      await signupFormOf(page).getByLabel('E-mail address').fill(`w${viewport.width}-${Date.now()}@example.com`)
+      await signupFormOf(page).getByLabel('Password').fill(password)
+      await signupFormOf(page).getByRole('button', { name: 'Sign up' }).click()
+      const shown = page.locator('[data-secret-value]')
+      await shown.waitFor()
+      const key = (await shown.textContent()) ?? ''
+      t.match(key, /^sk-/, 'signed up: the key is shown')
+      t.ok(await menu().isVisible(), 'the signed-in menu is shown')
+
+      // Bad input: the playground says what is wrong under the field, and nothing starts.
+      await go('playground?tool=webemail', 'Playground')
+      const website = page.getByLabel(/^Website/)
+      await website.waitFor()
+      const jobsBefore = (await app.inject({ url: '/api/jobs', headers: { 'x-api-key': key } })).json().count
+      const callsBefore = (await usageOf(app, key)).calls_today
+      const problemOf = async () => page.locator(`#${(await website.getAttribute('id'))!}-problem`)
+      await page.getByRole('button', { name: 'Run' }).click()
+      t.equal(await (await problemOf()).textContent(), 'Fill this in.', 'an empty required field: words for people under it')
+      t.equal(await website.getAttribute('aria-invalid'), 'true', 'marked invalid')
+      t.ok((await website.getAttribute('aria-describedby'))?.split(' ').includes(`${(await website.getAttribute('id'))!}-problem`), 'the message is tied to the field')
+      t.ok(await website.evaluate(el => el === document.activeElement), 'the field has the focus')
+      await noAxeFindings(t, page, errors, 'a field with a problem')
+      for (const bad of ['not a url at all', 'ftp://files.example/x', 'javascript:alert(1)']) {
+        await website.fill(bad)
+        await page.getByRole('button', { name: 'Run' }).click()
+        t.match(await (await problemOf()).textContent(), /./, `"${bad}": a message under the field`)
+        t.notMatch(await (await problemOf()).textContent(), /params\./, `"${bad}": not the API's wording`)
+      }
+      t.equal(await page.locator('#run-title').count(), 0, 'no job panel')
+      t.equal((await app.inject({ url: '/api/jobs', headers: { 'x-api-key': key } })).json().count, jobsBefore, 'no job was created')
+      t.equal((await usageOf(app, key)).calls_today, callsBefore, 'the day\'s count is unchanged')
+
+      // A run on a stand-in site: its lists read as lists.
+      await website.fill(shops.site(1))
+      await page.getByLabel(/^Max pages/).fill('4')
+      await page.getByRole('button', { name: 'Run' }).click()
+      t.equal(await (await problemOf()).isVisible(), false, 'the message is gone once the field is right')
+      await page.locator('[data-run-done]').waitFor({ timeout: 90_000 })
+      await page.locator('[data-results]').waitFor()
+      const listed = await page.locator('[data-results] ul.cell-list li').allTextContents()
+      t.ok(listed.includes('info@shop-1.example') && listed.includes('sales@shop-1.example'), `the e-mails as list items (${listed.join(', ')})`)
+
+      // A slow crawl, cancelled after a confirmation: its own outcome, not a failure.
+      await website.fill(shops.stalledSite(1))
+      await page.getByRole('button', { name: 'Run' }).click()
+      await page.locator('#run-title').waitFor()
+      t.equal(await page.locator('[data-results]').count(), 0, 'a new run clears the last one\'s rows')
+      const stalledJob = ((await page.locator('#run-title').textContent()) ?? '').replace(/^Job /, '')
+      await page.getByRole('button', { name: 'Cancel…' }).click()
+      await page.getByRole('dialog').getByRole('button', { name: 'Keep it running' }).click()
+      t.equal((await app.inject({ url: `/api/jobs/${stalledJob}`, headers: { 'x-api-key': key } })).json().status, 'running', 'kept running when the person says so')
+      await page.getByRole('button', { name: 'Cancel…' }).click()
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel the job' }).click()
+      const cancelled = page.locator('[data-run-cancelled]')
+      await cancelled.waitFor()
+      t.match(await cancelled.textContent(), /^Cancelled/, 'the panel says cancelled')
+      t.equal(await page.locator('#run-stage').textContent(), 'cancelled', 'the stage says cancelled')
+      t.equal(await page.locator('#run-outcome [role=alert]').count(), 0, 'not shown as an error')
+      t.not(await page.locator('#run-progress').evaluate(el => (el as HTMLProgressElement).value), 100, 'the bar does not jump to full')
+      t.match((await app.inject({ url: `/api/jobs/${stalledJob}`, headers: { 'x-api-key': key } })).json(), { status: 'cancelled', refunded: true }, 'the status record says cancelled')
+      await noAxeFindings(t, page, errors, 'a cancelled run')
+      await page.getByLabel('Tool', { exact: true }).selectOption('websearch')
+      t.equal(await page.locator('#run-title').count(), 0, 'another tool: the last job\'s panel is gone')
+
+      // The jobs list: each job's input, a Cancelled filter, and a running job followed live.
+      const live = (await app.inject({ method: 'POST', url: '/api/tool-run', headers: { 'x-api-key': key }, payload: { tool: 'webemail', params: { website: shops.stalledSite(2) } } })).json().job_id as string
+      await go('jobs', 'Jobs')
+      const liveRow = page.locator(`tr[data-job-id="${live}"]`)
+      await liveRow.waitFor()
+      t.match(await liveRow.locator('td.input').textContent(), 'stall-2.example', 'the row shows its input')
+      await app.inject({ method: 'DELETE', url: `/api/tool-run/${live}`, headers: { 'x-api-key': key } })
+      await t.resolves(liveRow.locator('.state-cancelled').waitFor({ timeout: 30_000 }), 'the row turns cancelled without a reload')
+      await page.getByLabel('Show').selectOption('cancelled')
+      await t.resolves(page.locator(`tr[data-job-id="${stalledJob}"]`).waitFor(), 'the Cancelled filter lists the cancelled run')
+      t.equal(await page.locator('tbody tr').count(), 2, 'and only the cancelled ones')
+      await noAxeFindings(t, page, errors, 'the jobs list, cancelled filter')
+
+      // Log out: no signed-in menu left.
+      await page.getByRole('button', { name: 'Log out' }).click()
+      await signupFormOf(page).waitFor()
+      t.notOk(await menu().isVisible(), 'no menu after logging out')
+      t.equal(await page.locator('#nav a').count(), 0, 'and no dead links in it')
+      t.notOk(await page.getByRole('button', { name: 'Log out' }).isVisible(), 'no log out button')
+      await noAxeFindings(t, page, errors, 'logged out')
+      t.same(errors, [], 'no script error or refused resource (CSP)')
+      await context.close()
+    })
+  }
+
+  t.test('an uploaded clip: the upload field says so, and the frames are listed as thumbnails', { skip: hasFfmpeg() ? false : 'no ffmpeg' }, async t => {
+    const dir = tempDir(t)
+    const clip = join(dir, 'clip.mp4')
+    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=3:size=160x120:rate=10', '-c:v', 'mpeg4', '-pix_fmt', 'yuv420p', '-f', 'mp4', clip])
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    const page = await context.newPage()
+    await page.goto(`${base}/app`)
+    await page.evaluate(key => sessionStorage.setItem('extraction-jobs.key', key), apiKey)
+    await page.goto(`${base}/app#playground?tool=video_frames`)
+    await page.reload()
+    const upload = page.getByLabel('Upload a file (instead of a link)')
+    await upload.waitFor()
+    t.match(await page.locator(`label[for="${(await page.getByLabel(/^Video|^Url/).first().getAttribute('id'))!}"]`).textContent(), /\(or an upload\)$/, 'the link field says an upload can stand in, not "(required)"')
+    await page.getByRole('button', { name: 'Run' }).click()
+    t.match(await page.locator('.field-problem:not([hidden])').first().textContent(), /choose a file to upload/, 'neither a link nor a file: said under the field')
+    await upload.setInputFiles(clip)
+    await page.getByRole('button', { name: 'Run' }).click()
+    await page.locator('[data-run-done]').waitFor({ timeout: 120_000 })
+    await page.locator('[data-results]').waitFor()
+    t.equal(await page.locator('[data-results] tbody tr').count(), 3, 'three frames of a 3 s clip, one a second')
+    await t.resolves(page.locator('[data-results] .file-cell img[src^="data:image/"]').first().waitFor(), 'each frame\'s cell is a thumbnail')
+    const times = (await page.locator('[data-results] tbody tr').evaluateAll(rows => rows.map(row => row.textContent ?? '')))
+    t.equal(times.length, 3)
+    await noAxeFindings(t, page, [], 'the frames of an upload')
+    await context.close()
   })
 }

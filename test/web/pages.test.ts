@@ -64,6 +64,9 @@ t.test('/: what the service does, every enabled tool, the links a visitor needs'
   t.same(listed, enabled, 'every enabled tool, in the registry order')
   const first = app.services.registry.enabled()[0]!.declaration
   t.equal($('.tools li h3').first().text(), first.title)
+  t.same($('.tools li h3 a').toArray().map(el => $(el).attr('href')), enabled.map(key => `/app#playground?tool=${encodeURIComponent(key)}`), 'each tool card opens the playground with that tool chosen')
+  const howItWorks = $('h2:contains("How it works") + ol').text()
+  for (const part of ['playground', 'POST /api/tool-run', '/mcp', 'agent']) t.match(howItWorks, part, `How it works covers ${part}`)
   t.ok($('.tools li p').first().text().length <= first.key.length + 1 + 140, 'a one-line description')
   const stylesheet = $('link[rel=stylesheet]').attr('href')!
   t.match(stylesheet, /^\/assets\/site\.css\?v=[\w-]{12}$/, 'one same-origin, versioned stylesheet')

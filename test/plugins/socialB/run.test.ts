@@ -90,7 +90,7 @@ t.test('cancelling a paced job stops it during the pause', async t => {
   while (!ig.requests.length && Date.now() < deadline) await new Promise(r => setTimeout(r, 20))
   await h.app.inject({ method: 'DELETE', url: `/api/tool-run/${id}`, headers: { 'x-api-key': h.user.apiKey } })
   const status = await waitForEnd(h.app, h.user.apiKey, id, 5_000)
-  t.match(status, { status: 'error', error: 'cancelled', refunded: true })
+  t.match(status, { status: 'cancelled', error: 'cancelled', refunded: true })
   t.equal(ig.requests.filter(r => r.url.pathname.startsWith('/api/v1/friendships/')).length, 0, 'no page was asked after the cancel')
 })
 

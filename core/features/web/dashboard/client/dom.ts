@@ -55,14 +55,14 @@ export function field (label: string, control: HTMLElement, help?: string | Node
 export const errorBox = (text: string) => h('p', { class: 'error', role: 'alert' }, text)
 
 /** A dialog asking to confirm; resolves true on confirm. */
-export function confirmAction (question: string, confirmLabel: string): Promise<boolean> {
+export function confirmAction (question: string, confirmLabel: string, keepLabel = 'Cancel'): Promise<boolean> {
   return new Promise(resolve => {
     const title = uid('dlg')
     const dialog = h('dialog', { 'aria-labelledby': title },
       h('p', { id: title }, question),
       h('div', { class: 'row' },
         h('button', { type: 'button', class: 'danger', 'data-confirm': '', onclick: () => { dialog.close('yes') } }, confirmLabel),
-        h('button', { type: 'button', onclick: () => { dialog.close('no') } }, 'Cancel')))
+        h('button', { type: 'button', onclick: () => { dialog.close('no') } }, keepLabel)))
     dialog.addEventListener('close', () => { dialog.remove(); resolve(dialog.returnValue === 'yes') })
     document.body.append(dialog)
     dialog.showModal()

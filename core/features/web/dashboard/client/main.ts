@@ -35,6 +35,8 @@ function parseHash (): { name: string, path: string[], query: URLSearchParams } 
 
 function signedOut (): void {
   session.clear()
+  // No signed-in menu left behind: its links are gone, not only hidden.
+  nav.replaceChildren()
   nav.hidden = true
   logout.hidden = true
   document.title = 'Log in · extraction jobs'

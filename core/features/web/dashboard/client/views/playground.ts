@@ -4,7 +4,8 @@
 // with a past job's stored params.
 import { ApiError, call, progressSocket, type JobInput, type JobStatus, type Monitor, type Started, type ToolInfo } from '../api.ts'
 import { announce, errorBox, field, h, fill } from '../dom.ts'
-import { generateForm, type GeneratedForm, type JsonSchema } from '../schema-form.ts'
+import { cancelJob, outcomeOf } from '../job-outcome.ts'
+import { generateForm, labelOf, type GeneratedForm, type JsonSchema } from '../schema-form.ts'
 import type { Dashboard, View } from '../context.ts'
 import { renderResults } from './results.ts'
 
@@ -18,8 +19,8 @@ export function stageFraction (stage: string): number | null {
 interface ProgressMessage { type: 'progress', records: number, stage: string }
 interface FinalMessage { type: 'done' | 'error', job?: JobStatus, detail?: string }
 
-/** Follows a job to its end: the socket, and status polls when the socket cannot be used. */
-function follow (dashboard: Dashboard, jobId: string, onProgress: (m: ProgressMessage) => void, onEnd: (job: JobStatus) => void): void {
+/** Follows a job to its end: the socket, and status polls when the socket cannot be used. Returns the call that stops following. */
+export function follow (dashboard: Dashboard, jobId: string, onProgress: (m: ProgressMessage) => void, onEnd: (job: JobStatus) => void): () => void {
   let ended = false
   const end = (job: JobStatus) => { if (!ended) { ended = true; onEnd(job) } }
   const poll = async () => {
@@ -35,13 +36,16 @@ function follow (dashboard: Dashboard, jobId: string, onProgress: (m: ProgressMe
     }
   }
   const socket = progressSocket(jobId)
-  dashboard.onLeave(() => { ended = true; socket.close() })
+  const stop = () => { ended = true; socket.close() }
+  dashboard.onLeave(stop)
   socket.addEventListener('message', (event) => {
     const message = JSON.parse(String(event.data)) as ProgressMessage | FinalMessage
+    if (ended) return
     if (message.type === 'progress') onProgress(message)
     else if (message.job) end(message.job)
   })
   socket.addEventListener('close', () => { if (!ended) void poll() })
+  return stop
 }
 
 export const playgroundView: View = async (dashboard, main, { query }) => {
@@ -59,20 +63,26 @@ export const playgroundView: View = async (dashboard, main, { query }) => {
   const resultsBox = h('div')
   let form: GeneratedForm | null = null
   let fileInput: HTMLInputElement | null = null
+  let uploadParam: string | null = null
+  let stopFollowing: (() => void) | null = null
 
   const showTool = (tool: ToolInfo | undefined) => {
     if (!tool) return
     about.textContent = tool.description
-    form = generateForm(tool.params as JsonSchema, { maxRecords: me.limits.max_records_per_run, tier: me.tier, perRunFields: tool.per_run_fields })
+    uploadParam = tool.upload?.param ?? null
+    form = generateForm(tool.params as JsonSchema, { maxRecords: me.limits.max_records_per_run, tier: me.tier, perRunFields: tool.per_run_fields, uploadParam: uploadParam ?? undefined })
     formBox.replaceChildren(form.element)
     fileInput = null
     fileBox.replaceChildren()
     if (tool.upload) {
+      const param = labelOf(tool.upload.param, (tool.params as JsonSchema).properties?.[tool.upload.param] ?? {})
       fileInput = h('input', { type: 'file', name: 'file', accept: tool.upload.content_types.join(',') })
-      fileBox.replaceChildren(field(`Or upload a file for ${tool.upload.param}`, fileInput, `Up to ${me.limits.max_file_mb} MB on the ${me.tier} plan; leave ${tool.upload.param} empty then.`))
+      fileBox.replaceChildren(field('Upload a file (instead of a link)', fileInput, `${tool.upload.content_types.join(', ')}; up to ${me.limits.max_file_mb} MB on the ${me.tier} plan. The file stands in for ${param}: leave that field empty.`))
     }
   }
-  toolSelect.addEventListener('change', () => { showTool(tools.find(t => t.key === toolSelect.value)); formError.replaceChildren(); history.replaceState(null, '', `#playground?tool=${encodeURIComponent(toolSelect.value)}`) })
+  // Another tool: its own form, and nothing left of the last job (its panel, its rows, its socket).
+  const clearRun = () => { stopFollowing?.(); stopFollowing = null; runBox.replaceChildren(); resultsBox.replaceChildren(); formError.replaceChildren() }
+  toolSelect.addEventListener('change', () => { clearRun(); showTool(tools.find(t => t.key === toolSelect.value)); history.replaceState(null, '', `#playground?tool=${encodeURIComponent(toolSelect.value)}`) })
   showTool(tools.find(t => t.key === chosen))
   if (stored && form) {
     (form as GeneratedForm).load(stored.params)
@@ -93,8 +103,8 @@ export const playgroundView: View = async (dashboard, main, { query }) => {
     event.preventDefault()
     formError.replaceChildren()
     if (!form) return
-    const read = form.read()
-    if ('problem' in read) { formError.replaceChildren(errorBox(read.problem)); read.field.focus(); return }
+    const read = form.read(new Set(fileInput?.files?.length && uploadParam ? [uploadParam] : []))
+    if ('problems' in read) { formError.replaceChildren(errorBox(read.summary)); read.first?.focus(); return }
     const button = formEl.querySelector<HTMLButtonElement>('button[type=submit]')!
     button.disabled = true
     let started: Started
@@ -105,7 +115,7 @@ export const playgroundView: View = async (dashboard, main, { query }) => {
       button.disabled = false
       return
     }
-    resultsBox.replaceChildren()
+    clearRun()
     const bar = h('progress', { id: 'run-progress', max: 100, value: 0, 'aria-labelledby': 'run-progress-label' })
     const stage = h('p', { id: 'run-stage', 'aria-live': 'polite' }, 'queued')
     const records = h('span', { id: 'run-records' }, '0 rows')
@@ -115,16 +125,17 @@ export const playgroundView: View = async (dashboard, main, { query }) => {
       class: 'danger',
       onclick: async () => {
         cancel.disabled = true
-        try { await call('DELETE', `/api/tool-run/${encodeURIComponent(started.job_id)}`) } catch (err) { outcome.replaceChildren(errorBox((err as Error).message)); cancel.disabled = false }
+        try { await cancelJob(started.job_id) } catch (err) { outcome.replaceChildren(errorBox((err as Error).message)) }
+        cancel.disabled = false
       },
-    }, 'Cancel')
+    }, 'Cancel…')
     runBox.replaceChildren(h('section', { class: 'card', 'aria-labelledby': 'run-title' },
       h('h2', { id: 'run-title' }, `Job ${started.job_id}`),
       h('div', { class: 'progress-row' }, h('label', { id: 'run-progress-label', for: 'run-progress' }, 'Progress'), bar, records),
       stage, h('div', { class: 'row' }, cancel), outcome))
     announce(`Job ${started.job_id} started.`)
     let shown = 0
-    follow(dashboard, started.job_id, (message) => {
+    stopFollowing = follow(dashboard, started.job_id, (message) => {
       const fraction = stageFraction(message.stage)
       // Never backwards: a list of inputs restarts its count for each one.
       if (fraction !== null) shown = Math.max(shown, Math.round(fraction * 95))
@@ -132,16 +143,19 @@ export const playgroundView: View = async (dashboard, main, { query }) => {
       stage.textContent = message.stage
       records.textContent = `${message.records} row${message.records === 1 ? '' : 's'}`
     }, (job) => {
+      stopFollowing = null
       button.disabled = false
       cancel.remove()
-      bar.value = 100
-      stage.textContent = job.status === 'done' ? 'done' : `ended: ${job.error ?? job.status}`
+      // Only a finished job fills the bar: a cancelled or failed one stays where it stopped.
+      if (job.status === 'done') bar.value = 100
+      stage.textContent = job.status === 'done' || job.status === 'cancelled' ? job.status : `ended: ${job.error ?? job.status}`
       records.textContent = `${job.records} row${job.records === 1 ? '' : 's'}`
+      const { text, tone } = outcomeOf(job)
       fill(outcome,
-        job.status === 'done' ? h('p', { class: 'ok', 'data-run-done': '' }, `Done: ${job.records} rows.`) : errorBox(job.error ?? 'The job failed.'),
+        tone === 'ok' ? h('p', { class: 'ok', 'data-run-done': '' }, text) : tone === 'cancelled' ? h('p', { class: 'cancelled', role: 'status', 'data-run-cancelled': '' }, text) : errorBox(text),
         job.warning ? h('p', { class: 'note' }, job.warning) : null,
         h('p', {}, h('a', { href: `#results/${encodeURIComponent(job.job_id)}` }, 'Open the results page')))
-      announce(job.status === 'done' ? `Job done: ${job.records} rows.` : 'Job ended with an error.')
+      announce(tone === 'ok' ? `Job done: ${job.records} rows.` : tone === 'cancelled' ? 'Job cancelled.' : 'Job ended with an error.')
       if (job.records > 0 || job.status === 'done') void renderResults(resultsBox, job.job_id, job.tool)
     })
   }
@@ -160,7 +174,8 @@ export const playgroundView: View = async (dashboard, main, { query }) => {
       formError.replaceChildren(errorBox((err as Error).message))
     }
   }
-  const formEl = h('form', { 'aria-labelledby': 'tool-title', onsubmit: run },
+  // novalidate: the browser's own bubbles would stop the submit before the checks that write words under each field.
+  const formEl = h('form', { 'aria-labelledby': 'tool-title', novalidate: true, onsubmit: run },
     field('Tool', toolSelect), about, formBox, fileBox, formError,
     h('button', { type: 'submit', class: 'primary' }, 'Run'),
     h('div', { class: 'row' },

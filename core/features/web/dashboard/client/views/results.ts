@@ -4,6 +4,7 @@
 import { call, download, imageDataUrl, type ArtifactList, type JobResults, type JobStatus } from '../api.ts'
 import { cellText, errorBox, h, tableWrap, uid, fill } from '../dom.ts'
 import type { View } from '../context.ts'
+import { outcomeOf } from '../job-outcome.ts'
 
 const PAGE_SIZES = [5, 10, 25, 100]
 const FORMATS = ['csv', 'xlsx', 'json', 'jsonl'] as const
@@ -46,6 +47,48 @@ async function filesSection (jobId: string): Promise<HTMLElement | null> {
     h('p', {}, fileButton(list.zip_url, `${jobId}-files.zip`, 'Download all as a zip')))
 }
 
+interface FileValue { url: string, name?: string, content_type?: string, size?: number }
+
+/** A job file as a row holds it: `{url: '/api/tool-run/…/artifacts/…', name, content_type, size}`. */
+const isFile = (value: unknown): value is FileValue =>
+  typeof value === 'object' && value !== null && typeof (value as FileValue).url === 'string' && ARTIFACT_PATH.test((value as FileValue).url)
+
+/** A job file in a cell: a thumbnail for a small image, else a download link; fetched with the key either way. */
+function fileCell (file: FileValue): HTMLElement {
+  const name = file.name ?? file.url.split('/').pop()!
+  const small = file.size === undefined || file.size <= THUMBNAIL_MAX_BYTES
+  if (!file.content_type?.startsWith('image/') || !small) return fileButton(file.url, name)
+  const img = h('img', { alt: name, width: 96, height: 54, loading: 'lazy' })
+  imageDataUrl(file.url).then(src => { img.src = src }, () => { img.alt = `${name} (could not be loaded)` })
+  return h('span', { class: 'file-cell' }, h('button', { type: 'button', class: 'thumb', 'aria-label': `Download ${name}`, onclick: () => { void download(file.url, name) } }, img), fileButton(file.url, name))
+}
+
+const isWebLink = (text: string) => /^https?:\/\/[^\s]+$/i.test(text)
+
+/**
+ * A value of a row for reading: a list as a list, a job file as a thumbnail or
+ * a download, a web address as a link, an object as its fields, long text cut
+ * (whole in the title). Always text nodes and attributes (dom.ts).
+ */
+function cellContent (value: unknown, depth = 0): Node | string {
+  if (isFile(value)) return fileCell(value)
+  if (typeof value === 'string') {
+    if (ARTIFACT_PATH.test(value)) return fileButton(value, value.split('/').pop()!, 'file')
+    if (isWebLink(value) && value.length <= 2000) return h('a', { href: value, rel: 'noreferrer noopener', target: '_blank' }, cellText(value, 120))
+  }
+  if (depth < 2 && Array.isArray(value)) {
+    if (!value.length) return ''
+    const items = value.slice(0, 50)
+    return h('ul', { class: 'cell-list' }, items.map(item => h('li', {}, cellContent(item, depth + 1))), value.length > items.length ? h('li', {}, `… ${value.length - items.length} more`) : null)
+  }
+  if (depth < 2 && typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).filter(([, v]) => v !== null && v !== undefined && v !== '')
+    return h('span', { class: 'cell-object' }, entries.flatMap(([key, v], i) => [i ? ' · ' : '', h('span', { class: 'muted' }, `${key}: `), cellContent(v, depth + 1)]))
+  }
+  const text = cellText(value)
+  return text.length >= 300 ? h('span', { title: cellText(value, 2000) }, text) : text
+}
+
 /** The rows of a job into `box`, paged; columns are those seen so far, each may be hidden. */
 export async function renderResults (box: HTMLElement, jobId: string, tool: string): Promise<void> {
   let offset = 0
@@ -74,11 +117,7 @@ export async function renderResults (box: HTMLElement, jobId: string, tool: stri
       return h('label', { for: boxId, class: 'check' }, check, ` ${key}`)
     }))
     const shown = known.filter(k => !hidden.has(k))
-    const cell = (value: unknown) => {
-      if (typeof value === 'string' && ARTIFACT_PATH.test(value)) return h('td', {}, fileButton(value, value.split('/').pop()!, 'file'))
-      const text = cellText(value)
-      return h('td', { title: text.length >= 300 ? cellText(value, 2000) : null }, text)
-    }
+    const cell = (value: unknown) => h('td', {}, cellContent(value))
     const table = h('table', { 'data-results': '' },
       h('caption', {}, `Rows ${page.total ? offset + 1 : 0}–${offset + page.count} of ${page.total}`),
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, '#'), shown.map(k => h('th', { scope: 'col' }, k)))),
@@ -117,10 +156,11 @@ export const resultsView: View = async (_dashboard, main, { path }) => {
   const jobId = path[1] ?? ''
   const status = await call<JobStatus>('GET', `/api/jobs/${encodeURIComponent(jobId)}`)
   const box = h('div')
+  const { text, tone } = outcomeOf(status)
   fill(main,
     h('h1', { tabindex: -1 }, `Results of ${status.tool}`),
     h('p', {}, `Job ${status.job_id}: ${status.status}${status.records ? `, ${status.records} rows` : ''}. `, h('a', { href: `#playground?rerun=${encodeURIComponent(jobId)}` }, 'Run again')),
-    status.error ? errorBox(status.error) : null,
+    status.status === 'running' ? null : tone === 'cancelled' ? h('p', { class: 'cancelled' }, text) : tone === 'error' ? errorBox(text) : null,
     status.warning ? h('p', { class: 'note' }, status.warning) : null,
     box)
   if (status.status === 'running') box.append(h('p', {}, 'Still running: the rows can be read when it ends.'))

@@ -3,7 +3,6 @@
 // openapi-typescript compiles (tsc, strict) with a start of every tool from its
 // declaration's minimal example, the start body typed by `tool` (a wrong
 // tool's params do not compile), the alias starts and the stored input.
-// Prism's validation proxy over every route: openapi-prism.test.ts.
 import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'

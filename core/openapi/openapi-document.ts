@@ -5,6 +5,7 @@
 import { Type, type TSchema } from 'typebox'
 import type { FastifyContextConfig } from 'fastify'
 import type { ToolRegistry } from '../tools/registry.ts'
+import type { ToolDeclaration } from '../tools/contract.ts'
 import { JobInputSchema, JobResultsSchema, JobStarted, JobStatusSchema } from '../jobs/schemas.ts'
 import { toOpenApiSchema } from './json-schema-to-openapi.ts'
 
@@ -86,7 +87,7 @@ function filledIn (params: Schema): Schema {
  * default mandatory everywhere but in request bodies and parameters, and a
  * defaulted param is one a caller may leave out.
  */
-function startUnion (body: Schema, tools: Array<{ key: string, title: string, params: Schema }>): Schema {
+function startUnion (body: Schema, tools: StartBranch[]): Schema {
   const { webhook } = body.properties as Record<string, Schema>
   const branches = tools.map(({ key, title, params }) => {
     // Required fields or declared alternatives (anyOf/oneOf of required sets): an empty params is a 400.
@@ -101,6 +102,37 @@ function startUnion (body: Schema, tools: Array<{ key: string, title: string, pa
   return { oneOf: branches, description: 'A tool key and its params: one branch per enabled tool, told apart by `tool` (see GET /api/tools).' }
 }
 
+interface StartBranch { key: string, title: string, params: Schema, example: Record<string, unknown> }
+
+/**
+ * A tool's first declared example cut to what a caller must give: its required
+ * fields and the first declared alternative the example satisfies.
+ */
+export function minimalParams (declaration: Pick<ToolDeclaration, 'input' | 'examples'>): Record<string, unknown> {
+  const input = declaration.input as { required?: string[], anyOf?: Array<{ required?: string[] }>, oneOf?: Array<{ required?: string[] }> }
+  const args = (declaration.examples[0]?.args ?? {}) as Record<string, unknown>
+  const keep = new Set(input.required ?? [])
+  const alternative = (input.anyOf ?? input.oneOf ?? []).find(set => set.required?.every(k => k in args))
+  for (const k of alternative?.required ?? []) keep.add(k)
+  return Object.fromEntries(Object.entries(args).filter(([k]) => keep.has(k)))
+}
+
+const startValue = (tool: StartBranch) => Object.keys(tool.example).length ? { tool: tool.key, params: tool.example } : { tool: tool.key }
+
+/** The start body's examples, one a tool (Swagger UI's try-it offers them in a list). */
+function startExamples (tools: StartBranch[]): Record<string, unknown> {
+  return Object.fromEntries(tools.map(tool => [tool.key, { summary: `${tool.key}: ${tool.title}`, value: startValue(tool) }]))
+}
+
+/** POST /api/tool-run's description: a curl command a tool, to copy. */
+function startDescription (tools: StartBranch[]): string {
+  const quoted = (value: unknown) => `'${JSON.stringify(value).replaceAll("'", "'\\''")}'`
+  return [
+    'Starts a tool as a job (202 with its status and results URLs). One example per tool, with only what it requires ($API_KEY is your key, $BASE this server):',
+    ...tools.map(tool => `**${tool.key}** (${tool.title})\n\n\`\`\`sh\ncurl -X POST "$BASE/api/tool-run" -H "x-api-key: $API_KEY" -H 'content-type: application/json' \\\n  -d ${quoted(startValue(tool))}\n\`\`\``),
+  ].join('\n\n')
+}
+
 const json = (schema: Schema) => ({ 'application/json': { schema } })
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
@@ -110,13 +142,13 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
     JobStarted: toOpenApiSchema(JobStarted),
     JobStatus: toOpenApiSchema(JobStatusSchema),
   }
-  const toolParams: Array<{ key: string, title: string, params: Schema }> = []
+  const toolParams: StartBranch[] = []
   const toolRows: Schema[] = []
   const toolInputs: Schema[] = []
   for (const tool of registry.enabled()) {
     const key = tool.declaration.key
     const params = toOpenApiSchema(tool.declaration.input)
-    toolParams.push({ key, title: tool.declaration.title, params })
+    toolParams.push({ key, title: tool.declaration.title, params, example: minimalParams(tool.declaration) })
     components[`${key}_input`] = { ...filledIn(params), description: `The params of a job of the tool '${key}' (${tool.declaration.title}) as stored: defaults filled in, per-run fields clamped.` }
     components[`${key}_row`] = { ...toOpenApiSchema(tool.declaration.row), description: `One result row of the tool '${key}'.` }
     toolInputs.push(ref(`${key}_input`))
@@ -151,8 +183,12 @@ export function buildOpenApiDocument (routes: RecordedRoute[], registry: ToolReg
 
     if (schema.body) {
       const body = toOpenApiSchema(schema.body)
-      const startBody = method === 'POST' && url === '/api/tool-run' && toolParams.length ? startUnion(body, toolParams) : body
-      operation.requestBody = { required: true, content: { ...json(startBody), ...(route.config?.formBody ? { 'multipart/form-data': { schema: route.config.formBody } } : {}) } }
+      const isStart = method === 'POST' && url === '/api/tool-run' && toolParams.length > 0
+      const content: Record<string, unknown> = isStart
+        ? { 'application/json': { schema: startUnion(body, toolParams), examples: startExamples(toolParams) } }
+        : json(body)
+      if (isStart) operation.description = startDescription(toolParams)
+      operation.requestBody = { required: true, content: { ...content, ...(route.config?.formBody ? { 'multipart/form-data': { schema: route.config.formBody } } : {}) } }
     } else if (method === 'POST' && url === '/mcp') {
       operation.requestBody = { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 request (initialize, tools/list, tools/call, prompts/list, prompts/get, resources/list, resources/read) or a batch.' }) }
     }

@@ -3,7 +3,6 @@
 // openapi-typescript compiles (tsc, strict) with a start of every tool from its
 // declaration's minimal example, the start body typed by `tool` (a wrong
 // tool's params do not compile), the alias starts and the stored input.
-// Prism's validation proxy over every route: openapi-prism.test.ts.
 import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -11,20 +10,10 @@ import { promisify } from 'node:util'
 import t from 'tap'
 import openapiTS, { astToString } from 'openapi-typescript'
 import { build, tempDir } from '../helpers/build.ts'
-import type { ToolDeclaration } from '../../core/tools/contract.ts'
+import { minimalParams } from '../../core/openapi/openapi-document.ts'
 
 const run = promisify(execFile)
 const bin = (path: string) => resolve('node_modules', path)
-
-/** The example cut to what the caller must give: required fields and the first alternative it satisfies. */
-function minimalExample (declaration: ToolDeclaration): Record<string, unknown> {
-  const input = declaration.input as { required?: string[], anyOf?: Array<{ required: string[] }>, oneOf?: Array<{ required: string[] }> }
-  const args = declaration.examples[0]!.args as Record<string, unknown>
-  const keep = new Set(input.required ?? [])
-  const alternative = (input.anyOf ?? input.oneOf ?? []).find(set => set.required.every(k => k in args))
-  for (const k of alternative?.required ?? []) keep.add(k)
-  return Object.fromEntries(Object.entries(args).filter(([k]) => keep.has(k)))
-}
 
 t.test('redocly lints the document without an error; an openapi-typescript client starts every tool from its minimal example', async t => {
   const app = await build(t)
@@ -43,9 +32,14 @@ t.test('redocly lints the document without an error; an openapi-typescript clien
 
   writeFileSync(join(dir, 'api.ts'), astToString(await openapiTS(doc)))
   const tools = app.services.registry.enabled()
-  const starts = tools.map(tool => `  { tool: ${JSON.stringify(tool.declaration.key)}, params: ${JSON.stringify(minimalExample(tool.declaration))} },`)
+  // The document's own examples, one a tool (what /docs offers to try and to copy as curl).
+  const examples = doc.paths['/api/tool-run'].post.requestBody.content['application/json'].examples as Record<string, { value: { tool: string } }>
+  t.same(Object.keys(examples), tools.map(tool => tool.declaration.key), 'an example a tool')
+  for (const tool of tools) t.same(examples[tool.declaration.key]!.value.tool, tool.declaration.key)
+  const starts = Object.values(examples).map(example => `  ${JSON.stringify(example.value)},`)
+  starts.push(...tools.map(tool => `  { tool: ${JSON.stringify(tool.declaration.key)}, params: ${JSON.stringify(minimalParams(tool.declaration))} },`))
   // A tool without required fields may be started with no params at all.
-  const bare = tools.filter(tool => !Object.keys(minimalExample(tool.declaration)).length).map(tool => `  { tool: ${JSON.stringify(tool.declaration.key)} },`)
+  const bare = tools.filter(tool => !Object.keys(minimalParams(tool.declaration)).length).map(tool => `  { tool: ${JSON.stringify(tool.declaration.key)} },`)
   writeFileSync(join(dir, 'client.ts'), [
     "import type { components, paths } from './api.ts'",
     "type Start = paths['/api/tool-run']['post']['requestBody']['content']['application/json']",

@@ -4,7 +4,6 @@
 // answer to browsers. The routes (routes.ts) ask the services for data and
 // hand it to the page functions (home-page.ts, blog-pages.ts).
 import { readFileSync } from 'node:fs'
-import { DOCS_STYLESHEET } from './docs-page.ts'
 import { html } from './html.ts'
 import { renderPage, type PageHead } from './layout.ts'
 import { buildAsset, type StaticAsset } from './static-assets.ts'
@@ -27,9 +26,7 @@ export class PublicPages {
 
   constructor () {
     const site = buildAsset('site.css', CSS, readFileSync(new URL('./site.css', import.meta.url), 'utf8'))
-    // /docs (core/openapi) has its own look; its stylesheet is served here too, since the CSP refuses inline styles.
-    const docs = buildAsset('docs.css', CSS, DOCS_STYLESHEET)
-    this.assets = new Map([[site.name, site], [docs.name, docs]])
+    this.assets = new Map([[site.name, site]])
     this.stylesheet = `/assets/${site.name}?v=${site.version}`
   }
 

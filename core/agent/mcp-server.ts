@@ -111,6 +111,9 @@ export function createMcpServer (deps: McpServerDeps, who: McpCaller, era: 'lega
     resources: [{ uri: GUIDE_URI, name: 'guide', title: 'Agent guide', description: 'How to use this server\'s tools: workflow, arguments, row fields, examples.', mimeType: 'text/markdown' }],
   }))
 
+  // No templated resources: an empty list, not "method not found", as resources are a capability served here.
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }))
+
   server.setRequestHandler('resources/read', async (request) => {
     if (request.params.uri !== GUIDE_URI) throw new ResourceNotFoundError(request.params.uri, `No resource ${request.params.uri}; resources/list names them.`)
     return { contents: [{ uri: GUIDE_URI, mimeType: 'text/markdown', text: deps.guide }] }

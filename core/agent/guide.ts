@@ -78,7 +78,7 @@ export function renderGuide (catalog: AgentCatalog, info: ServerInfo): string {
     '',
     '## Connecting',
     '',
-    '- Endpoint: `POST /mcp` (stateless: no session; `GET` and `DELETE /mcp` answer 405). Protocol revisions: 2026-07-28 (per-request metadata, `server/discover`) and the 2025 revisions 2025-11-25, 2025-06-18, 2025-03-26 and 2024-11-05 (`initialize`), from the one endpoint; any server process answers any request.',
+    '- Endpoint: `POST /mcp` (stateless: no session; `GET` and `DELETE /mcp` answer 405). Protocol revisions: 2026-07-28 (per-request metadata, `server/discover`) and 2025-11-25 with the earlier revisions the MCP SDK v2 keeps (negotiated by `initialize`), from the one endpoint; any server process answers any request.',
     '- Tasks (2026-07-28, extension `io.modelcontextprotocol/tasks`): a client that names the extension in its request capabilities gets a task for every job tool call; the task id is the job id, `tasks/get` gives its status and progress and, once it ended, the tool result; `tasks/cancel` cancels the job (refunded, as over REST). Disconnecting never cancels a task. Other clients wait up to `wait_seconds` as below.',
     '- Results carry at most `max_result_bytes` of rows (default 50000); the rest is a `get_job_results` page or the resource link away. Trace context (`traceparent`, `tracestate`) in a request\'s `_meta` is carried into the job.',
     '- Auth: `Authorization: Bearer <key>` with your personal `sk-` key or a scoped `scp-` token (minted with `POST /api/auth/tokens`, limited to the tools it names). Missing or bad: 401; a guest or admin key: 403.',

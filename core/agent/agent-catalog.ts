@@ -9,13 +9,17 @@ import { offeredPrompts, type WorkflowPrompt } from './prompts.ts'
 import type { AgentTool, ToolRegistry } from '../tools/registry.ts'
 import {
   FindToolArgs, FindToolResult, JobEnvelope, JobResultsArgs, JobResultsResult, JobStatusArgs, JobStatusSchema,
-  WAIT_SECONDS_DEFAULT, WaitSeconds,
+  MaxResultBytes, WAIT_SECONDS_DEFAULT, WaitSeconds, type ToolAnnotations,
 } from './schemas.ts'
 import { phraseWords, ToolFinder } from './tool-finder.ts'
 
 export type JsonSchema = Record<string, unknown> & { type?: unknown, properties?: Record<string, JsonSchema>, required?: string[] }
 
 type HelperName = 'find_tool' | 'get_job_status' | 'get_job_results'
+
+
+/** Arguments the agent endpoint adds to every job tool: a tool's own input may not use these names. */
+const RESERVED_ARGUMENTS = ['wait_seconds', 'max_result_bytes']
 
 export interface AdvertisedTool {
   name: string
@@ -29,6 +33,13 @@ export interface AdvertisedTool {
   fixedParams: Record<string, unknown>
   inputSchema: JsonSchema
   outputSchema: JsonSchema
+  /**
+   * Derived, never written per tool: a job tool reads its sources and changes
+   * nothing there (readOnly), reaches outside this server unless its
+   * declaration says `openWorld: false`, and is not idempotent (each call is a
+   * new job and a quota charge). The helpers are read-only, idempotent and closed.
+   */
+  annotations: ToolAnnotations
   /** The registry's agent tool behind a job tool. */
   job?: AgentTool
   helper?: HelperName
@@ -48,13 +59,23 @@ function agentInputSchema (schema: JsonSchema): JsonSchema {
   return { ...rest, ...(required.length ? { required } : {}) }
 }
 
-/** A job tool's input as the agent sees it: agent names, plus wait_seconds. */
+/** A job tool's input as the agent sees it: agent names, plus wait_seconds and max_result_bytes. */
 function jobInputSchema (tool: AgentTool): JsonSchema {
   const schema = plainSchema(tool.inputSchema)
   const properties = schema.properties ?? {}
-  if ('wait_seconds' in properties) throw new ConfigError(`agent tool "${tool.name}" has a parameter named wait_seconds, which the agent endpoint reserves`)
-  return agentInputSchema({ ...schema, properties: { ...properties, wait_seconds: plainSchema(WaitSeconds(WAIT_SECONDS_DEFAULT)) } })
+  return agentInputSchema({
+    ...schema,
+    properties: { ...properties, wait_seconds: plainSchema(WaitSeconds(WAIT_SECONDS_DEFAULT)), max_result_bytes: plainSchema(MaxResultBytes) },
+  })
 }
+
+/** A name among the agent endpoint's own arguments that the tool's input also uses. */
+function reservedArgument (tool: AgentTool): string | undefined {
+  const properties = (tool.inputSchema as { properties?: object }).properties ?? {}
+  return RESERVED_ARGUMENTS.find(name => name in properties)
+}
+
+const HELPER_ANNOTATIONS: ToolAnnotations = { readOnlyHint: true, idempotentHint: true }
 
 /**
  * The renames an agent tool actually has: those whose agent name is one of its
@@ -65,7 +86,7 @@ function renamesShown (tool: AgentTool): Record<string, string> {
   return Object.fromEntries(Object.entries(tool.renames).filter(([agent, rest]) => agent !== rest && agent in properties))
 }
 
-const HELPERS: Array<Omit<AdvertisedTool, 'restKey' | 'renames' | 'fixedParams'> & { helper: HelperName }> = [
+const HELPERS: Array<Omit<AdvertisedTool, 'restKey' | 'renames' | 'fixedParams' | 'annotations'> & { helper: HelperName }> = [
   {
     name: 'find_tool',
     helper: 'find_tool',
@@ -109,7 +130,8 @@ export class AgentCatalog {
       // The reserved name is checked at boot; the JSON schemas (a copy of every tool's
       // input and row schema) are made when first read: building them all was ≈ 40 ms
       // of a start, and most processes never list the agent tools.
-      if ('wait_seconds' in ((tool.inputSchema as { properties?: object }).properties ?? {})) throw new ConfigError(`agent tool "${tool.name}" has a parameter named wait_seconds, which the agent endpoint reserves`)
+      const reserved = reservedArgument(tool)
+      if (reserved) throw new ConfigError(`agent tool "${tool.name}" has a parameter named ${reserved}, which the agent endpoint reserves`)
       // A cue of nothing but stopwords ("just the one") would meet every task.
       const hollow = [...tool.cues, ...tool.notFor].find(phrase => phraseWords(phrase).length === 0)
       if (hollow !== undefined) throw new ConfigError(`agent tool "${tool.name}" declares the find_tool phrase "${hollow}", which has no word find_tool ranks on (only stopwords or numbers)`)
@@ -122,12 +144,13 @@ export class AgentCatalog {
         restKey: tool.restKey,
         renames: renamesShown(tool),
         fixedParams: { ...tool.fixed },
+        annotations: { readOnlyHint: true, ...(tool.openWorld ? { openWorldHint: true as const } : {}) },
         get inputSchema () { return (inputSchema ??= jobInputSchema(tool)) },
         get outputSchema () { return (outputSchema ??= plainSchema(JobEnvelope(tool.outputSchema))) },
         job: tool,
       }
     })
-    const helpers = HELPERS.map(h => ({ ...h, restKey: null, renames: {}, fixedParams: {} }))
+    const helpers = HELPERS.map(h => ({ ...h, restKey: null, renames: {}, fixedParams: {}, annotations: HELPER_ANNOTATIONS }))
     for (const h of helpers) {
       if (jobTools.some(t => t.name === h.name)) throw new ConfigError(`agent tool name "${h.name}" is reserved by the agent endpoint`)
     }
@@ -170,11 +193,12 @@ export class AgentCatalog {
       fixed_params: t.fixedParams,
       inputSchema: t.inputSchema,
       outputSchema: t.outputSchema,
+      annotations: t.annotations,
     }))
   }
 
   /** The MCP tools/list entries (also the manifest's tool list). */
-  listed (): Array<{ name: string, title: string, description: string, inputSchema: JsonSchema, outputSchema: JsonSchema }> {
-    return this.tools.map(t => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema }))
+  listed (): Array<{ name: string, title: string, description: string, inputSchema: JsonSchema, outputSchema: JsonSchema, annotations: ToolAnnotations }> {
+    return this.tools.map(t => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations }))
   }
 }

@@ -1,11 +1,14 @@
 // The agent endpoint: POST /mcp (MCP over Streamable HTTP, stateless: a new
-// Server and transport per request), and the unauthenticated discovery
-// documents GET /mcp/docs.md and GET /mcp/manifest.json.
+// Server per request, so any API process answers any request), and the
+// unauthenticated discovery documents GET /mcp/docs.md and GET /mcp/manifest.json.
 //
-// The SDK's web-standard transport is used rather than the Node one: the route
-// hands it a Request built here (so the Accept header can pick JSON or SSE for
-// this request) and sends its Response through fastify, so the reply keeps
-// fastify's logging and error handling and needs no hijack.
+// One endpoint, two eras (SDK v2): a request that carries the 2026-07-28
+// per-request envelope goes to the SDK's createMcpHandler (its header checks,
+// server/discover, caching fields); anything else (initialize and the 2025
+// revisions) to a web-standard Streamable HTTP transport in stateless mode,
+// as before. Both take a Request built here and give back a Response that is
+// sent through fastify, so the reply keeps fastify's logging and error
+// handling and needs no hijack.
 import { qualityValues } from '../accept-header.ts'
 import { routeDefaults } from '../route-defaults.ts'
 import { readFileSync } from 'node:fs'
@@ -16,8 +19,9 @@ import { countRequests } from '../auth/auth-plugin.ts'
 import { Type } from 'typebox'
 import { AppError } from '../errors.ts'
 import { AgentCatalog } from './agent-catalog.ts'
+import { ToolAnnotationsSchema } from './schemas.ts'
 import { agentInstructions, renderGuide, type ServerInfo } from './guide.ts'
-import type { McpServerDeps } from './mcp-server.ts'
+import type { McpCaller, McpServerDeps } from './mcp-server.ts'
 import { AgentToolCalls } from './tool-calls.ts'
 import { SERVICE_ROOT } from '../code-location.ts'
 
@@ -54,6 +58,7 @@ const ManifestAnswer = Type.Object({
     fixed_params: Type.Record(Type.String(), Type.Unknown()),
     inputSchema: Type.Object({}, { additionalProperties: true }),
     outputSchema: Type.Object({}, { additionalProperties: true }),
+    annotations: ToolAnnotationsSchema,
   })),
 })
 
@@ -69,8 +74,23 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
   const guideText = () => (guide ??= renderGuide(catalog, info))
   let deps: McpServerDeps | undefined
   const mcpDeps = (): McpServerDeps => (deps ??= {
-    info, catalog, calls: new AgentToolCalls({ catalog, registry, jobs }), guide: guideText(), instructions: agentInstructions(catalog),
+    info, catalog, jobs, calls: new AgentToolCalls({ catalog, registry, jobs }), guide: guideText(), instructions: agentInstructions(catalog),
   })
+  // The 2026-07-28 handlers (one per response mode), made with the first request of that era.
+  const modernHandlers = new Map<'json' | 'auto', Promise<{ fetch (request: Request, options?: { parsedBody?: unknown, authInfo?: { token: string, clientId: string, scopes: string[], extra?: Record<string, unknown> } }): Promise<Response> }>>()
+  const modernHandler = (mode: 'json' | 'auto') => {
+    let handler = modernHandlers.get(mode)
+    if (!handler) {
+      handler = Promise.all([import('./mcp-server.ts'), import('@modelcontextprotocol/server')]).then(([{ createMcpServer }, { createMcpHandler }]) =>
+        createMcpHandler(ctx => createMcpServer(mcpDeps(), ctx.authInfo?.extra?.who as McpCaller, 'modern'), {
+          legacy: 'reject',
+          responseMode: mode,
+          onerror: (err) => app.log.debug({ err }, 'mcp request refused'),
+        }))
+      modernHandlers.set(mode, handler)
+    }
+    return handler
+  }
   let manifest: { name: string, version: string, tools: ReturnType<AgentCatalog['manifestTools']> } | undefined
   const manifestAnswer = () => (manifest ??= { name: info.name, version: info.version, tools: catalog.manifestTools() })
 
@@ -88,13 +108,29 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
     const mode = responseMode(req.headers.accept)
     if (!mode) throw new AppError(406, 'The agent endpoint answers application/json or text/event-stream; accept one of them.')
 
+    // The name the client used for /mcp: resource links to job files are absolute URLs on it.
+    const who: McpCaller = { caller, log: req.log, origin: `${req.protocol}://${req.host}` }
     // The MCP SDK loads with the first agent call: processes nobody talks MCP to stay smaller.
+    const { isLegacyRequest } = await import('@modelcontextprotocol/server')
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined || name === 'authorization' || name === 'cookie' || name === 'x-api-key') continue
+      // A value WHATWG Headers refuses (Node is laxer) is left out: the SDK then judges the request without it.
+      try { headers.set(name, Array.isArray(value) ? value.join(', ') : value) } catch { continue }
+    }
+    if (!(await isLegacyRequest(new Request('http://localhost/mcp', { method: 'POST', headers }), req.body))) {
+      // 2026-07-28: every request stands alone (its version, capabilities and client in _meta, Mcp-Method/Mcp-Name headers checked by the SDK).
+      const handler = await modernHandler(mode === 'json' ? 'json' : 'auto')
+      const request = new Request('http://localhost/mcp', { method: 'POST', headers })
+      const response = await handler.fetch(request, { parsedBody: req.body, authInfo: { token: 'http', clientId: caller.account.id, scopes: [], extra: { who } } })
+      return reply.send(response)
+    }
+
     const [{ createMcpServer, refuseInvalidParams }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
       import('./mcp-server.ts'),
-      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+      import('@modelcontextprotocol/server'),
     ])
-    // The name the client used for /mcp: resource links to job files are absolute URLs on it.
-    const server = createMcpServer(mcpDeps(), caller, req.log, `${req.protocol}://${req.host}`)
+    const server = createMcpServer(mcpDeps(), who, 'legacy')
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: mode === 'json' })
     transport.onerror = (err) => req.log.debug({ err }, 'mcp transport error')
     await server.connect(transport)
@@ -102,10 +138,10 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
     // Closing aborts handlers still waiting on a job (the job itself goes on).
     reply.raw.on('close', () => { server.close().catch(() => {}) })
 
-    const headers = new Headers({ accept: 'application/json, text/event-stream', 'content-type': 'application/json' })
+    const legacyHeaders = new Headers({ accept: 'application/json, text/event-stream', 'content-type': 'application/json' })
     const version = req.headers['mcp-protocol-version']
-    if (typeof version === 'string') headers.set('mcp-protocol-version', version)
-    const request = new Request('http://localhost/mcp', { method: 'POST', headers })
+    if (typeof version === 'string') legacyHeaders.set('mcp-protocol-version', version)
+    const request = new Request('http://localhost/mcp', { method: 'POST', headers: legacyHeaders })
     const response = await transport.handleRequest(request, { parsedBody: req.body })
     return reply.send(response)
   })

@@ -1,7 +1,7 @@
 // Schemas of what the agent endpoint answers beyond the tools' own rows: the
 // job envelope a job tool returns, the helper tools' arguments and results,
 // (the job status record they share with REST is core/jobs/schemas.ts).
-import { Type, type TSchema } from 'typebox'
+import { Type, type Static, type TSchema } from 'typebox'
 import { Nullable } from '../tools/contract.ts'
 import { JobStatusSchema } from '../jobs/schemas.ts'
 
@@ -11,6 +11,22 @@ export const WAIT_SECONDS_DEFAULT = 25
 export const WAIT_SECONDS_MAX = 60
 /** Rows a job tool call returns inline; the rest are paged with get_job_results. */
 export const INLINE_ROWS = 100
+
+/**
+ * Bytes of rows (their JSON) one answer carries at most, so a result fits a
+ * model's context; the rest is a get_job_results page or the resource link away.
+ */
+export const MAX_RESULT_BYTES_DEFAULT = 50_000
+export const MAX_RESULT_BYTES_MIN = 1_000
+export const MAX_RESULT_BYTES_MAX = 1_000_000
+
+export const MaxResultBytes = Type.Integer({
+  minimum: MAX_RESULT_BYTES_MIN,
+  maximum: MAX_RESULT_BYTES_MAX,
+  default: MAX_RESULT_BYTES_DEFAULT,
+  description: `Most bytes of rows (as JSON) the answer carries (default ${MAX_RESULT_BYTES_DEFAULT}, clamped to ${MAX_RESULT_BYTES_MIN}–${MAX_RESULT_BYTES_MAX}). ` +
+    'Rows past it are left for get_job_results (offset = count) or the resource link to the rest.',
+})
 
 export const WaitSeconds = (fallback: number) => Type.Integer({
   minimum: 0,
@@ -37,6 +53,15 @@ export const JobEnvelope = (row: TSchema) => Type.Object({
   summary: Nullable(Type.Record(Type.String(), Type.Unknown()), { description: 'What the job found beside its rows (e.g. a web search\'s related_searches and answer_box); null when the tool writes none or the job is still running.' }),
   next: Type.String({ description: 'What to call next.' }),
 })
+
+/** MCP tool annotations: hints a client may show or act on (readOnlyHint always; the others only when true). */
+export const ToolAnnotationsSchema = Type.Object({
+  readOnlyHint: Type.Boolean(),
+  openWorldHint: Type.Optional(Type.Literal(true)),
+  idempotentHint: Type.Optional(Type.Literal(true)),
+  destructiveHint: Type.Optional(Type.Literal(true)),
+}, { description: 'The MCP tool annotations tools/list serves.' })
+export type ToolAnnotations = Static<typeof ToolAnnotationsSchema>
 
 export const FindToolArgs = Type.Object({
   task: Type.String({ minLength: 1, maxLength: 2000, description: 'The job in plain English, e.g. "find the contact e-mails of acme.com".' }),
@@ -65,6 +90,7 @@ export const JobResultsArgs = Type.Object({
   job_id: Type.String({ minLength: 1, maxLength: 64 }),
   offset: Type.Integer({ minimum: 0, default: 0 }),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  max_result_bytes: MaxResultBytes,
 }, { additionalProperties: false })
 
 export const JobResultsResult = Type.Object({

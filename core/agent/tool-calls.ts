@@ -1,12 +1,13 @@
 // What a tools/call does, independent of the protocol: a job tool starts the
-// same job as REST (same validation, scope check and quota charge), waits up
-// to wait_seconds and returns the rows or the job_id to poll; the helper tools
+// same job as REST (same validation, scope check and quota charge), then either
+// hands the job back as a task (a client that negotiated tasks) or waits up to
+// wait_seconds and returns the rows or the job_id to poll; the helper tools
 // rank tools and read jobs. Every refusal comes back as an isError result
 // whose text is safe to show (the catalogue's {detail}), never a stack.
 import { Compile, type Validator } from 'typebox/compile'
 import { Value } from 'typebox/value'
 import type { TSchema } from 'typebox'
-import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/server'
 import type { FastifyBaseLogger } from 'fastify'
 import { artifactUrl } from '../artifacts/artifact-service.ts'
 import type { AccountCaller } from '../auth/guards.ts'
@@ -15,7 +16,11 @@ import type { JobService } from '../jobs/job-service.ts'
 import type { JobStatusRecord } from '../jobs/job-view.ts'
 import type { AgentTool, ToolRegistry } from '../tools/registry.ts'
 import type { AdvertisedTool, AgentCatalog } from './agent-catalog.ts'
-import { FindToolArgs, INLINE_ROWS, JobResultsArgs, JobStatusArgs, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX } from './schemas.ts'
+import {
+  FindToolArgs, INLINE_ROWS, JobResultsArgs, JobStatusArgs, MAX_RESULT_BYTES_DEFAULT, MAX_RESULT_BYTES_MAX, MAX_RESULT_BYTES_MIN,
+  WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
+} from './schemas.ts'
+import { withTraceContext, type TraceCarrier } from './trace-context.ts'
 
 export interface CallContext {
   caller: AccountCaller
@@ -29,7 +34,19 @@ export interface CallContext {
    * absolute (rows keep paths, like status_url); unset, the links are paths.
    */
   origin?: string
+  /**
+   * Run the job as a task: start it and answer at once with its status (the
+   * caller makes the task handle of it); the client polls tasks/get.
+   */
+  asTask?: boolean
+  /** W3C trace context from the request's `_meta` (traceparent, tracestate): the job starts inside it. */
+  trace?: TraceCarrier
 }
+
+/** A job tool call run as a task: the job's status when it was started. */
+export interface TaskStarted { taskStarted: JobStatusRecord }
+
+export const isTaskStarted = (answer: CallToolResult | TaskStarted): answer is TaskStarted => 'taskStarted' in answer
 
 type Args = Record<string, unknown>
 
@@ -55,6 +72,31 @@ function takeWaitSeconds (args: Args, fallback: number): number {
   if (raw === undefined || raw === null) return fallback
   if (typeof raw !== 'number' || !Number.isFinite(raw)) throw badRequest('arguments.wait_seconds must be a number of seconds (0 to 60).')
   return Math.min(WAIT_SECONDS_MAX, Math.max(0, raw))
+}
+
+/** max_result_bytes: taken out of the arguments; clamped to its bounds, anything but a number refused. */
+function takeMaxResultBytes (args: Args): number {
+  const raw = args.max_result_bytes
+  delete args.max_result_bytes
+  if (raw === undefined || raw === null) return MAX_RESULT_BYTES_DEFAULT
+  if (typeof raw !== 'number' || !Number.isFinite(raw)) throw badRequest(`arguments.max_result_bytes must be a number of bytes (${MAX_RESULT_BYTES_MIN} to ${MAX_RESULT_BYTES_MAX}).`)
+  return Math.min(MAX_RESULT_BYTES_MAX, Math.max(MAX_RESULT_BYTES_MIN, Math.floor(raw)))
+}
+
+/**
+ * The leading rows whose JSON fits the byte budget (at least none; a first row
+ * over the budget is left for get_job_results, which pages by count).
+ */
+function rowsWithin (rows: Array<Record<string, unknown>>, maxBytes: number): Array<Record<string, unknown>> {
+  let used = 2 // the brackets
+  let kept = 0
+  for (const row of rows) {
+    const size = Buffer.byteLength(JSON.stringify(row)) + (kept ? 1 : 0)
+    if (used + size > maxBytes) break
+    used += size
+    kept++
+  }
+  return kept === rows.length ? rows : rows.slice(0, kept)
 }
 
 /** The REST-worded validation detail ("params.max_results …") in the agent's argument names. */
@@ -90,11 +132,11 @@ const pollHint = (jobId: string) =>
 export class AgentToolCalls {
   private readonly findToolArgs = new ArgsParser<{ task: string, limit: number }>(FindToolArgs)
   private readonly statusArgs = new ArgsParser<{ job_id: string }>(JobStatusArgs)
-  private readonly resultsArgs = new ArgsParser<{ job_id: string, offset: number, limit: number }>(JobResultsArgs)
+  private readonly resultsArgs = new ArgsParser<{ job_id: string, offset: number, limit: number, max_result_bytes: number }>(JobResultsArgs)
 
   constructor (private readonly deps: { catalog: AgentCatalog, registry: ToolRegistry, jobs: JobService }) {}
 
-  async call (tool: AdvertisedTool, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult> {
+  async call (tool: AdvertisedTool, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult | TaskStarted> {
     try {
       if (rawArgs !== undefined && (rawArgs === null || typeof rawArgs !== 'object' || Array.isArray(rawArgs))) throw badRequest('arguments must be an object.')
       const args: Args = { ...(rawArgs as Args | undefined) }
@@ -131,11 +173,13 @@ export class AgentToolCalls {
     return failure(`${name}: ${detail} Nothing was charged. Call tools/list for the tools this server runs, or find_tool with the job in plain English.`)
   }
 
-  private async runJobTool (agent: AgentTool, args: Args, ctx: CallContext): Promise<CallToolResult> {
+  private async runJobTool (agent: AgentTool, args: Args, ctx: CallContext): Promise<CallToolResult | TaskStarted> {
     const { registry, jobs } = this.deps
     const waitSeconds = takeWaitSeconds(args, WAIT_SECONDS_DEFAULT)
+    const maxBytes = takeMaxResultBytes(args)
     const params = registry.agentArgsToParams(agent, args)
-    const started = await jobs.start({ caller: ctx.caller, tool: agent.restKey, params })
+    const started = await withTraceContext(ctx.trace, () => jobs.start({ caller: ctx.caller, tool: agent.restKey, params }))
+    if (ctx.asTask) return { taskStarted: await jobs.status(ctx.caller, started.job_id) }
     // Progress must only grow (MCP), so rows pushed so far is the measure and the stage is the message.
     let reported = -1
     const report = (records: number, stage: string) => {
@@ -153,27 +197,41 @@ export class AgentToolCalls {
         structuredContent: this.envelope(status, [], next),
       }
     }
+    return this.endedJobResult(agent.name, final, ctx, maxBytes)
+  }
+
+  /**
+   * What a job tool call answers for a job that has ended: its first rows
+   * (within the row cap and `maxBytes`), a link to the rest, or the error.
+   * A task's result (tasks/get) is this same answer.
+   */
+  async endedJobResult (name: string, final: JobStatusRecord, ctx: Pick<CallContext, 'caller' | 'origin'>, maxBytes = MAX_RESULT_BYTES_DEFAULT): Promise<CallToolResult> {
     if (final.status === 'cancelled') {
       const next = final.records > 0 ? `Rows it produced before the cancel: get_job_results {"job_id": "${final.job_id}"}.` : 'It produced no rows.'
-      return failure(`Job ${final.job_id} (${agent.name}) was cancelled; the call was refunded. ${next}`, this.envelope(final, [], next))
+      return failure(`Job ${final.job_id} (${name}) was cancelled; the call was refunded. ${next}`, this.envelope(final, [], next))
     }
     if (final.status === 'error') {
       const next = final.has_results && final.records > 0 ? `Rows it produced before failing: get_job_results {"job_id": "${final.job_id}"}.` : 'Fix the cause named in error, or try another tool (find_tool).'
       const refund = final.refunded ? ' The call was refunded.' : ''
-      return failure(`Job ${final.job_id} (${agent.name}) ended in error: ${final.error ?? 'unknown error'}.${refund} ${next}`, this.envelope(final, [], next))
+      return failure(`Job ${final.job_id} (${name}) ended in error: ${final.error ?? 'unknown error'}.${refund} ${next}`, this.envelope(final, [], next))
     }
-    const page = await jobs.results(ctx.caller, final.job_id, 0, INLINE_ROWS)
-    const hasMore = final.records > page.count
+    const page = await this.deps.jobs.results(ctx.caller, final.job_id, 0, INLINE_ROWS)
+    const rows = rowsWithin(page.results, maxBytes)
+    const hasMore = final.records > rows.length
+    const cut = rows.length < page.results.length ? ` (${maxBytes} bytes of rows at most: max_result_bytes)` : ''
     const next = hasMore
-      ? `Showing ${page.count} of ${final.records} rows: get_job_results {"job_id": "${final.job_id}", "offset": ${page.count}} for the rest.`
+      ? `Showing ${rows.length} of ${final.records} rows${cut}: get_job_results {"job_id": "${final.job_id}", "offset": ${rows.length}} for the rest, or the resource link.`
       : 'All rows are included.'
-    const summary = `${agent.name} finished job ${final.job_id}: ${final.records} row${final.records === 1 ? '' : 's'}.` +
+    const summary = `${name} finished job ${final.job_id}: ${final.records} row${final.records === 1 ? '' : 's'}.` +
       (final.warning ? ` Warning: ${final.warning}` : '') + ` ${next}` +
       // What the tool found beside the rows (a web search's related searches and answer box …).
       (final.summary ? ` Job summary: ${JSON.stringify(final.summary)}` : '')
+    const rest: ResourceLink[] = hasMore
+      ? [{ type: 'resource_link', uri: `${ctx.origin ?? ''}${final.results_url}?offset=${rows.length}`, name: `rows ${rows.length}–${final.records} of job ${final.job_id}`, mimeType: 'application/json', description: 'The remaining rows, a page at a time (REST, same key; offset and limit up to 1000).' }]
+      : []
     return {
-      content: [text(summary), ...await this.rowsContent(ctx, final.job_id, page.results)],
-      structuredContent: this.envelope(final, page.results, next),
+      content: [text(summary), ...await this.rowsContent(ctx, final.job_id, rows), ...rest],
+      structuredContent: this.envelope(final, rows, next),
     }
   }
 
@@ -184,7 +242,7 @@ export class AgentToolCalls {
    * inside the JSON. Files no row of the page names are left out, so each page
    * links its own files. The rows are serialised once, for both.
    */
-  private async rowsContent (ctx: CallContext, jobId: string, rows: Array<Record<string, unknown>>): Promise<Array<ReturnType<typeof text> | ResourceLink>> {
+  private async rowsContent (ctx: Pick<CallContext, 'caller' | 'origin'>, jobId: string, rows: Array<Record<string, unknown>>): Promise<Array<ReturnType<typeof text> | ResourceLink>> {
     const rowText = JSON.stringify(rows)
     if (!rowText.includes(`/api/tool-run/${jobId}/artifacts/`)) return [text(rowText)]
     const { files } = await this.deps.jobs.artifacts(ctx.caller, jobId)
@@ -248,15 +306,18 @@ export class AgentToolCalls {
   }
 
   private async jobResults (args: Args, ctx: CallContext): Promise<CallToolResult> {
-    const { job_id: jobId, offset, limit } = this.resultsArgs.parse(args)
+    const { job_id: jobId, offset, limit, max_result_bytes: maxBytes } = this.resultsArgs.parse(args)
     // A running job's 409 names a REST URL; the agent needs the tool to call instead.
     const status = await this.deps.jobs.status(ctx.caller, jobId)
     if (status.status === 'running') return failure(`Job ${jobId} is still running (${status.records} rows so far, ${status.stage}). ${pollHint(jobId)}`)
     const page = await this.deps.jobs.results(ctx.caller, jobId, offset, limit)
-    const more = page.offset + page.count < page.total ? ` More rows: get_job_results {"job_id": "${jobId}", "offset": ${page.offset + page.count}}.` : ''
+    // At least one row, so paging always moves on, even past a row larger than the budget.
+    const rows = page.results.length ? [page.results[0]!, ...rowsWithin(page.results.slice(1), maxBytes - Buffer.byteLength(JSON.stringify(page.results[0])))] : []
+    const end = page.offset + rows.length
+    const more = end < page.total ? ` More rows: get_job_results {"job_id": "${jobId}", "offset": ${end}}.` : ''
     return {
-      content: [text(`Job ${jobId} (${page.tool}, ${page.status}): rows ${page.offset}–${page.offset + page.count} of ${page.total}.${more}`), ...await this.rowsContent(ctx, jobId, page.results)],
-      structuredContent: { ...page },
+      content: [text(`Job ${jobId} (${page.tool}, ${page.status}): rows ${page.offset}–${end} of ${page.total}.${more}`), ...await this.rowsContent(ctx, jobId, rows)],
+      structuredContent: { ...page, count: rows.length, results: rows },
     }
   }
 }

@@ -11,7 +11,7 @@ import { committedMigrations } from '../db/migrator.ts'
 /** A check that does not answer within this long has failed: a probe must answer promptly. */
 const CHECK_MS = 2000
 
-export interface CheckResult {
+interface CheckResult {
   status: 'ok' | 'fail'
   /** Whether a failure makes the process not ready. */
   required: boolean

@@ -52,6 +52,8 @@ export interface AgentTool {
   /** find_tool's phrases that choose this tool over its near neighbours, and those that mean a neighbour fits instead. */
   cues: string[]
   notFor: string[]
+  /** Runs reach sources outside this server (the declaration's `openWorld`, default true). */
+  openWorld: boolean
 }
 
 type RequiredSet = { required?: string[] }
@@ -216,7 +218,7 @@ export class ToolRegistry {
         const blank = phrases.find(k => typeof k !== 'string' || k.trim() === '')
         if (blank !== undefined) throw new ConfigError(`plugin "${tool.config.plugin}" declares an empty or non-text ${field} for "${a.name}"`)
       }
-      return { name: a.name, title: a.title, description: a.description, restKey: d.key, inputSchema, outputSchema: d.row, renames, fixed: a.fixed ?? {}, examples: a.examples, keywords, cues, notFor }
+      return { name: a.name, title: a.title, description: a.description, restKey: d.key, inputSchema, outputSchema: d.row, renames, fixed: a.fixed ?? {}, examples: a.examples, keywords, cues, notFor, openWorld: d.openWorld ?? true }
     })
   }
 

@@ -58,7 +58,7 @@ t.test('the kernel names no tool: tool words come from the plugins\' keywords', 
 
 t.test('on a made-up catalogue: keywords count, other tools\' sentences and quoted text do not', async t => {
   const tool = (name: string, description: string, keywords: string[] = []): AgentTool => ({
-    name, title: name.replace(/_/g, ' '), description, restKey: name, inputSchema: {} as never, outputSchema: {} as never, renames: {}, fixed: {}, examples: [], keywords, cues: [], notFor: [],
+    name, title: name.replace(/_/g, ' '), description, restKey: name, inputSchema: {} as never, outputSchema: {} as never, renames: {}, fixed: {}, examples: [], keywords, cues: [], notFor: [], openWorld: true,
   })
   const made = new ToolFinder([
     tool('mailbox_probe', 'Asks the mail server whether an address would be accepted.', ['bounce']),
@@ -75,7 +75,7 @@ t.test('on a made-up catalogue: keywords count, other tools\' sentences and quot
 
 t.test('cues choose between near neighbours; not-for phrases send a task to the neighbour', async t => {
   const tool = (name: string, extra: Partial<AgentTool>): AgentTool => ({
-    name, title: 'web search', description: 'Searches the web for pages about a topic.', restKey: name, inputSchema: {} as never, outputSchema: {} as never, renames: {}, fixed: {}, examples: [], keywords: [], cues: [], notFor: [], ...extra,
+    name, title: 'web search', description: 'Searches the web for pages about a topic.', restKey: name, inputSchema: {} as never, outputSchema: {} as never, renames: {}, fixed: {}, examples: [], keywords: [], cues: [], notFor: [], openWorld: true, ...extra,
   })
   const twins = [tool('alpha_tool', {}), tool('beta_tool', {})]
   const tie = new ToolFinder(twins).rank('search the web about solar panels and read each page', 2)

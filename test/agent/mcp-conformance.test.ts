@@ -1,8 +1,13 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance)
-// against /mcp on a real port: the server scenarios that apply to this
-// endpoint, each asserted to pass. The suite needs Node 22: its binary comes
-// from NODE22_BIN (.ci/run installs one); without it the test is skipped,
-// visibly, naming what is missing.
+// against /mcp on a real port: every scenario a revision requires
+// (--requirements 2025-11-25, --requirements 2026-07-28, the latter with the
+// tasks-* extension scenarios), plus tasks-capability-negotiation, which no
+// requirement set lists. Failures are allowed only where
+// mcp-conformance-expected-failures.yaml names them (the reference server's
+// fixture tools, prompts and resources; capabilities not served), each with
+// its reason; the suite itself fails on any other failure and on a stale
+// entry. The suite needs Node 22: its binary comes from NODE22_BIN (.ci/run
+// installs one); without it the test is skipped, visibly, naming what is missing.
 //
 // The suite's client sends no credential and has no option for one, while
 // /mcp requires a Bearer key: a small forwarder on loopback adds the key of a
@@ -12,17 +17,25 @@
 import t from 'tap'
 import http from 'node:http'
 import { execFile } from 'node:child_process'
-import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs'
+import { accessSync, constants, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { AddressInfo } from 'node:net'
 import { tempDir } from '../helpers/build.ts'
 import { listeningApp } from './_agent.ts'
 
-// Six runs of the suite, each starting a Node 22 process: more than tap's default per-file timeout on a busy machine.
-t.setTimeout(600_000)
+// Three runs of the suite (over a hundred scenarios), each a Node 22 process: more than tap's default per-file timeout on a busy machine.
+t.setTimeout(900_000)
 
-const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'prompts-list', 'dns-rebinding-protection']
+const RUNS: Array<{ args: string[], alsoExpected?: string[] }> = [
+  // A warning under 2025-11-25 only: the scenario opens GET streams, and this stateless endpoint has none
+  // (GET /mcp answers 405, as any API process may answer any request); under 2026-07-28 it passes.
+  { args: ['--requirements', '2025-11-25'], alsoExpected: ['server-sse-multiple-streams'] },
+  { args: ['--requirements', '2026-07-28'] },
+  { args: ['--scenario', 'tasks-capability-negotiation'] },
+]
+const EXPECTED_FAILURES = join(dirname(fileURLToPath(import.meta.url)), 'mcp-conformance-expected-failures.yaml')
 
 function node22 (): { bin: string } | { missing: string } {
   const bin = process.env.NODE22_BIN
@@ -47,16 +60,16 @@ function readChecks (dir: string): Check[] {
   return out
 }
 
-function runScenario (bin: string, url: string, scenario: string, outDir: string): Promise<{ code: number | null, output: string }> {
+function runSuite (bin: string, url: string, args: string[], expectedFailures: string, outDir: string): Promise<{ code: number | null, output: string }> {
   return new Promise(resolve => {
-    execFile(bin, [suiteCli, 'server', '--url', url, '--scenario', scenario, '-o', outDir], { timeout: 120_000, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
+    execFile(bin, [suiteCli, 'server', '--url', url, ...args, '--expected-failures', expectedFailures, '-o', outDir], { timeout: 600_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : null) : 0
       resolve({ code, output: `${stdout}\n${stderr}` })
     })
   })
 }
 
-t.test('MCP conformance suite, server scenarios', { skip: 'missing' in found ? found.missing : false }, async t => {
+t.test('MCP conformance suite: the 2025-11-25 and 2026-07-28 requirement sets and the tasks extension', { skip: 'missing' in found ? found.missing : false }, async t => {
   if ('missing' in found) return
   const { base, user } = await listeningApp(t)
   const upstream = new URL(base)
@@ -75,15 +88,19 @@ t.test('MCP conformance suite, server scenarios', { skip: 'missing' in found ? f
   t.teardown(() => new Promise<void>(resolve => forwarder.close(() => resolve())))
   const url = `http://127.0.0.1:${(forwarder.address() as AddressInfo).port}/mcp`
 
-  for (const scenario of SCENARIOS) {
+  for (const { args, alsoExpected = [] } of RUNS) {
+    const name = args.join(' ')
     const outDir = tempDir(t, 'ejs-conformance-')
-    const { code, output } = await runScenario(found.bin, url, scenario, outDir)
+    const expected = join(outDir, 'expected-failures.yaml')
+    writeFileSync(expected, readFileSync(EXPECTED_FAILURES, 'utf8') + alsoExpected.map(s => `  - ${s}\n`).join(''))
+    const { code, output } = await runSuite(found.bin, url, args, expected, outDir)
     const checks = readChecks(outDir)
-    // Warnings are advice, not failures (the suite's own exit code treats them so).
-    const failed = checks.filter(c => c.status !== 'SUCCESS' && c.status !== 'WARNING')
-    t.ok(checks.length > 0, `${scenario}: the suite ran checks`)
-    t.same(failed.map(c => `${c.id}: ${c.status} ${c.errorMessage ?? ''}`), [], `${scenario}: every check passes`)
-    t.equal(code, 0, `${scenario}: exit code 0`)
-    if (failed.length || code !== 0) t.comment(output)
+    const passed = checks.filter(c => c.status === 'SUCCESS').length
+    const failed = checks.filter(c => c.status === 'FAILURE').length
+    t.ok(checks.length > 0, `${name}: the suite ran checks`)
+    t.comment(`${name}: ${passed} checks passed, ${failed} failed (the expected failures included)`)
+    // Exit 0: every failure is in the expected-failures file and no entry there passes.
+    t.equal(code, 0, `${name}: no failure outside the expected-failures file, no stale entry`)
+    if (code !== 0) t.comment(output.split('\n').filter(l => /✗|✓|Unexpected|Stale|stale/.test(l)).join('\n'))
   }
 })

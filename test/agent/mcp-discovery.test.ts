@@ -50,7 +50,8 @@ t.test('the manifest serves the same schemas as tools/list, without auth', async
   t.same(manifest.tools.map(x => x.name), tools.map(x => x.name))
   for (const listed of tools) {
     const entry = manifest.tools.find(x => x.name === listed.name)!
-    t.same(Object.keys(entry).sort(), ['description', 'fixed_params', 'inputSchema', 'name', 'outputSchema', 'renames', 'rest_key'])
+    t.same(Object.keys(entry).sort(), ['annotations', 'description', 'fixed_params', 'inputSchema', 'name', 'outputSchema', 'renames', 'rest_key'])
+    t.same(entry.annotations, listed.annotations, `${listed.name} annotations`)
     t.same(entry.inputSchema, listed.inputSchema, `${listed.name} inputSchema`)
     t.same(entry.outputSchema, listed.outputSchema, `${listed.name} outputSchema`)
     t.equal(entry.description, listed.description)

@@ -167,6 +167,13 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
   cues?: string[]
   /** find_tool's not-for phrases shared by every agent tool of the declaration (see AgentToolDeclaration.notFor). */
   notFor?: string[]
+  /**
+   * Whether runs reach anything outside this server (web pages, search engines,
+   * DNS, mail servers): default true. false for a tool that works only on what
+   * it is given (an uploaded file, the params). The agent endpoint's
+   * openWorldHint says it.
+   */
+  openWorld?: boolean
   /** Suggested polling interval in seconds (default 2). */
   pollSeconds?: number
   /** Longest a run may take before the kernel aborts it (default: JOB_TIMEOUT_SECONDS). */

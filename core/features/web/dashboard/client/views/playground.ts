@@ -166,7 +166,7 @@ export const playgroundView: View = async (dashboard, main, { query }) => {
     formError.replaceChildren()
     if (!form) return
     const read = form.read()
-    if ('problem' in read) { formError.replaceChildren(errorBox(read.problem)); read.field.focus(); return }
+    if ('problems' in read) { formError.replaceChildren(errorBox(read.summary)); read.first?.focus(); return }
     try {
       const created = await call<Monitor>('POST', '/api/monitors', { tool: toolSelect.value, params: read.params, schedule: { every: every.value.trim() } })
       dashboard.go(`#monitors/${encodeURIComponent(created.monitor_id)}`)

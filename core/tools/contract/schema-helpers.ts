@@ -80,8 +80,8 @@ export const DomainName = (options: AddressOptions = {}) => PatternString(`^${DO
 
 /**
  * Several fields of one nullable type, in the order named (the row's column
- * order): `...NullableFields(Type.String(), 'phone', 'email')` is `phone` and
- * `email`, each `string | null`.
+ * order): `...NullableFields(Type.String(), 'phone', 'fax')` is `phone` and
+ * `fax`, each `string | null`.
  */
 export function NullableFields<T extends TSchema, const K extends string> (schema: T, ...names: K[]) {
   return Object.fromEntries(names.map(name => [name, Nullable(schema)])) as { [P in K]: ReturnType<typeof Nullable<T>> }

@@ -125,6 +125,11 @@ t.test('each bad value stops the boot (loadConfig, or the data-dir step for fold
     [{ YTDLP_JS_RUNTIME: 'deno:relative/deno' }, /YTDLP_JS_RUNTIME/],
     [{ EXEC_MEMORY_MB: '2G' }, /EXEC_MEMORY_MB/],
     [{ LLM_BASE_URL: '::' }, /LLM_BASE_URL/],
+    [{ METRICS: 'sometimes' }, /METRICS/],
+    [{ METRICS_PORT: '70000' }, /METRICS_PORT/],
+    [{ READY_MIN_FREE_MB: '-1' }, /READY_MIN_FREE_MB/],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /OTEL_EXPORTER_OTLP_ENDPOINT/],
+    [{ OTEL_SERVICE_NAME: 'jobs\u0007' }, /OTEL_SERVICE_NAME/],
     // The artifact bucket: each variable is checked even without the bucket; with it, region and both keys are required.
     [{ ARTIFACTS_S3_BUCKET: 'Job_Files' }, /ARTIFACTS_S3_BUCKET/],
     [{ ARTIFACTS_S3_BUCKET: 'job-files', ARTIFACTS_S3_ACCESS_KEY_ID: 'AKIA1', ARTIFACTS_S3_SECRET_ACCESS_KEY: 'secret-1' }, /ARTIFACTS_S3_REGION/],

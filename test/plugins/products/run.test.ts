@@ -151,11 +151,12 @@ t.test('products jobs through the kernel, on one app', async t => {
     t.notOk(site.requests.some(r => r.url.pathname === '/products.json'), 'platform schemaorg skips the probes')
   })
 
-  t.test('a bad store address is the caller\'s error, not refunded', async t => {
+  t.test('a bad store address is the caller\'s error: a 400 naming the field, before any charge', async t => {
     const h = await withFreshAccount(products)
-    const { status } = await h.run('products', { url: 'not a url at all' })
-    t.match(status, { status: 'error', refunded: false })
-    t.match(status.error, /not a store address/)
+    const res = await h.app.inject({ method: 'POST', url: '/api/tool-run', headers: { 'x-api-key': h.user.apiKey }, payload: { tool: 'products', params: { url: 'not a url at all' } } })
+    t.equal(res.statusCode, 400, res.body)
+    t.match(res.json().detail, /params\.url must be a website address/)
+    t.equal((await h.usage()).calls_today, 0)
   })
 
   t.test('a list of stores: each read in turn, rows name their store, one charge; a failing store does not sink the others', async t => {

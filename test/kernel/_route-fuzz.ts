@@ -68,7 +68,8 @@ export function routeRecorder () {
   const routes: FuzzRoute[] = []
   const onRoute = (route: RouteOptions & { websocket?: boolean, wsHandler?: unknown }) => {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(m => m !== 'HEAD' && m !== 'OPTIONS')
-    for (const method of methods) routes.push({ method, url: route.url, schema: (route.schema ?? {}) as FuzzRoute['schema'], websocket: Boolean(route.websocket || route.wsHandler), webPage: Boolean(route.config?.webPage) })
+    // webPage is read when asked: a plugin's own onRoute hook (the /docs reference's) may set the route's config after this one ran.
+    for (const method of methods) routes.push({ method, url: route.url, schema: (route.schema ?? {}) as FuzzRoute['schema'], websocket: Boolean(route.websocket || route.wsHandler), get webPage () { return Boolean((route.config as { webPage?: boolean } | undefined)?.webPage) } })
   }
   return { routes, onRoute }
 }

@@ -288,7 +288,7 @@ export class WebhookDeliveries {
     })
     // A retry due before the next poll (a short WEBHOOK_RETRY_BASE_MS) is not held back to it.
     if (next && next.getTime() - now.getTime() < POLL_MS) this.wakeAfter(next.getTime() - now.getTime())
-    if (error !== null) logger.warn({ delivery: row.id, jobId: row.jobId, webhook: originOf(row.url), attempt: number, status, err: error }, 'webhook attempt failed')
+    if (error !== null) logger.warn({ delivery: row.id, jobId: row.jobId, webhook: originOf(row.url), attempt: number, httpStatus, status, err: error }, 'webhook attempt failed')
     const outcome: AttemptOutcome = { event: row.event, outcome: status === 'pending' ? 'retrying' : status, durationMs, deliveryId: row.id, jobId: row.jobId }
     for (const observe of this.observers) observe(outcome)
   }

@@ -118,7 +118,7 @@ t.test('GET /api/search/status before any search: unmeasured; 401 without a key,
   const guest = await searchStatus(app, PUBLIC_TOKEN)
   t.equal(guest.statusCode, 200, guest.body)
   const body = guest.json()
-  t.same(Object.keys(body).sort(), ['engine_health', 'engine_health_observed', 'engines', 'engines_blocked', 'engines_unconfigured', 'engines_working', 'google_cooldown_active', 'google_ready', 'last_google_block_reason', 'note', 'providers', 'proxy_configured', 'recommended_engine'].sort(), 'every field of the Search status record')
+  t.same(Object.keys(body).sort(), ['engine_health', 'engine_health_observed', 'engines', 'engines_blocked', 'engines_unconfigured', 'engines_working', 'google_cooldown_active', 'google_ready', 'last_google_block_reason', 'note', 'providers', 'proxy_configured', 'proxy_health', 'recommended_engine'].sort(), 'every field of the Search status record')
   t.match(body, {
     providers: { serper: false, serpapi: false, google_cse: false },
     proxy_configured: false,

@@ -1,4 +1,4 @@
-// README's Operations section: the scrape configuration and the alert rules
+// core/metrics/README.md (linked from README's Operations section): the scrape configuration and the alert rules
 // are valid YAML, and every metric the rules query is one the service serves.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
@@ -6,9 +6,10 @@ import { parse } from 'yaml'
 import { ADMIN_KEY, build } from '../helpers/build.ts'
 
 const section = (() => {
-  const readme = readFileSync('README.md', 'utf8')
-  const start = readme.indexOf('## Operations')
-  return readme.slice(start, readme.indexOf('\n## ', start + 1))
+  const readme = readFileSync('core/metrics/README.md', 'utf8')
+  const start = readme.indexOf('## Scraping and alerting')
+  const end = readme.indexOf('\n## ', start + 1)
+  return readme.slice(start, end === -1 ? undefined : end)
 })()
 const blocks = [...section.matchAll(/```yaml\n([\s\S]*?)```/g)].map(m => parse(m[1]!))
 

@@ -99,7 +99,7 @@ export interface Services {
   monitors: MonitorService
   /** What a monitor's ending run does to it (compared, or counted towards its pause). */
   monitorRuns: MonitorRuns
-  /** MonitorRuns.runEnded, for JobEnding (which knows no monitor). */
+  /** MonitorRuns, for JobEnding (which knows no monitor) as its MonitorRunEnding. */
   monitorRunEnded: MonitorRunEnding
   /** Schedule changes, for the scheduler that listens to them. */
   scheduleNotices: ScheduleNotices
@@ -223,7 +223,7 @@ export function createAppContainer (base: {
         telemetry: base.queueTelemetry,
       })
       : new InProcessQueue(config.jobConcurrency, async (id) => { await runner.execute(id) })).singleton(),
-    monitorRunEnded: asFunction(({ monitorRuns }: Services): MonitorRunEnding => job => monitorRuns.runEnded(job)).singleton(),
+    monitorRunEnded: asFunction(({ monitorRuns }: Services): MonitorRunEnding => monitorRuns).singleton(),
     scheduleNotices: asFunction(() => new ScheduleNotices()).singleton(),
     monitorScheduler: asFunction(({ monitors, clock, logger, config }: Services): MonitorScheduler => config.redisUrl && base.BullMonitors
       ? new base.BullMonitors({ redisUrl: config.redisUrl, keyPrefix: config.distributed.keyPrefix, runJobs: config.distributed.runJobs, monitors, clock, logger })

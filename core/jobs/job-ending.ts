@@ -34,6 +34,8 @@ export interface EndingJob {
   retentionHours: number
   /** When its run began (null: still queued); the ending's duration is counted from it. */
   startedAt?: Date | null
+  /** The monitor this job is a run of (core/monitors), if any. */
+  monitorId?: string | null
 }
 
 /** What the run leaves beside its outcome, written in the same update (absent: left as stored). */
@@ -44,12 +46,33 @@ export interface RunResidue {
   columns?: string | null
 }
 
+/** A monitor's run as its ending sees it. */
+export interface MonitorRun { id: string, monitorId: string }
+
 /**
- * What a job that is a monitor's run does when it ends, before its final event
- * and webhook (core/monitors): compares it and returns its change counts
- * (JSON, stored on the job), or null.
+ * What a monitor's run does as it ends (core/monitors), in three steps around
+ * the outcome's write, so that whoever sees the outcome (a poll, the final
+ * event, the webhook) sees the monitor's side of it too.
  */
-export type MonitorRunEnding = (job: { id: string, monitorId: string, status: string, error: string | null }) => Promise<string | null>
+export interface MonitorRunEnding {
+  /**
+   * Before the outcome, for a done run: compares its rows with the baseline and
+   * writes its changes and items under the run's id, leaving the monitor as it
+   * is. The change counts (JSON, stored on the job), or null when there is
+   * nothing to compare (the tool declares no identity; the monitor is gone).
+   */
+  compare (run: MonitorRun): Promise<string | null>
+  /**
+   * In the outcome's transaction: a compared run becomes the baseline; a failed
+   * one counts toward the pause. True when this paused the monitor.
+   */
+  settle (tx: Db, run: MonitorRun, outcome: { status: string, error: string | null, compared: boolean }): Promise<boolean>
+  /**
+   * After: the older baseline's items go and the scheduler hears of a pause;
+   * when another ending won the race (`landed` false), the run's comparison is dropped.
+   */
+  settled (run: MonitorRun, result: { landed: boolean, compared: boolean, paused: boolean }): Promise<void>
+}
 
 /** `DELETE /api/tool-run/<id>`, whichever process or state the job was in. */
 export const CANCELLED: JobEnd = { status: 'cancelled' }
@@ -91,6 +114,9 @@ export class JobEnding {
     // loses the race: this process may hold the files of a run another ended.
     await this.deps.workspace.remove(job.id).catch(err => this.deps.logger.warn({ err, jobId: job.id }, 'removing the job\'s working files failed'))
     const refund = cancelled || (failed && end.refund)
+    const monitorRun = job.monitorId && this.deps.monitorRunEnded ? { id: job.id, monitorId: job.monitorId } : null
+    const monitorChanges = monitorRun && end.status === 'done' ? await this.compareMonitorRun(monitorRun) : null
+    const error = failed ? secrets.scrubJobText(end.error) : cancelled ? CANCELLED_ERROR : null
     const writeOutcome = (client: Pick<Db, 'job'>) => client.job.updateMany({
       where: { id: job.id, status: 'running' },
       data: {
@@ -98,19 +124,22 @@ export class JobEnding {
         status: end.status,
         stage: cancelled ? 'cancelled' : failed ? (blocked ? 'blocked' : 'error') : 'done',
         // The error text is what the status record, the WebSocket, the agent and the webhook show.
-        error: failed ? secrets.scrubJobText(end.error) : cancelled ? CANCELLED_ERROR : null,
+        error,
         blocked,
         refunded: refund,
         finishedAt: now,
         expiresAt: new Date(now.getTime() + job.retentionHours * HOUR_MS),
         heartbeatAt: null,
+        ...(monitorChanges !== null ? { monitorChanges } : {}),
       },
     })
-    // The outcome, the refund and the reaper's count are one transaction: a
-    // process stopped between them would leave an ended job never refunded or
-    // its rows never counted. If any of them fails, none is written, endJob
-    // throws, and the job stays running: the reaper ends it later.
-    const count = refund || uncountedRecords > 0
+    // The outcome, the refund, the reaper's count and a monitor's baseline or
+    // failure count are one transaction: a process stopped between them would
+    // leave an ended job never refunded, its rows never counted or its monitor
+    // behind. If any of them fails, none is written, endJob throws, and the
+    // job stays running: the reaper ends it later.
+    let paused = false
+    const count = refund || uncountedRecords > 0 || monitorRun
       ? await db.$transaction(async (tx) => {
         const { count } = await writeOutcome(tx)
         if (count === 0) return 0
@@ -119,24 +148,30 @@ export class JobEnding {
           ...quotas.addRecordsStatements(job.accountId, uncountedRecords, tx),
         ]
         for (const statement of statements) await statement
+        if (monitorRun) paused = await this.deps.monitorRunEnded!.settle(tx as Db, monitorRun, { status: end.status, error, compared: monitorChanges !== null })
         return count
       })
       : (await writeOutcome(db)).count
+    if (monitorRun) {
+      await this.deps.monitorRunEnded!.settled(monitorRun, { landed: count > 0, compared: monitorChanges !== null, paused })
+        .catch(err => this.deps.logger.warn({ err, jobId: job.id }, 'tidying the monitor\'s run failed'))
+    }
     if (count === 0) return false
     this.countEnd(job, end, now)
     // The outcome is written: a failure below must not keep waiters waiting, so each step stands alone.
     const final = await db.job.findUnique({ where: { id: job.id } }).catch(err => { this.deps.logger.error({ err, jobId: job.id }, 'reading the ended job failed'); return null })
     if (!final) return true
-    // A monitor's run: its changes are on its record, so the final event and the webhook carry them.
-    if (final.monitorId && this.deps.monitorRunEnded) {
-      final.monitorChanges = await this.deps.monitorRunEnded({ id: final.id, monitorId: final.monitorId, status: final.status, error: final.error })
-        .catch(err => { this.deps.logger.error({ err, jobId: job.id }, 'comparing the monitor\'s run failed'); return null })
-    }
     const record = jobStatusRecord(final)
     // The delivery is stored before the final event, so whoever hears the end can already list it.
     await webhooks.jobEnded(final, record).catch(err => this.deps.logger.error({ err, jobId: job.id }, 'recording the job\'s webhook delivery failed'))
     events.emit(job.id, { type: final.status === 'done' ? 'done' : 'error', job: record })
     return true
+  }
+
+  /** A comparison that fails leaves the run done without changes (and the baseline where it was): the failure is logged. */
+  private async compareMonitorRun (run: MonitorRun): Promise<string | null> {
+    return await this.deps.monitorRunEnded!.compare(run)
+      .catch(err => { this.deps.logger.error({ err, jobId: run.id }, 'comparing the monitor\'s run failed'); return null })
   }
 
   /** jobs_ended_total, and job_duration_seconds when the job's run had started (the claim's time, read back). */

@@ -94,7 +94,7 @@ export class JobMaintenance {
     const cutoff = new Date(now.getTime() - 3 * this.deps.config.jobHeartbeatMs)
     const stale = await db.job.findMany({
       where: { status: 'running', startedAt: { not: null }, OR: [{ heartbeatAt: null }, { heartbeatAt: { lt: cutoff } }] },
-      select: { id: true, accountId: true, tool: true, createdAt: true, startedAt: true, retentionHours: true, records: true },
+      select: { id: true, accountId: true, tool: true, createdAt: true, startedAt: true, retentionHours: true, records: true, monitorId: true },
     })
     let reaped = 0
     for (const job of stale) {

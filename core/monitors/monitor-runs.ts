@@ -1,5 +1,6 @@
 // What happens to a monitor when one of its runs ends, apart from starting
-// runs: JobEnding calls `runEnded` (through the container's monitorRunEnded),
+// runs: JobEnding calls `compare`, `settle` and `settled` around a run's outcome
+// (through the container's monitorRunEnded),
 // and MonitorService counts a refused tick here. It takes no JobService, so the
 // job's ending reaches monitors without a cycle (jobs → ending → monitor runs).
 import type { Logger } from 'pino'
@@ -10,6 +11,7 @@ import type { ToolRegistry } from '../tools/registry.ts'
 import { iterateRows } from '../jobs/result-rows.ts'
 import type { Schedule } from './schedule.ts'
 import { compareRun } from './run-comparison.ts'
+import type { MonitorRun, MonitorRunEnding } from '../jobs/job-ending.ts'
 
 /** Failed runs in a row after which a monitor pauses itself. */
 export const MAX_FAILURES_IN_A_ROW = 5
@@ -28,40 +30,60 @@ export class ScheduleNotices implements ScheduleListener {
   async unscheduled (monitorId: string): Promise<void> { await this.listener?.unscheduled(monitorId) }
 }
 
-export class MonitorRuns {
+export class MonitorRuns implements MonitorRunEnding {
   constructor (private readonly deps: { db: Db, hotReads: HotReads, clock: Clock, registry: ToolRegistry, logger: Logger, scheduleNotices: ScheduleNotices }) {}
 
-  /**
-   * JobEnding's hook for a monitor's run (before its final event and webhook):
-   * a done run is compared with the baseline and becomes it; a failed one
-   * counts towards the pause. Returns the change counts stored on the job.
-   */
-  async runEnded (job: { id: string, monitorId: string, status: string, error: string | null }): Promise<string | null> {
+  /** Before a done run's outcome is written (JobEnding): its comparison with the baseline, or null. */
+  async compare (run: MonitorRun): Promise<string | null> {
     const { db, registry } = this.deps
-    const monitor = await db.monitor.findUnique({ where: { id: job.monitorId } })
-    if (!monitor) return null
-    if (job.status !== 'done') {
-      await this.countFailure(monitor.id, job.error ?? 'the run failed')
-      return null
-    }
-    const declaration = registry.get(monitor.tool)?.declaration
-    if (!declaration?.rowKey?.length) return null
+    const monitor = await db.monitor.findUnique({ where: { id: run.monitorId } })
+    const declaration = monitor && registry.get(monitor.tool)?.declaration
+    if (!monitor || !declaration?.rowKey?.length) return null
     const counts = await compareRun({
       db,
       monitorId: monitor.id,
-      runId: job.id,
+      runId: run.id,
       baselineRunId: monitor.baselineRunId,
       rowKey: declaration.rowKey,
       watch: declaration.watch ?? [],
-      rows: iterateRows(this.deps.hotReads, job.id),
+      rows: iterateRows(this.deps.hotReads, run.id),
     })
-    const text = JSON.stringify(counts)
-    await db.job.update({ where: { id: job.id }, data: { monitorChanges: text } })
-    await db.monitor.update({ where: { id: monitor.id }, data: { baselineRunId: job.id, failures: 0 } })
-    await db.monitorItem.deleteMany({ where: { monitorId: monitor.id, runId: { not: job.id } } })
-    return text
+    return JSON.stringify(counts)
   }
 
+  /**
+   * In the outcome's transaction: a compared run becomes the baseline; an
+   * error counts toward the pause (a cancel is the owner's doing, not the
+   * source's, and does not). True when this paused the monitor.
+   */
+  async settle (tx: Db, run: MonitorRun, outcome: { status: string, error: string | null, compared: boolean }): Promise<boolean> {
+    if (outcome.status === 'done') {
+      if (outcome.compared) await tx.monitor.updateMany({ where: { id: run.monitorId }, data: { baselineRunId: run.id, failures: 0 } })
+      return false
+    }
+    if (outcome.status !== 'error') return false
+    await tx.monitor.updateMany({ where: { id: run.monitorId }, data: { failures: { increment: 1 } } })
+    const monitor = await tx.monitor.findUnique({ where: { id: run.monitorId } })
+    if (!monitor || monitor.failures < MAX_FAILURES_IN_A_ROW || monitor.pausedAt) return false
+    await tx.monitor.update({ where: { id: monitor.id }, data: this.pausing(`Paused after ${monitor.failures} failed runs in a row; the last: ${outcome.error ?? 'the run failed'}`) })
+    this.deps.logger.info({ monitorId: monitor.id, failures: monitor.failures }, 'monitor paused after repeated failures')
+    return true
+  }
+
+  /** After the outcome: the older baseline goes; or, when another ending won, this run's comparison goes. */
+  async settled (run: MonitorRun, result: { landed: boolean, compared: boolean, paused: boolean }): Promise<void> {
+    const { db } = this.deps
+    if (result.paused) await this.deps.scheduleNotices.unscheduled(run.monitorId)
+    if (!result.compared) return
+    if (result.landed) {
+      await db.monitorItem.deleteMany({ where: { monitorId: run.monitorId, runId: { not: run.id } } })
+    } else {
+      await db.monitorItem.deleteMany({ where: { monitorId: run.monitorId, runId: run.id } })
+      await db.monitorChange.deleteMany({ where: { jobId: run.id } })
+    }
+  }
+
+  /** A tick refused before its run started (MonitorService): counts toward the pause like a failed run. */
   async countFailure (monitorId: string, reason: string): Promise<void> {
     const updated = await this.deps.db.monitor.update({ where: { id: monitorId }, data: { failures: { increment: 1 } } }).catch(() => null)
     if (updated && updated.failures >= MAX_FAILURES_IN_A_ROW && !updated.pausedAt) {
@@ -70,9 +92,13 @@ export class MonitorRuns {
     }
   }
 
-  async pause (id: string, reason: string) {
+  private pausing (reason: string) {
     const now = this.deps.clock()
-    const updated = await this.deps.db.monitor.update({ where: { id }, data: { pausedAt: now, pausedReason: reason, nextRunAt: null, updatedAt: now } })
+    return { pausedAt: now, pausedReason: reason, nextRunAt: null, updatedAt: now }
+  }
+
+  async pause (id: string, reason: string) {
+    const updated = await this.deps.db.monitor.update({ where: { id }, data: this.pausing(reason) })
     await this.deps.scheduleNotices.unscheduled(id)
     return updated
   }

@@ -1,8 +1,8 @@
 // Monitors: a saved tool call plus a schedule. Each run is an ordinary job
 // (JobService.start: the same checks, charge, caps, refunds and retention)
-// linked to its monitor; when it ends, JobEnding calls MonitorRuns' `runEnded`, which
-// compares its rows with the last successful run's (run-comparison.ts) before
-// the final event and the webhook, so both carry the change counts. A tick is
+// linked to its monitor; as it ends, JobEnding has MonitorRuns compare its rows
+// with the last successful run's (run-comparison.ts) before the outcome is
+// written, so every reader of the outcome sees the change counts. A tick is
 // recorded once per monitor (monitor_ticks' unique tick), and its job is
 // started with an idempotency key of the tick, so two schedulers firing one
 // tick, or a tick retried after a restart, make one run. See README.md here.
@@ -100,7 +100,8 @@ export class MonitorService {
 
   async get (caller: AccountCaller, id: string) {
     const monitor = await this.find(caller, id)
-    const ticks = await this.deps.db.monitorTick.findMany({ where: { monitorId: id }, orderBy: { createdAt: 'desc' }, take: RECENT_TICKS })
+    // Newest first; of two recorded at one instant, the one due later (a run-now is due when asked).
+    const ticks = await this.deps.db.monitorTick.findMany({ where: { monitorId: id }, orderBy: [{ createdAt: 'desc' }, { scheduledFor: 'desc' }, { id: 'asc' }], take: RECENT_TICKS })
     const jobs = await this.deps.db.job.findMany({ where: { id: { in: ticks.flatMap(t => (t.jobId ? [t.jobId] : [])) } }, select: { id: true, status: true, error: true, records: true, monitorChanges: true, finishedAt: true } })
     const byId = new Map(jobs.map(j => [j.id, j]))
     return {

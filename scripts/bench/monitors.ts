@@ -104,12 +104,16 @@ async function comparison (): Promise<void> {
       }
       await db.job.update({ where: { id }, data: { status: 'done', records: ROWS } })
     }
-    await monitorRuns.runEnded({ id: runs[0]!, monitorId, status: 'done', error: null })
+    // The first run becomes the baseline as JobEnding would make it: compared, then settled.
+    const first = { id: runs[0]!, monitorId }
+    await monitorRuns.compare(first)
+    await db.$transaction(tx => monitorRuns.settle(tx as typeof db, first, { status: 'done', error: null, compared: true }))
+    await monitorRuns.settled(first, { landed: true, compared: true, paused: false })
     collectGarbage()
     const before = process.memoryUsage.rss()
     const sampler = startRssSampler()
     const started = performance.now()
-    const counts = JSON.parse((await monitorRuns.runEnded({ id: runs[1]!, monitorId, status: 'done', error: null }))!) as Record<string, number>
+    const counts = JSON.parse((await monitorRuns.compare({ id: runs[1]!, monitorId }))!) as Record<string, number>
     const ms = performance.now() - started
     const { peak } = await sampler.stop()
     printTable(`comparing two ${ROWS.toLocaleString('en')}-row runs`, [

@@ -70,6 +70,9 @@ export class ArtifactService {
 
   private async write (job: ArtifactJob, file: ArtifactFile, signal: AbortSignal): Promise<ArtifactRef> {
     const { db, artifactStore: store, clock } = this.deps
+    // A file's time is when the tool asked to store it, read before the first await: files
+    // written at once (a batch) keep the order the tool called in, whichever write ends first.
+    const askedAt = clock()
     signal.throwIfAborted()
     const tier = storedTier(job.tier)
     const limits = tierLimits(tier)
@@ -109,7 +112,7 @@ export class ArtifactService {
       throw err
     }
     try {
-      await db.artifact.create({ data: { id, jobId: job.id, accountId: job.accountId, name, contentType, size: stored.size, sha256: stored.sha256, createdAt: clock() } })
+      await db.artifact.create({ data: { id, jobId: job.id, accountId: job.accountId, name, contentType, size: stored.size, sha256: stored.sha256, createdAt: askedAt } })
     } catch (err) {
       release()
       await store.delete(key).catch(() => {})
@@ -119,7 +122,8 @@ export class ArtifactService {
   }
 
   async list (jobId: string): Promise<ArtifactRecord[]> {
-    return this.deps.db.artifact.findMany({ where: { jobId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] })
+    // In the order the tool asked to store them (ties by name): rows' order when the tool stores in it.
+    return this.deps.db.artifact.findMany({ where: { jobId }, orderBy: [{ createdAt: 'asc' }, { name: 'asc' }, { id: 'asc' }] })
   }
 
   async find (jobId: string, id: string): Promise<ArtifactRecord | null> {

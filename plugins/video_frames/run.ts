@@ -58,10 +58,13 @@ export async function runVideoFrames (ctx: Ctx): Promise<void> {
     for (let start = 0; start < frames.length; start += STORE_CONCURRENCY) {
       ctx.signal.throwIfAborted()
       ctx.stage(`Storing frames: ${start} of ${frames.length}`)
-      rows.push(...await Promise.all(frames.slice(start, start + STORE_CONCURRENCY).map(async (frame, offset): Promise<Row> => {
+      const batch = frames.slice(start, start + STORE_CONCURRENCY)
+      // The first bytes give the size; the file itself is streamed into the store.
+      const sizes = await Promise.all(batch.map(async frame => imageSize(await readHead(join(dir, frame.file)))))
+      // Each store is asked for in time order, with no await between: the job's files list and zip in it.
+      rows.push(...await Promise.all(batch.map(async (frame, offset): Promise<Row> => {
         const index = start + offset
-        // The first bytes give the size; the file itself is streamed into the store.
-        const size = imageSize(await readHead(join(dir, frame.file)))
+        const size = sizes[offset]
         const name = `frame-${String(index).padStart(5, '0')}${frame.at === null ? '' : `-${clock(frame.at).replace(/:/g, '-')}`}.${contentType === 'image/png' ? 'png' : 'jpg'}`
         const stored = await ctx.artifact({ name, contentType, body: createReadStream(join(dir, frame.file)) })
         return {

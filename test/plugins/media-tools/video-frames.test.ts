@@ -130,6 +130,21 @@ if (missing.length > 0) {
     t.match(rows[0], { width: 640, height: 3840, file: { content_type: 'image/png' } }, 'aspect kept, inside the box')
   })
 
+  t.test('twelve frames, stored eight at a time: rows, the file list and the zip all in time order', async t => {
+    const { status, rows } = await run({ url: `${BASE}/clip.mp4`, every_seconds: 0.25, max_frames: 12 })
+    t.match(status, { status: 'done', records: 12 })
+    const times = rows.map((r: { time_s: number }) => r.time_s)
+    t.same(times, [...times].sort((a, b) => a - b), 'rows by time')
+    t.same(rows.map((r: { index: number }) => r.index), [...Array(12).keys()])
+    const names = rows.map((r: { file: { name: string } }) => r.file.name)
+    const listed = (await app.inject({ url: `/api/tool-run/${status.job_id}/artifacts`, headers: { 'x-api-key': user.apiKey } })).json()
+    t.same(listed.files.map((a: { name: string }) => a.name), names, 'the file list in the rows\' order')
+    const zip = await app.inject({ url: `/api/tool-run/${status.job_id}/artifacts.zip`, headers: { 'x-api-key': user.apiKey } })
+    // Each entry's local header names it, in the archive's order.
+    const inZip = [...zip.rawPayload.toString('latin1').matchAll(/frame-\d{5}[^/\0]*?\.jpg/g)].map(m => m[0]).slice(0, 12)
+    t.same(inZip, names, 'the zip in the rows\' order')
+  })
+
   t.test('max_frames caps the frames', async t => {
     const { status, rows } = await run({ url: `${BASE}/clip.mp4`, every_seconds: 0.5, max_frames: 2 })
     t.match(status, { status: 'done', records: 2 })

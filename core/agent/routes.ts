@@ -17,6 +17,7 @@ import type { FastifyInstance } from 'fastify'
 import { requireAccount } from '../auth/guards.ts'
 import { countRequests } from '../auth/auth-plugin.ts'
 import { Type } from 'typebox'
+import { Nullable } from '../tools/contract.ts'
 import { AppError } from '../errors.ts'
 import { AgentCatalog } from './agent-catalog.ts'
 import { ToolAnnotationsSchema } from './schemas.ts'
@@ -52,7 +53,7 @@ const ManifestAnswer = Type.Object({
   version: Type.String(),
   tools: Type.Array(Type.Object({
     name: Type.String(),
-    rest_key: Type.String(),
+    rest_key: Nullable(Type.String(), { description: 'The REST tool key; null for a helper (jobs, results, usage) that is no tool.' }),
     description: Type.String(),
     renames: Type.Record(Type.String(), Type.String(), { description: 'Agent argument → REST param.' }),
     fixed_params: Type.Record(Type.String(), Type.Unknown()),

@@ -73,7 +73,7 @@ export const FindToolResult = Type.Object({
   tools: Type.Array(Type.Object({
     name: Type.String({ description: 'Agent tool name to call.' }),
     title: Type.String(),
-    rest_key: Type.String(),
+    rest_key: Nullable(Type.String(), { description: 'The REST tool key; null for a helper (jobs, results, usage) that is no tool.' }),
     score: Type.Number(),
     description: Type.String(),
     example_task: Type.String(),

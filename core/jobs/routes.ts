@@ -39,7 +39,8 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
   const exportRoute = {
     auth: 'account',
     tag: 'Jobs',
-    responses: { 200: { content: Object.fromEntries(Object.values(CONTENT_TYPES).map(type => [type, { schema: { type: 'string', format: 'binary' } }])) } },
+    // JSON is the rows as an array; the other formats are files.
+    responses: { 200: { content: Object.fromEntries(Object.values(CONTENT_TYPES).map(type => [type, { schema: type === CONTENT_TYPES.json ? { type: 'array', items: { type: 'object', additionalProperties: true } } : { type: 'string', format: 'binary' } }])) } },
   } as const
 
   const toolRunForm = {

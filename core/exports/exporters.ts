@@ -141,6 +141,20 @@ function xlsxStream (rows: AsyncIterable<Record<string, unknown>>, columns: stri
 }
 
 /**
+ * `explode=<field>`: a row whose field is a list becomes one row per item, the
+ * item in the field and the row's other fields repeated; an empty list or a
+ * missing field keeps the row once with the field null, so no row is lost.
+ */
+export async function * explodeRows (rows: AsyncIterable<Record<string, unknown>>, field: string): AsyncGenerator<Record<string, unknown>> {
+  for await (const row of rows) {
+    const value = row[field]
+    if (!Array.isArray(value)) { yield row; continue }
+    if (value.length === 0) { yield { ...row, [field]: null }; continue }
+    for (const item of value) yield { ...row, [field]: item }
+  }
+}
+
+/**
  * A readable stream of the export. `columns` is the header: the job's union of
  * row keys in first-seen order, or the `fields=` selection.
  */

@@ -6,9 +6,10 @@ import { routeDefaults } from '../route-defaults.ts'
 import multipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Static } from 'typebox'
 import { requireAccount } from '../auth/guards.ts'
 import { badRequest } from '../errors.ts'
-import { CONTENT_TYPES, EXPORT_FORMATS, exportStream, type ExportFormat } from '../exports/exporters.ts'
+import { CONTENT_TYPES, EXPORT_FORMATS, explodeRows, exportStream, type ExportFormat } from '../exports/exporters.ts'
 import type { WebhookSpec } from '../webhooks/webhook-deliveries.ts'
 import { readMultipartStart } from './multipart-start.ts'
 import { JobParams } from '../route-params.ts'
@@ -98,7 +99,7 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
   app.get('/api/tool-run/:id/results', { schema: { params: JobParams, querystring: ResultsQuery }, config: resultsRoute }, resultsHandler)
   app.get('/api/jobs/:id/results', { schema: { params: JobParams, querystring: ResultsQuery }, config: resultsRoute }, resultsHandler)
 
-  const sendExport = async (reply: FastifyReply, principal: FastifyRequest['principal'], id: string, format: string, fields: string | undefined) => {
+  const sendExport = async (reply: FastifyReply, principal: FastifyRequest['principal'], id: string, format: string, { fields, explode }: Static<typeof ExportQuery>) => {
     const caller = requireAccount(principal, { scoped: true })
     if (!EXPORT_FORMATS.includes(format as ExportFormat)) throw badRequest(`Unknown export format '${format}'; use one of ${EXPORT_FORMATS.join(', ')}.`)
     const job = await jobs.readable(caller, id)
@@ -106,18 +107,20 @@ export default async function jobRoutes (fastify: FastifyInstance): Promise<void
     const selected = fields !== undefined
     const columns = selected ? [...new Set(fields.split(',').map(f => f.trim()).filter(Boolean))] : all
     if (selected && columns.length === 0) throw badRequest('fields names no column.')
+    if (explode !== undefined && !all.includes(explode)) throw badRequest(`explode names no column of this job's rows: '${explode}'; its columns are ${all.join(', ') || 'none yet'}.`)
     reply
       .header('content-type', CONTENT_TYPES[format as ExportFormat])
       .header('content-disposition', `attachment; filename="${job.tool}-${job.id}.${format}"`)
-    return reply.send(exportStream(format as ExportFormat, jobs.iterateRows(job.id), columns, selected))
+    const rows = jobs.iterateRows(job.id)
+    return reply.send(exportStream(format as ExportFormat, explode === undefined ? rows : explodeRows(rows, explode), columns, selected))
   }
 
   app.get('/api/tool-run/:id/results.:fmt', { schema: { params: ExportParams, querystring: ExportQuery }, config: exportRoute }, (req, reply) =>
-    sendExport(reply, req.principal, req.params.id, req.params.fmt, req.query.fields))
+    sendExport(reply, req.principal, req.params.id, req.params.fmt, req.query))
   app.get('/api/jobs/:id/results.:fmt', { schema: { params: ExportParams, querystring: ExportQuery }, config: exportRoute }, (req, reply) =>
-    sendExport(reply, req.principal, req.params.id, req.params.fmt, req.query.fields))
+    sendExport(reply, req.principal, req.params.id, req.params.fmt, req.query))
   app.get('/api/download/:id/:fmt', { schema: { params: ExportParams, querystring: ExportQuery }, config: exportRoute }, (req, reply) =>
-    sendExport(reply, req.principal, req.params.id, req.params.fmt, req.query.fields))
+    sendExport(reply, req.principal, req.params.id, req.params.fmt, req.query))
 
   app.delete('/api/tool-run/:id', { schema: { params: JobParams }, config: statusRoute }, async (req) => {
     const caller = requireAccount(req.principal, { scoped: true })

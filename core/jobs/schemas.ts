@@ -32,7 +32,10 @@ export const ResultsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 })
 
-export const ExportQuery = Type.Object({ fields: Type.Optional(Type.String({ maxLength: 2000 })) })
+export const ExportQuery = Type.Object({
+  fields: Type.Optional(Type.String({ maxLength: 2000, description: 'The columns to export, comma-separated, in this order (default: every column the rows have).' })),
+  explode: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A list column (e.g. `emails`): one row per item of it, the row\'s other fields repeated; a row with an empty list is kept once with it empty.' })),
+})
 export const ListQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })) })
 
 /** The job status record (GET status, cancel, the agent's get_job_status). */

@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync'
 import ExcelJS from 'exceljs'
 import { signup } from '../helpers/build.ts'
 import { buildWithCounter, startJob, waitForEnd } from '../helpers/jobs.ts'
-import { cellText } from '../../core/exports/exporters.ts'
+import { cellText, explodeRows } from '../../core/exports/exporters.ts'
 import { iterateRows, readRowPage } from '../../core/jobs/result-rows.ts'
 import type { HotReads } from '../../core/db/hot-reads.ts'
 
@@ -68,6 +68,33 @@ t.test('fields= selects columns on every format', async t => {
   await workbook.xlsx.load((await app.inject({ url: `/api/tool-run/${id}/results.xlsx?fields=n`, headers })).rawPayload as unknown as ArrayBuffer)
   t.same(workbook.getWorksheet('results')!.getRow(1).values, [undefined, 'n'])
   t.equal((await app.inject({ url: `/api/tool-run/${id}/results.csv?fields=,`, headers })).statusCode, 400)
+})
+
+t.test('explode= gives one row per item of a list column, the other fields repeated; no row lost', async t => {
+  async function * rows () {
+    yield { site: 'a.example', emails: ['x@a.example', 'y@a.example'], pages: 3 }
+    yield { site: 'b.example', emails: [], pages: 1 }
+    yield { site: 'c.example', pages: 2 }
+  }
+  const out = []
+  for await (const row of explodeRows(rows(), 'emails')) out.push(row)
+  t.same(out, [
+    { site: 'a.example', emails: 'x@a.example', pages: 3 },
+    { site: 'a.example', emails: 'y@a.example', pages: 3 },
+    { site: 'b.example', emails: null, pages: 1 },
+    { site: 'c.example', pages: 2 },
+  ])
+
+  const app = await buildWithCounter(t)
+  const user = await signup(app)
+  const { job_id: id } = (await startJob(app, user.apiKey, { max_results: 3 })).json()
+  await waitForEnd(app, user.apiKey, id)
+  const headers = { 'x-api-key': user.apiKey }
+  const plain = (await app.inject({ url: `/api/tool-run/${id}/results.json`, headers })).json()
+  t.same((await app.inject({ url: `/api/tool-run/${id}/results.json?explode=n`, headers })).json(), plain, 'a column that is no list: the rows as they are')
+  const unknown = await app.inject({ url: `/api/tool-run/${id}/results.csv?explode=emails`, headers })
+  t.equal(unknown.statusCode, 400)
+  t.match(unknown.json().detail, /explode names no column of this job's rows: 'emails'; its columns are n, label/)
 })
 
 t.test('results pages and exports read the rows one way: the same statement on the hot reader', async t => {

@@ -117,6 +117,8 @@ t.test('Prism\'s validation proxy finds no request or response off the document 
     await call('GET', '/api/jobs/{id}/results.{fmt}', `/api/jobs/${id}/results.${fmt}`, { key, status: 200 })
   }
   await call('GET', '/api/download/{id}/{fmt}', `/api/download/${id}/csv`, { key, status: 200 })
+  const exploded = (await call('GET', '/api/tool-run/{id}/results.{fmt}', `/api/tool-run/${id}/results.json?explode=emails`, { key, status: 200 })).json
+  t.same(exploded.map((row: { emails: string }) => row.emails).sort(), [`info@shop-1.example`, `sales@shop-1.example`], 'explode=emails: a row an e-mail')
   await call('GET', '/api/tool-run/{id}/artifacts', `/api/tool-run/${id}/artifacts`, { key, status: 200 })
   await call('GET', '/api/tool-run/{id}/artifacts.zip', `/api/tool-run/${id}/artifacts.zip`, { key, status: 200 })
   await call('GET', '/api/tool-run/{id}/artifacts/{artifactId}', `/api/tool-run/${id}/artifacts/no-such-file`, { key, status: 404 })

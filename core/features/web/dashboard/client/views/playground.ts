@@ -3,7 +3,8 @@
 // follow when it ends. "Run again" (#playground?rerun=<job>) fills the form
 // with a past job's stored params.
 import { ApiError, call, progressSocket, type JobInput, type JobStatus, type Monitor, type Started, type ToolInfo } from '../api.ts'
-import { announce, errorBox, field, h, fill } from '../dom.ts'
+import { announce, copyText, errorBox, field, h, fill } from '../dom.ts'
+import { curlCommand, mcpCall, type ManifestTool } from '../copy-call.ts'
 import { cancelJob, outcomeOf } from '../job-outcome.ts'
 import { generateForm, labelOf, type GeneratedForm, type JsonSchema } from '../schema-form.ts'
 import type { Dashboard, View } from '../context.ts'
@@ -174,10 +175,34 @@ export const playgroundView: View = async (dashboard, main, { query }) => {
       formError.replaceChildren(errorBox((err as Error).message))
     }
   }
+  // The same call for a terminal or an agent, copied (the key stays a variable the reader sets).
+  const copyStatus = h('span', { role: 'status', class: 'help' })
+  let manifest: ManifestTool[] | null = null
+  const copyCall = async (as: 'curl' | 'mcp') => {
+    formError.replaceChildren()
+    copyStatus.textContent = ''
+    if (!form) return
+    const read = form.read(new Set(fileInput?.files?.length && uploadParam ? [uploadParam] : []))
+    if ('problems' in read) { formError.replaceChildren(errorBox(read.summary)); read.first?.focus(); return }
+    const upload = fileInput?.files?.[0]?.name
+    let text: string | null
+    if (as === 'curl') {
+      text = curlCommand(location.origin, toolSelect.value, read.params, upload)
+    } else {
+      manifest ??= (await call<{ tools: ManifestTool[] }>('GET', '/mcp/manifest.json')).tools
+      text = upload ? null : mcpCall(manifest, toolSelect.value, read.params)
+      if (text === null) { copyStatus.textContent = upload ? 'An agent cannot send a file: copy as curl instead.' : 'No agent tool runs this call.'; return }
+    }
+    copyStatus.textContent = (await copyText(text)) ? (as === 'curl' ? 'Copied: set EXTRACTION_API_KEY, then paste it in a terminal.' : 'Copied: the tools/call message for POST /mcp.') : 'Copy refused by the browser.'
+  }
   // novalidate: the browser's own bubbles would stop the submit before the checks that write words under each field.
   const formEl = h('form', { 'aria-labelledby': 'tool-title', novalidate: true, onsubmit: run },
     field('Tool', toolSelect), about, formBox, fileBox, formError,
-    h('button', { type: 'submit', class: 'primary' }, 'Run'),
+    h('div', { class: 'row' },
+      h('button', { type: 'submit', class: 'primary' }, 'Run'),
+      h('button', { type: 'button', onclick: () => { void copyCall('curl') } }, 'Copy as curl'),
+      h('button', { type: 'button', onclick: () => { void copyCall('mcp') } }, 'Copy as an MCP call'),
+      copyStatus),
     h('div', { class: 'row' },
       field('Every', every, h('span', { id: 'monitor-help' }, '30m, 6h, 1d: your plan\'s shortest interval applies')),
       h('button', { type: 'button', onclick: () => { void monitorThis() } }, 'Monitor this')))

@@ -191,7 +191,13 @@ export function createAppContainer (base: {
     // With Redis the in-memory limiter stays as the fallback while Redis is unreachable.
     rateLimiter: asFunction(({ clock, redis }: Services) => redis ? new RedisRateLimiter(redis, new RateLimiter(clock)) : new RateLimiter(clock)).singleton(),
     events: asFunction(({ redis, logger }: Services): JobEvents => redis ? new RedisJobEvents(redis, logger) : new InProcessJobEvents()).singleton().disposer(events => events.close?.()),
-    net: asFunction(({ config, clock }: Services) => createNetFactory(config, base.network, clock)).singleton(),
+    // The pool's health is read at each scrape; a cool-down's start is counted as it happens.
+    net: asFunction(({ config, clock, metrics }: Services) => {
+      const net = createNetFactory(config, base.network, clock)
+      metrics.readProxies(() => net.proxies.health())
+      net.proxies.onHealthChange((health, index) => { if (health.cooling_down) metrics.proxyCooldowns.inc({ proxy: index }) })
+      return net
+    }).singleton(),
     // No worker starts before the first task; close() terminates whatever started. A borrowed pool stays open.
     extraction: base.extractionPools
       ? asFunction(({ config }: Services) => base.extractionPools!.poolFor(config.extraction)).singleton()
@@ -205,10 +211,18 @@ export function createAppContainer (base: {
       : new DirectoryArtifactStore(config.artifactsDir)).singleton().disposer(store => { if (store instanceof S3ArtifactStore) store.close() }),
     workspace: asFunction(({ config }: Services) => new JobWorkspace(join(config.dataDir, 'work'))).singleton(),
     accountWebhooks: asFunction(({ db, clock, config }: Services) => new AccountWebhooks({ db, clock, box: new SecretBox(config.secretKey) })).singleton(),
-    webhooks: asFunction(({ db, clock, net, logger, config, secrets, accountWebhooks }: Services) => new WebhookDeliveries({
-      db, clock, net, logger, secrets, box: new SecretBox(config.secretKey), accounts: accountWebhooks,
-      retry: { baseMs: config.webhookRetryBaseMs, windowMs: config.webhookRetryWindowMs },
-    })).singleton(),
+    // Each recorded attempt counted by its outcome only (no event, target or id in a label).
+    webhooks: asFunction(({ db, clock, net, logger, config, secrets, accountWebhooks, metrics }: Services) => {
+      const deliveries = new WebhookDeliveries({
+        db, clock, net, logger, secrets, box: new SecretBox(config.secretKey), accounts: accountWebhooks,
+        retry: { baseMs: config.webhookRetryBaseMs, windowMs: config.webhookRetryWindowMs },
+      })
+      deliveries.onAttempt(({ outcome, durationMs }) => {
+        metrics.webhookDeliveries.inc({ outcome })
+        metrics.webhookAttemptDuration.observe({ outcome }, durationMs / 1000)
+      })
+      return deliveries
+    }).singleton(),
     // REDIS_URL: the BullMQ queue shared by every process (API processes offer, workers run);
     // else the embedded fair-share scheduler runs them here (core/jobs/README.md).
     queue: asFunction(({ runner, config, logger }: Services) => config.redisUrl && base.BullQueue

@@ -33,6 +33,9 @@ export type ExtractionOutcome = 'ok' | 'failed' | 'timeout' | 'out-of-memory' | 
 /** One webhook attempt (the webhook sender counts them): answered 2xx, failed and retried later, failed for good. */
 const WEBHOOK_OUTCOMES = ['delivered', 'retrying', 'dead'] as const
 
+/** A proxy of the pool as the gauges read it (core/net/proxy-pool.ts's health, in PROXY_URLS order). */
+interface ProxyStatus { ok: boolean, cooling_down: boolean }
+
 type Labels<K extends string> = Partial<Record<K, string | number>>
 
 /** What a counter of ours is to its callers (prom-client's Counter, or a no-op). */
@@ -60,6 +63,10 @@ export interface Metrics {
   upstreamDuration: HistogramOf<'tool' | 'outcome'>
   refusals: CounterOf<'reason'>
   webhookDeliveries: CounterOf<'outcome'>
+  /** Time from an attempt's start to its answer or failure, by outcome. */
+  webhookAttemptDuration: HistogramOf<'outcome'>
+  /** A proxy entered its cool-down (label: its position in PROXY_URLS, from 0). */
+  proxyCooldowns: CounterOf<'proxy'>
   programRuns: CounterOf<'program' | 'exit'>
   programCpuSeconds: CounterOf<'program'>
   extractionTasks: CounterOf<'outcome'>
@@ -68,6 +75,8 @@ export interface Metrics {
    * every process shows the cluster's queue). Set by the container.
    */
   readQueued (source: () => Promise<ReadonlyArray<{ tool: string, count: number }>>): void
+  /** Where the proxy gauges read each proxy's health at each scrape (the pool, in PROXY_URLS order). Set by the container. */
+  readProxies (source: () => readonly ProxyStatus[]): void
   /** The exposition text and its content type. */
   render (): Promise<{ contentType: string, body: string }>
 }
@@ -90,10 +99,13 @@ export function disabledMetrics (): Metrics {
     upstreamDuration: noop,
     refusals: noop,
     webhookDeliveries: noop,
+    webhookAttemptDuration: noop,
+    proxyCooldowns: noop,
     programRuns: noop,
     programCpuSeconds: noop,
     extractionTasks: noop,
     readQueued () {},
+    readProxies () {},
     render: async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '' }),
   }
 }
@@ -114,6 +126,7 @@ export function createMetrics (prom: typeof PromClient, tools: readonly string[]
   const registers = [registry]
   prom.collectDefaultMetrics({ register: registry })
   let queuedSource: (() => Promise<ReadonlyArray<{ tool: string, count: number }>>) | null = null
+  let proxySource: (() => readonly ProxyStatus[]) | null = null
   const counter = <K extends string>(name: string, help: string, labelNames: K[]) => new prom.Counter<K>({ name, help, labelNames, registers })
   const histogram = <K extends string>(name: string, help: string, labelNames: K[], buckets: number[]) => new prom.Histogram<K>({ name, help, labelNames, buckets, registers })
   const metrics: Metrics = {
@@ -130,10 +143,13 @@ export function createMetrics (prom: typeof PromClient, tools: readonly string[]
     upstreamDuration: histogram('upstream_request_duration_seconds', 'Time to an upstream answer\'s headers, by tool and outcome.', ['tool', 'outcome'], REQUEST_BUCKETS),
     refusals: counter('refusals_total', `Requests refused before any charge, by reason (${REFUSAL_REASONS.join(', ')}).`, ['reason']),
     webhookDeliveries: counter('webhook_deliveries_total', `Webhook delivery attempts, by outcome (${WEBHOOK_OUTCOMES.join(', ')}).`, ['outcome']),
+    webhookAttemptDuration: histogram('webhook_attempt_duration_seconds', 'Time from a webhook attempt\'s start to its answer or failure, by outcome.', ['outcome'], REQUEST_BUCKETS),
+    proxyCooldowns: counter('proxy_cooldowns_total', 'Times an outbound proxy began a cool-down (PROXY_FAILURE_LIMIT failures in a row), by its position in PROXY_URLS (from 0).', ['proxy']),
     programRuns: counter('media_program_runs_total', `Media program runs, by program and exit (${PROGRAM_EXITS.join(', ')}).`, ['program', 'exit']),
     programCpuSeconds: counter('media_program_cpu_seconds_total', 'CPU time of media program runs (sampled while they run), by program.', ['program']),
     extractionTasks: counter('extraction_tasks_total', 'Extraction pool tasks, by outcome.', ['outcome']),
     readQueued (source) { queuedSource = source },
+    readProxies (source) { proxySource = source },
     async render () {
       return { contentType: registry.contentType, body: await registry.metrics() }
     },
@@ -150,6 +166,19 @@ export function createMetrics (prom: typeof PromClient, tools: readonly string[]
       for (const { tool, count } of await queuedSource?.() ?? []) this.set({ tool }, count)
     },
   })
+  // The pool's health, read at each scrape: a cool-down ends with time, not with an event.
+  const proxyGauge = (name: string, help: string, value: (p: ProxyStatus) => boolean) => new prom.Gauge<'proxy'>({
+    name,
+    help,
+    labelNames: ['proxy'],
+    registers,
+    collect () {
+      this.reset()
+      ;(proxySource?.() ?? []).forEach((p, i) => this.set({ proxy: i }, value(p) ? 1 : 0))
+    },
+  })
+  proxyGauge('proxy_up', 'Outbound proxies whose last request through them got an answer (1) or failed (0), by position in PROXY_URLS (from 0).', p => p.ok)
+  proxyGauge('proxy_cooling_down', 'Outbound proxies cooling down now (1: skipped while others are available), by position in PROXY_URLS (from 0).', p => p.cooling_down)
   for (const tool of tools) {
     metrics.jobsStarted.inc({ tool }, 0)
     metrics.rowsWritten.inc({ tool }, 0)

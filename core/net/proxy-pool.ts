@@ -50,7 +50,7 @@ function proxyLabel (url: string): string {
 export class ProxyPool {
   private readonly proxies: ProxyState[]
   private next = 0
-  private readonly listeners = new Set<(health: ProxyHealth) => void>()
+  private readonly listeners = new Set<(health: ProxyHealth, index: number) => void>()
 
   constructor (urls: readonly string[], private readonly options: { rotation: ProxyRotation, failureLimit: number, cooldownMs: number, clock: Clock }) {
     this.proxies = urls.map(url => ({ url, label: proxyLabel(url), consecutive: 0, coolingUntil: 0, requests: 0, failures: 0, lastError: null }))
@@ -61,8 +61,8 @@ export class ProxyPool {
   /** Every proxy URL (the secret scrubber redacts their passwords). */
   urls (): string[] { return this.proxies.map(p => p.url) }
 
-  /** Calls `listener` whenever a proxy's health changes (a metrics gauge); returns its removal. */
-  onHealthChange (listener: (health: ProxyHealth) => void): () => void {
+  /** Calls `listener` whenever a proxy's health changes (ok, failing, cooling down), with its position in PROXY_URLS (the metrics' label); returns its removal. */
+  onHealthChange (listener: (health: ProxyHealth, index: number) => void): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
   }
@@ -108,7 +108,8 @@ export class ProxyPool {
   }
 
   private record (url: string, error: string | null): void {
-    const p = this.proxies.find(candidate => candidate.url === url)
+    const index = this.proxies.findIndex(candidate => candidate.url === url)
+    const p = this.proxies[index]
     if (!p) return
     const before = this.healthOf(p)
     if (error === null) {
@@ -121,7 +122,7 @@ export class ProxyPool {
       if (p.consecutive >= this.options.failureLimit) p.coolingUntil = this.options.clock().getTime() + this.options.cooldownMs
     }
     const after = this.healthOf(p)
-    if (before.ok !== after.ok || before.cooling_down !== after.cooling_down) for (const listener of this.listeners) listener(after)
+    if (before.ok !== after.ok || before.cooling_down !== after.cooling_down) for (const listener of this.listeners) listener(after, index)
   }
 
   private healthOf (p: ProxyState): ProxyHealth {

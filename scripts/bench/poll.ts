@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { REPO, goal, mean, printTable, runMain } from './harness.ts'
-import { compareRates, counterPluginForStart, signUp, startBare, startService } from './processes.ts'
+import { compareRates, counterPluginForStart, signUp, startBare, startRunningCounter, startService } from './processes.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const POLLERS = (process.env.BENCH_POLLERS ?? '500,1000').split(',').map(Number)
@@ -30,19 +30,7 @@ async function main (): Promise<void> {
   try {
     const apiKey = await signUp(service.url)
     const headers = { 'x-api-key': apiKey }
-    // One row a minute: running for the whole benchmark.
-    const start = await fetch(`${service.url}/api/tool-run`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ tool: 'counter', params: { max_results: 100, delay_ms: 60_000 } }) })
-    if (start.status !== 202) throw new Error(`starting the job failed: ${start.status} ${await start.text()}`)
-    const { job_id: jobId, status_url: statusPath } = await start.json() as { job_id: string, status_url: string }
-    const statusUrl = `${service.url}${statusPath}`
-    let probe = await fetch(statusUrl, { headers })
-    let text = await probe.text()
-    for (let i = 0; i < 100 && JSON.parse(text).stage === 'queued'; i++) {
-      await new Promise(r => setTimeout(r, 50))
-      probe = await fetch(statusUrl, { headers })
-      text = await probe.text()
-    }
-    if (probe.status !== 200) throw new Error(`status failed: ${probe.status} ${text}`)
+    const { jobId, statusUrl, body: text } = await startRunningCounter(service.url, headers)
     bare = await startBare(JSON.parse(text))
     console.log(`body: status ${Buffer.byteLength(text)} bytes (job ${JSON.parse(text).status}, stage '${JSON.parse(text).stage}'); ${SECONDS} s per run, ${ROUNDS} round(s) per poller count (order alternates); service: npm start's command, LOG_LEVEL=${process.env.LOG_LEVEL ?? 'default'}`)
 

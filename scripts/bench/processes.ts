@@ -140,6 +140,8 @@ export async function startBare (body: unknown, layers: string[] = []): Promise<
 
 export interface LoadResult {
   requests: number
+  /** The server's CPU per answered request in µs over this run (compareRates with `pids`), else NaN. */
+  cpuUs?: number
   /** mean requests per second */
   rps: number
   p50: number
@@ -196,7 +198,7 @@ export interface Target { url: string, headers?: Record<string, string> }
  * alternating each round (so neither always runs first on a warmer or
  * quieter machine), after a short warm-up of each. Returns each target's runs.
  */
-export async function compareRates<K extends string> (targets: Record<K, Target>, options: { connections: number, seconds: number, rounds: number, warmupSeconds?: number, log?: (line: string) => void }): Promise<Record<K, LoadResult[]>> {
+export async function compareRates<K extends string> (targets: Record<K, Target>, options: { connections: number, seconds: number, rounds: number, warmupSeconds?: number, log?: (line: string) => void, pids?: Record<K, number> }): Promise<Record<K, LoadResult[]>> {
   const names = Object.keys(targets) as K[]
   const log = options.log ?? ((line: string) => console.log(line))
   for (const name of names) await load(targets[name].url, { connections: options.connections, seconds: options.warmupSeconds ?? 2, headers: targets[name].headers })
@@ -204,9 +206,12 @@ export async function compareRates<K extends string> (targets: Record<K, Target>
   for (let round = 0; round < options.rounds; round++) {
     const order = round % 2 === 0 ? names : [...names].reverse()
     for (const name of order) {
+      const pid = options.pids?.[name]
+      const cpuBefore = pid === undefined ? NaN : processCpuMs(pid)
       const r = await load(targets[name].url, { connections: options.connections, seconds: options.seconds, headers: targets[name].headers })
+      if (pid !== undefined) r.cpuUs = (processCpuMs(pid) - cpuBefore) * 1000 / Math.max(1, r.requests)
       runs[name].push(r)
-      log(`round ${round + 1} ${name.padEnd(6)} ${options.connections} conn: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms, ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx`)
+      log(`round ${round + 1} ${name.padEnd(6)} ${options.connections} conn: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms, ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx${r.cpuUs === undefined ? '' : `, server CPU ${r.cpuUs.toFixed(0)} µs/answer`}`)
     }
   }
   return runs
@@ -246,4 +251,26 @@ export async function counterPluginForStart (): Promise<string> {
     writeFileSync(join(target, file.replace(/\.ts$/, '.js')), out.code)
   }
   return target
+}
+
+/**
+ * Starts a counter job that runs for the whole benchmark (one row a minute) on
+ * a service started with the counter tool (counterPluginForStart), and waits
+ * until its worker has it (its status no longer 'queued'): the status a client
+ * polls while it waits. Returns the job's id, its status URL and that status's body.
+ */
+export async function startRunningCounter (base: string, headers: Record<string, string>): Promise<{ jobId: string, statusUrl: string, body: string }> {
+  const start = await fetch(`${base}/api/tool-run`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ tool: 'counter', params: { max_results: 100, delay_ms: 60_000 } }) })
+  if (start.status !== 202) throw new Error(`starting the job failed: ${start.status} ${await start.text()}`)
+  const { job_id: jobId, status_url: statusPath } = await start.json() as { job_id: string, status_url: string }
+  const statusUrl = `${base}${statusPath}`
+  let probe = await fetch(statusUrl, { headers })
+  let text = await probe.text()
+  for (let i = 0; i < 100 && probe.status === 200 && JSON.parse(text).stage === 'queued'; i++) {
+    await new Promise(r => setTimeout(r, 50))
+    probe = await fetch(statusUrl, { headers })
+    text = await probe.text()
+  }
+  if (probe.status !== 200) throw new Error(`status failed: ${probe.status} ${text}`)
+  return { jobId, statusUrl, body: text }
 }

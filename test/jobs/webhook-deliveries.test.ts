@@ -15,6 +15,7 @@ import { manualClock } from '../../core/clock.ts'
 import { freshDatabaseUrl, signup, tempDir, type BuildTestOptions } from '../helpers/build.ts'
 import { buildWithCounter, waitForEnd } from '../helpers/jobs.ts'
 import { call, mintToken } from '../kernel/_kernel.ts'
+import { scrape, valueOf } from '../helpers/metrics.ts'
 
 type Teardown = Parameters<typeof buildWithCounter>[0]
 interface Received { headers: IncomingHttpHeaders, body: string }
@@ -155,6 +156,49 @@ t.test('a receiver that always fails: dead at the end of the window; redelivery 
   t.equal(none.statusCode, 409, 'a job with no webhook and no account default')
   t.match(none.json().detail, /PUT \/api\/account\/webhook/)
   t.same(await deliveriesOf(app, user.apiKey, bare), [])
+})
+
+t.test('metrics: each attempt counted once under its outcome (retrying, delivered, dead) and timed; no event, target or id in a label', async t => {
+  const clock = manualClock()
+  const flaky = await receiver(t, n => (n <= 3 ? 500 : 204))
+  const down = await receiver(t, () => 503)
+  const app = await appWith(t, clock, { WEBHOOK_RETRY_WINDOW_MS: '60000' })
+  const user = await signup(app)
+  const deltas = async (work: () => Promise<unknown>) => {
+    const before = await scrape(app)
+    await work()
+    const after = await scrape(app)
+    const delta = (name: string, outcome: string) => valueOf(after, name, { outcome }) - valueOf(before, name, { outcome })
+    return {
+      counted: Object.fromEntries(['retrying', 'delivered', 'dead'].map(o => [o, delta('webhook_deliveries_total', o)])),
+      timed: Object.fromEntries(['retrying', 'delivered', 'dead'].map(o => [o, delta('webhook_attempt_duration_seconds_count', o)])),
+      samples: after,
+    }
+  }
+  /** Runs a job whose end goes to `url`, then each retry as it falls due, until the delivery is no longer pending. */
+  const deliver = async (url: string) => {
+    const jobId = await runJob(app, user.apiKey, { url })
+    for (let i = 0; i < 20 && (await deliveriesOf(app, user.apiKey, jobId))[0]!.status === 'pending'; i++) await nextAttempt(app, clock, user.apiKey, jobId)
+    return jobId
+  }
+
+  const good = await deltas(() => deliver(flaky.url))
+  t.same(good.counted, { retrying: 3, delivered: 1, dead: 0 }, 'three failures then a 2xx')
+  t.same(good.timed, good.counted, 'each attempt timed under its outcome')
+  let jobId = ''
+  const bad = await deltas(async () => { jobId = await deliver(down.url) })
+  // As in the always-failing test above: 8 attempts in the 60 s window, the last one dead.
+  t.same(bad.counted, { retrying: 7, delivered: 0, dead: 1 }, 'seven retries, then dead')
+  t.equal(down.requests.length, 8)
+  down.answer(() => 200)
+  const again = await deltas(async () => {
+    t.equal((await call(app, 'POST', `/api/jobs/${jobId}/webhooks/redeliver`, user.apiKey, {})).statusCode, 202)
+    await app.services.webhooks.idle()
+  })
+  t.same(again.counted, { retrying: 0, delivered: 1, dead: 0 }, 'a redelivery is one more attempt')
+  const webhookSeries = again.samples.filter(s => s.name.startsWith('webhook_'))
+  t.ok(webhookSeries.every(s => Object.keys(s.labels).every(k => k === 'outcome' || k === 'le')), 'labelled by outcome only')
+  t.notOk(webhookSeries.some(s => Object.values(s.labels).some(v => v.includes('127.0.0.1') || v.includes('job.') || v.includes('msg_'))), 'no target, event or id')
 })
 
 t.test('the account default webhook: secret shown once, used when a start names none, verified by standardwebhooks, replays refused', async t => {

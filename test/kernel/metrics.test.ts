@@ -6,38 +6,13 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import { parseExposition, scrape, valueOf } from '../helpers/metrics.ts'
 import { ADMIN_KEY, build, signup, tempDir, migratedDatabaseUrl } from '../helpers/build.ts'
 import { buildWithCounter, waitForEnd } from '../helpers/jobs.ts'
 import { buildServices } from '../../core/services.ts'
 import { createHttpClient } from '../../core/net/http-client.ts'
 import { createNetworkPolicy } from '../../core/net/network-policy.ts'
 import { observedHttpClient } from '../../core/jobs/observed-network.ts'
-
-/** One sample of the exposition: its metric name, labels and value. */
-interface Sample { name: string, labels: Record<string, string>, value: number }
-
-function parseExposition (text: string): Sample[] {
-  const samples: Sample[] = []
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line)
-    if (!match) throw new Error(`not an exposition line: ${line}`)
-    const labels: Record<string, string> = {}
-    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!
-    samples.push({ name: match[1]!, labels, value: Number(match[3]) })
-  }
-  return samples
-}
-
-async function scrape (app: FastifyInstance): Promise<Sample[]> {
-  const res = await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': ADMIN_KEY } })
-  if (res.statusCode !== 200) throw new Error(`GET /metrics answered ${res.statusCode}: ${res.body}`)
-  return parseExposition(res.body)
-}
-
-/** The value of one series (0 when absent). */
-const valueOf = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
-  samples.filter(s => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0)
 
 t.test('GET /metrics: the admin key only; the exposition names the service\'s metrics', async t => {
   const app = await build(t)

@@ -11,9 +11,10 @@ import { manualClock } from '../../core/clock.ts'
 import { ProxyPool } from '../../core/net/proxy-pool.ts'
 import { createHttpClient } from '../../core/net/http-client.ts'
 import { createNetworkPolicy } from '../../core/net/network-policy.ts'
-import { build, signup, tempDir } from '../helpers/build.ts'
+import { ADMIN_KEY, build, signup, tempDir } from '../helpers/build.ts'
 import { waitForEnd } from '../helpers/jobs.ts'
 import { call } from '../kernel/_kernel.ts'
+import { scrape, valueOf } from '../helpers/metrics.ts'
 
 type Teardown = Parameters<typeof build>[0]
 
@@ -112,6 +113,41 @@ t.test('a dead proxy cools down after PROXY_FAILURE_LIMIT failures in a row, is 
   await t.rejects(direct.text(`${origin}/x`), { name: 'UpstreamError' })
   await t.rejects(direct.text(`${origin}/y`), { name: 'UpstreamError' }, 'still through the cooling proxy, not around it')
   t.equal(lonely.health()[0]!.requests, 2)
+})
+
+t.test('metrics: each proxy\'s health read at the scrape, a cool-down counted once as it begins; labelled by position, never by host', async t => {
+  const origin = await site(t)
+  const live = await forwardProxy(t, 'user:proxy-secret-1')
+  const dead = `http://user:proxy-secret-2@127.0.0.1:${await deadPort()}`
+  const clock = manualClock()
+  const app = await build(t, { clock, env: { ALLOW_PRIVATE_TARGETS: '1', PROXY_URLS: `${live.url}, ${dead}`, PROXY_FAILURE_LIMIT: '2', PROXY_COOLDOWN_MS: '60000' } })
+  const client = app.services.net.http()
+  t.teardown(() => client.close())
+  const proxy = (i: number) => ({ proxy: String(i) })
+  let samples = await scrape(app)
+  t.same([0, 1].map(i => [valueOf(samples, 'proxy_up', proxy(i)), valueOf(samples, 'proxy_cooling_down', proxy(i))]), [[1, 0], [1, 0]], 'both up at the start')
+  const cooldowns0 = valueOf(samples, 'proxy_cooldowns_total', proxy(1))
+
+  // Per request: live, dead (failing), live, dead (second failure: cooling), then live only.
+  const outcomes: string[] = []
+  for (let i = 0; i < 6; i++) outcomes.push(await client.text(`${origin}/r${i}`).then(() => 'ok', (err: Error) => err.name))
+  t.same(outcomes, ['ok', 'UpstreamError', 'ok', 'UpstreamError', 'ok', 'ok'])
+  samples = await scrape(app)
+  t.equal(valueOf(samples, 'proxy_up', proxy(0)), 1, 'the live one up')
+  t.equal(valueOf(samples, 'proxy_up', proxy(1)), 0, 'the dead one down')
+  t.equal(valueOf(samples, 'proxy_cooling_down', proxy(1)), 1, 'and cooling down')
+  t.equal(valueOf(samples, 'proxy_cooldowns_total', proxy(1)) - cooldowns0, 1, 'one cool-down begun')
+  t.equal(valueOf(samples, 'proxy_cooldowns_total', proxy(0)), 0, 'none for the live one')
+
+  // The cool-down ends with time, no request needed: the next scrape shows it.
+  clock.advance(60_000)
+  samples = await scrape(app)
+  t.equal(valueOf(samples, 'proxy_cooling_down', proxy(1)), 0, 'no longer cooling')
+  t.equal(valueOf(samples, 'proxy_up', proxy(1)), 0, 'still down until a request through it gets an answer')
+  const labels = samples.filter(s => s.name.startsWith('proxy_')).flatMap(s => Object.values(s.labels))
+  t.ok(labels.every(v => /^\d+$/.test(v)), `positions only (${[...new Set(labels)].join(', ')})`)
+  const res = await app.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': ADMIN_KEY } })
+  t.notMatch(res.body, /proxy-secret|127\.0\.0\.1/, 'no proxy host or credential anywhere in the exposition')
 })
 
 t.test('sticky per job: one chooser keeps its proxy; the next job gets the next one; a cooling proxy is left', async t => {

@@ -1,0 +1,115 @@
+// Benchmark (issue 29): the price of observability on the two hot paths,
+// `GET /api/auth/me` and the status poll of a running job. Four services
+// started the way `npm start` starts them, side by side in the same run: the
+// baseline with `METRICS=0` and no tracing, one with metrics (the default), one
+// with metrics and tracing (`OTEL_EXPORTER_OTLP_ENDPOINT` at a stand-in OTLP
+// receiver in this process that answers 200 and counts the spans' bytes), and
+// the same recording one trace in ten (`OTEL_TRACES_SAMPLER`, no goal). Each
+// route is driven on the three in turn (order alternating each round), and
+// each figure is its ratio to the baseline's in the same round set; the
+// server's CPU per answer over the same runs is printed beside it (steadier on
+// a shared machine, where the rate mostly says what the neighbours left).
+// Run: node --import tsx scripts/bench/observability.ts    (npm run build first: it measures dist/)
+//   BENCH_SECONDS (8), BENCH_CONNECTIONS (10, me), BENCH_POLLERS (50, status), BENCH_ROUNDS (3)
+// Goals: metrics on ≥ 0.95 of the baseline's req/s, tracing on ≥ 0.85, for both
+// routes. Exits non-zero only on failed requests or a failed setup, never on a goal.
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { loadavg } from 'node:os'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { REPO, goal, mean, printTable, runMain } from './harness.ts'
+import { compareRates, counterPluginForStart, signUp, startRunningCounter, startService, type Target } from './processes.ts'
+import type { ServerProcess } from './server-process.ts'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+const POLLERS = Number(process.env.BENCH_POLLERS ?? 50)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+export const METRICS_GOAL = 0.95
+export const TRACING_GOAL = 0.85
+
+type Variant = 'off' | 'metrics' | 'tracing' | 'sampled'
+const VARIANTS: Variant[] = ['off', 'metrics', 'tracing', 'sampled']
+
+/** A stand-in OTLP HTTP receiver: answers every export 200, counts the exports and their bytes. */
+async function startReceiver (): Promise<{ url: string, exports: () => { requests: number, bytes: number }, close (): Promise<void> }> {
+  let requests = 0
+  let bytes = 0
+  const server = createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => { bytes += chunk.length })
+    req.on('end', () => {
+      if (req.url === '/v1/traces') requests++
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+    })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    exports: () => ({ requests, bytes }),
+    close: () => new Promise(resolve => server.close(() => resolve())),
+  }
+}
+
+const load = () => loadavg().map(x => x.toFixed(1)).join(' / ')
+
+async function main (): Promise<void> {
+  const config = JSON.parse(readFileSync(join(REPO, 'tools.config.json'), 'utf8')) as { tools: Array<Record<string, unknown>> }
+  const tools = [...config.tools, { key: 'counter', plugin: await counterPluginForStart(), enabled: true }]
+  const receiver = await startReceiver()
+  const env: Record<Variant, Record<string, string>> = {
+    off: { METRICS: '0' },
+    metrics: {},
+    tracing: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'bench' },
+    // The SDK's own sampler settings: one trace in ten recorded (no goal; what an operator can choose).
+    sampled: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'bench', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' },
+  }
+  const services: Partial<Record<Variant, ServerProcess>> = {}
+  try {
+    for (const v of VARIANTS) services[v] = await startService({ tools, env: env[v] })
+    const me = {} as Record<Variant, Target>
+    const status = {} as Record<Variant, Target>
+    const jobs: Array<{ base: string, jobId: string, headers: Record<string, string> }> = []
+    for (const v of VARIANTS) {
+      const base = services[v]!.url
+      const headers = { 'x-api-key': await signUp(base) }
+      me[v] = { url: `${base}/api/auth/me`, headers }
+      const job = await startRunningCounter(base, headers)
+      status[v] = { url: job.statusUrl, headers }
+      jobs.push({ base, jobId: job.jobId, headers })
+    }
+    const loadBefore = load()
+    console.log(`load average before: ${loadBefore} (1 / 5 / 15 min); ${SECONDS} s per run, ${ROUNDS} rounds (order alternates); me ${CONNECTIONS} connections, status ${POLLERS} pollers; LOG_LEVEL=${process.env.LOG_LEVEL ?? 'default'}`)
+
+    const table: Array<Array<string | number>> = [['route', 'variant', 'req/s', 'runs', 'ratio to off', 'CPU µs/answer', 'CPU ratio (off / it)', 'p99 ms']]
+    const ratios: Array<{ route: string, variant: Variant, ratio: number }> = []
+    let failed = 0
+    for (const [route, targets, connections] of [['me', me, CONNECTIONS], ['status', status, POLLERS]] as const) {
+      const pids = Object.fromEntries(VARIANTS.map(v => [v, services[v]!.pid])) as Record<Variant, number>
+      const runs = await compareRates(targets, { connections, seconds: SECONDS, rounds: ROUNDS, pids })
+      const cpu = Object.fromEntries(VARIANTS.map(v => [v, mean(runs[v].map(r => r.cpuUs!))])) as Record<Variant, number>
+      const offRps = mean(runs.off.map(r => r.rps))
+      for (const v of VARIANTS) {
+        const rps = mean(runs[v].map(r => r.rps))
+        failed += runs[v].reduce((n, r) => n + r.errors + r.timeouts + r.non2xx, 0)
+        table.push([route, v, rps.toFixed(0), runs[v].map(r => r.rps.toFixed(0)).join(', '), (rps / offRps).toFixed(3), cpu[v].toFixed(0), (cpu.off / cpu[v]).toFixed(3), Math.max(...runs[v].map(r => r.p99))])
+        if (v === 'metrics' || v === 'tracing') ratios.push({ route, variant: v, ratio: rps / offRps })
+      }
+    }
+    const spans = receiver.exports()
+    printTable('observability overhead: the same routes with METRICS=0 (off), metrics on, metrics and tracing on, and tracing one request in ten (sampled)', table)
+    console.log(`load average after: ${load()}; OTLP exports received: ${spans.requests} (${(spans.bytes / 1024).toFixed(0)} KiB)`)
+    if (failed > 0) { console.error(`${failed} failed requests`); process.exitCode = 1 }
+    if (spans.requests === 0) { console.error('the tracing service sent no spans: tracing was not on'); process.exitCode = 1 }
+    for (const { route, variant, ratio } of ratios) {
+      const min = variant === 'metrics' ? METRICS_GOAL : TRACING_GOAL
+      goal(`${route} with ${variant} on / off ${ratio.toFixed(3)} >= ${min}`, ratio >= min)
+    }
+    for (const job of jobs) await fetch(`${job.base}/api/tool-run/${job.jobId}`, { method: 'DELETE', headers: job.headers })
+  } finally {
+    for (const v of VARIANTS) await services[v]?.stop()
+    await receiver.close()
+  }
+}
+
+runMain(main)

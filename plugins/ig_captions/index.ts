@@ -3,7 +3,7 @@
 // the asked language as .srt, .vtt and .txt job files plus the text in the row.
 import { Defaulted, defineTool, Nullable, NullableFields, Type } from '../../core/tools/contract.ts'
 import { CreatorCaption } from '../lib/media/index.ts'
-import { MEDIA_TOOL_CAPABILITY, PLATFORMS, platformUrlInput, YtdlpToolSettingsSchema } from '../lib/media-tools/index.ts'
+import { LINKS_LIST, MEDIA_TOOL_CAPABILITY, PLATFORMS, platformUrlInput, YtdlpToolSettingsSchema } from '../lib/media-tools/index.ts'
 
 export const MAX_REELS = 50
 
@@ -51,5 +51,6 @@ export default defineTool({
   notFor: ['youtube', 'youtu', 'tiktok', 'tik tok', 'facebook', 'fb', 'snapchat', 'snap', 'spotlight', 'thumbnail', 'cover', 'poster', 'preview image', 'mp4', 'video file'],
   settings: YtdlpToolSettingsSchema,
   ...MEDIA_TOOL_CAPABILITY,
+  list: LINKS_LIST,
   run: async (ctx) => (await import('./run.ts')).runIgCaptions(ctx),
 })

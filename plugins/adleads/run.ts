@@ -71,12 +71,23 @@ class SourceGate {
     }
     return `${this.label} check failed: ${message}`
   }
+
+  /** One business's check of this source: why it was not read (the check's failure, or the gate already stopped), or null. */
+  async check (signal: AbortSignal, read: () => Promise<void>): Promise<string | null> {
+    if (this.stopped) return this.stopped
+    try {
+      await read()
+      return null
+    } catch (err) {
+      if (signal.aborted) throw err
+      return this.failure(err)
+    }
+  }
 }
 
 async function checkMeta (ctx: Ctx, gate: SourceGate, row: AdleadsRow): Promise<void> {
-  if (gate.stopped) { row.meta_reason = gate.stopped; return }
   const settings = ctx.settings
-  try {
+  row.meta_reason = await gate.check(ctx.signal, async () => {
     const ads = await ctx.tools.run('fbads', {
       search_terms: row.name.slice(0, 100),
       ad_reached_countries: [ctx.input.country.toUpperCase()],
@@ -88,18 +99,14 @@ async function checkMeta (ctx: Ctx, gate: SourceGate, row: AdleadsRow): Promise<
     row.meta_ads_count = verdict.count
     row.meta_page_ids = verdict.page_ids
     row.meta_page_name = verdict.page_name
-  } catch (err) {
-    if (ctx.signal.aborted) throw err
-    row.meta_reason = gate.failure(err)
-  }
+  })
 }
 
 async function checkGoogle (ctx: Ctx, gate: SourceGate, row: AdleadsRow): Promise<void> {
-  if (gate.stopped) { row.google_reason = gate.stopped; return }
-  // The website's domain identifies the advertiser; a name alone may match a namesake elsewhere.
-  const args = row.domain ? { domain: row.domain } : { advertiser: row.name.slice(0, 200) }
-  row.google_matched_by = row.domain ? 'domain' : 'name'
-  try {
+  row.google_reason = await gate.check(ctx.signal, async () => {
+    // The website's domain identifies the advertiser; a name alone may match a namesake elsewhere.
+    const args = row.domain ? { domain: row.domain } : { advertiser: row.name.slice(0, 200) }
+    row.google_matched_by = row.domain ? 'domain' : 'name'
     const found = await ctx.tools.run('gads', { ...args, max_results: 1, max_creatives: ctx.settings.google_max_creatives }, { maxRows: 3 })
     const verdict = googleVerdict(found)
     row.runs_google_ads = verdict.running
@@ -107,10 +114,7 @@ async function checkGoogle (ctx: Ctx, gate: SourceGate, row: AdleadsRow): Promis
     row.google_advertiser_id = verdict.advertiser_id
     row.google_advertiser_name = verdict.advertiser_name
     row.google_last_shown = verdict.last_shown
-  } catch (err) {
-    if (ctx.signal.aborted) throw err
-    row.google_reason = gate.failure(err)
-  }
+  })
 }
 
 function rowOf (listing: Listing): AdleadsRow {

@@ -48,7 +48,6 @@ export default defineTool({
   keywords: ['facebook page', 'fb page', 'facebook business page', 'page info', 'page details', 'about section', 'page category', 'page likes', 'followers', 'follower count', 'fan count', 'verified page', 'blue badge', 'profile picture', 'cover photo', 'vanity url', 'page id', 'graph api', 'fb.com', 'meta page', 'facebook contact details', 'facebook business address', 'fb contact'],
   cues: ['facebook page', 'fb page', 'facebook about'],
   notFor: ['ads', 'video', 'reel', 'download', 'thumbnail', 'tweets'],
-  pollSeconds: 2,
   settings: FbSettingsSchema,
   list: PAGES_LIST,
   // The run module loads with the first job, not at boot.

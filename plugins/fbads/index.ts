@@ -58,7 +58,6 @@ const fbads = defineTool({
   keywords: ['facebook ads', 'instagram ads', 'meta ads', 'meta ad library', 'facebook ad library', 'ad library', 'ad creatives', 'ad copy', 'ad spend', 'political ads', 'issue ads', 'impressions', 'sponsored posts', 'facebook page', 'page id', 'active ads', 'running ads', 'competitor ads', 'ad text', 'messenger', 'whatsapp', 'threads'],
   cues: ['facebook ads', 'instagram ads', 'meta ads', 'advertising on facebook', 'advertising on instagram', 'ad library', 'ad archive', 'political ads', 'ad spend'],
   notFor: ['google ads', 'advertising on google', 'youtube ads', 'transparency center', 'adwords', 'search ads', 'not advertising', 'no ads', 'whether they advertise', 'local businesses', 'prospects', 'leads'],
-  pollSeconds: 2,
   settings: FbadsSettingsSchema,
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runFbads(ctx),

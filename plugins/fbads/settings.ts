@@ -2,11 +2,11 @@
 // `fbads` entry), with their defaults; the kernel validates them at boot and
 // runs read them as ctx.settings.
 import { Type, type Static } from '../../core/tools/contract.ts'
-import { Milliseconds } from '../lib/settings.ts'
+import { Milliseconds, PageSize } from '../lib/settings.ts'
 
 export const FbadsSettingsSchema = Type.Object({
   api_version: Type.String({ pattern: '^v\\d+\\.\\d+$', default: 'v19.0', description: 'Graph API version in the request path, e.g. v19.0.' }),
-  page_size: Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'Ads asked per ads_archive page.' }),
+  page_size: PageSize(100, 500, 'Ads asked per ads_archive page.'),
   timeout_ms: Milliseconds(30_000, 'Timeout of one request.'),
 }, { additionalProperties: false })
 

@@ -58,7 +58,6 @@ const gads = defineTool({
   keywords: ['google ads', 'adwords', 'google ads transparency center', 'paid search', 'ppc', 'search ads', 'youtube ads', 'display ads', 'sem', 'advertising on google', 'advertiser id', 'google advertiser', 'ad count', 'last shown', 'competitor advertising', 'sponsored results'],
   cues: ['google ads', 'advertising on google', 'youtube ads', 'transparency', 'search ads', 'display ads', 'paid search', 'ppc', 'adwords', 'advertiser id'],
   notFor: ['facebook ads', 'instagram ads', 'meta ads', 'ad library', 'not advertising', 'no ads', 'whether they advertise', 'local businesses', 'prospects', 'leads'],
-  pollSeconds: 2,
   settings: GadsSettingsSchema,
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runGads(ctx),

@@ -2,8 +2,8 @@
 // caption (text, hashtags, mentions) and its subtitles or automatic captions in
 // the asked language as .srt, .vtt and .txt job files plus the text in the row.
 import { Defaulted, defineTool, Nullable, NullableFields, Type } from '../../core/tools/contract.ts'
-import { CreatorCaption, MEDIA_PROGRAMS } from '../lib/media/index.ts'
-import { createPlatformHealth, mediaStatusEndpoint, mediaStatusView, PLATFORMS, platformUrlInput, YtdlpToolSettingsSchema } from '../lib/media-tools/index.ts'
+import { CreatorCaption } from '../lib/media/index.ts'
+import { LINKS_LIST, MEDIA_TOOL_CAPABILITY, PLATFORMS, platformUrlInput, YtdlpToolSettingsSchema } from '../lib/media-tools/index.ts'
 
 export const MAX_REELS = 50
 
@@ -49,11 +49,8 @@ export default defineTool({
   keywords: ['instagram captions', 'reel captions', 'reel subtitles', 'subtitles', 'srt', 'vtt', 'transcript', 'closed captions', 'hashtags', 'mentions', 'caption text', 'insta', 'ig', 'reels', 'what the reel says'],
   cues: ['captions', 'subtitles', 'srt', 'vtt', 'transcript', 'hashtags', 'what is said'],
   notFor: ['youtube', 'youtu', 'tiktok', 'tik tok', 'facebook', 'fb', 'snapchat', 'snap', 'spotlight', 'thumbnail', 'cover', 'poster', 'preview image', 'mp4', 'video file'],
-  pollSeconds: 2,
   settings: YtdlpToolSettingsSchema,
-  programs: MEDIA_PROGRAMS,
-  createState: (_settings, kit) => createPlatformHealth(kit),
-  endpoints: [mediaStatusEndpoint],
-  dashboardViews: [mediaStatusView],
+  ...MEDIA_TOOL_CAPABILITY,
+  list: LINKS_LIST,
   run: async (ctx) => (await import('./run.ts')).runIgCaptions(ctx),
 })

@@ -2,9 +2,9 @@
 // split into hashtags and mentions and the subtitle track to fetch → the track
 // fetched with ctx.http (the guard applies; tracks are small) → converted in the
 // pool to .srt, .vtt and .txt → stored as job files. No track: a warning.
-import { batchOf, ExtractionError, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static } from '../../core/tools/contract.ts'
+import { ExtractionError, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static } from '../../core/tools/contract.ts'
 import { ytdlpFailure, ytdlpInfoArgs } from '../lib/media/index.ts'
-import { eachLink, observeYtdlpRun, shortLink, type MediaToolContext } from '../lib/media-tools/index.ts'
+import { eachLink, linksOf, observeYtdlpRun, shortLink, type MediaToolContext } from '../lib/media-tools/index.ts'
 import type { igCaptionsInput, igCaptionsRow } from './index.ts'
 
 type Row = Static<typeof igCaptionsRow>
@@ -17,7 +17,7 @@ const MAX_TRACK_BYTES = 5 * 1024 * 1024
 const TYPES = { srt: 'application/x-subrip', vtt: 'text/vtt', txt: 'text/plain; charset=utf-8' } as const
 
 export async function runIgCaptions (ctx: Ctx): Promise<void> {
-  const links = batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'links')
+  const links = linksOf(ctx)
   const language = ctx.input.language
   const without: string[] = []
   await eachLink(ctx, links, async url => {

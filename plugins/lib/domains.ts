@@ -32,6 +32,12 @@ export function hostOf (url: string): string {
   }
 }
 
+/** A link as people write it (the scheme optional) on a host `onHost` accepts (lower-cased): its http(s) URL, else null. */
+export function linkOnHost (text: string, onHost: (host: string) => boolean): URL | null {
+  const url = websiteUrl(text)
+  return url && /^https?:$/.test(url.protocol) && onHost(url.hostname.toLowerCase()) ? url : null
+}
+
 /** The URL a website as people write it stands for ("acme.com/contact" is https://acme.com/contact); null when it does not parse. */
 export function websiteUrl (website: string): URL | null {
   const trimmed = website.trim()

@@ -24,6 +24,9 @@ export function textOf (v: unknown): string | null {
   return null
 }
 
+/** A boolean, else null (a "true" text is not one). */
+export const booleanOf = (v: unknown): boolean | null => (typeof v === 'boolean' ? v : null)
+
 /** The array itself, or [] for anything else. */
 export const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
 

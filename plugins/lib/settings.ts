@@ -1,6 +1,6 @@
 // The kinds of operator setting every plugin has, each in one unit
 // (core/tools/README.md, Settings): durations in milliseconds, parallelism
-// as `concurrency`. Each gives the TypeBox schema its settings table is
+// as `concurrency`, a paged upstream's page as `page_size`. Each gives the TypeBox schema its settings table is
 // written from (scripts/docs-tables.ts).
 import { Type } from '../../core/tools/contract.ts'
 
@@ -11,3 +11,7 @@ export const Milliseconds = (value: number, description: string, maximum = 300_0
 /** How many at once (`concurrency`, `per_<what>_concurrency`), from 1 to `maximum`. */
 export const Concurrency = (value: number, maximum: number, description: string) =>
   Type.Integer({ minimum: 1, maximum, default: value, description })
+
+/** Items asked per page of a paged upstream (`page_size`), from `minimum` (default 1) to the most the upstream gives. */
+export const PageSize = (value: number, maximum: number, description: string, minimum = 1) =>
+  Type.Integer({ minimum, maximum, default: value, description })

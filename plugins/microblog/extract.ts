@@ -3,8 +3,10 @@
 // `meta.next_token` -> the next page, post links -> ids. No I/O here: run.ts
 // fetches, pages and pushes; the tests feed these the real captures.
 
-type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+import { linkOnHost } from '../lib/domains.ts'
+import { booleanOf, isRecord, textOf, type Json } from '../lib/json.ts'
+
+const isObject = isRecord
 
 /** How a row was found: a recent search, a user's timeline, or a lookup of posts by link or id. */
 export type MicroblogMode = 'search' | 'timeline' | 'post'
@@ -38,13 +40,9 @@ export interface MicroblogRow {
   impression_count: number | null
 }
 
-const str = (v: unknown): string | null => {
-  if (typeof v === 'string') { const s = v.trim(); return s === '' ? null : s }
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v)
-  return null
-}
+const str = textOf
 const count = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.trunc(v) : null)
-const bool = (v: unknown): boolean | null => (typeof v === 'boolean' ? v : null)
+const bool = booleanOf
 const list = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isObject) : [])
 
 /** The `includes.users` of a page by id, so each tweet finds its author. */
@@ -138,28 +136,17 @@ export function usernameOf (value: string): string | null {
   const text = value.trim()
   const handle = HANDLE.exec(text)
   if (handle) return handle[1]!
-  try {
-    const url = new URL(/^https?:\/\//i.test(text) ? text : `https://${text}`)
-    if (!PROFILE_HOSTS.has(url.hostname.toLowerCase())) return null
-    const first = url.pathname.split('/').filter(Boolean)[0]
-    return first && HANDLE.test(first) ? first : null
-  } catch {
-    return null
-  }
+  const first = linkOnHost(text, host => PROFILE_HOSTS.has(host))?.pathname.split('/').filter(Boolean)[0]
+  return first && HANDLE.test(first) ? first : null
 }
 
 /** A post link (x.com/<user>/status/<id>, twitter.com/i/web/status/<id>, mobile hosts) or a bare id -> the id, or null. */
 export function postIdOf (value: string): string | null {
   const text = value.trim()
   if (/^\d{1,20}$/.test(text)) return text
-  try {
-    const url = new URL(/^https?:\/\//i.test(text) ? text : `https://${text}`)
-    if (!PROFILE_HOSTS.has(url.hostname.toLowerCase())) return null
-    const match = /\/status(?:es)?\/(\d{1,20})(?:\/|$)/.exec(url.pathname)
-    return match ? match[1]! : null
-  } catch {
-    return null
-  }
+  const url = linkOnHost(text, host => PROFILE_HOSTS.has(host))
+  const match = url && /\/status(?:es)?\/(\d{1,20})(?:\/|$)/.exec(url.pathname)
+  return match ? match[1]! : null
 }
 
 export type XOutcome =

@@ -3,8 +3,10 @@
 // refusals Instagram answers a logged-in session with (checkpoint, login wall,
 // "Please wait a few minutes") -> outcomes. No I/O here: run.ts fetches.
 
-type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+import { linkOnHost } from '../lib/domains.ts'
+import { booleanOf, isRecord, textOf } from '../lib/json.ts'
+
+const isObject = isRecord
 
 export type Relation = 'followers' | 'following'
 
@@ -19,12 +21,8 @@ export interface AccountRow {
   profile_pic_url: string | null
 }
 
-const str = (v: unknown): string | null => {
-  if (typeof v === 'string') { const s = v.trim(); return s === '' ? null : s }
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v)
-  return null
-}
-const bool = (v: unknown): boolean | null => (typeof v === 'boolean' ? v : null)
+const str = textOf
+const bool = booleanOf
 
 export interface ProfileInfo { id: string, username: string, is_private: boolean | null, followed_by_viewer: boolean | null, followers: number | null, following: number | null }
 
@@ -81,16 +79,9 @@ export function instagramUsernameOf (value: string): string | null {
   const text = value.trim()
   const handle = /^@?([A-Za-z0-9._]{1,30})$/.exec(text)
   if (handle) return handle[1]!.toLowerCase()
-  try {
-    const url = new URL(/^https?:\/\//i.test(text) ? text : `https://${text}`)
-    const host = url.hostname.toLowerCase()
-    if (host !== 'instagram.com' && !host.endsWith('.instagram.com')) return null
-    const first = url.pathname.split('/').filter(Boolean)[0]
-    if (!first || ['p', 'reel', 'reels', 'tv', 'stories', 'explore', 'accounts'].includes(first)) return null
-    return /^[A-Za-z0-9._]{1,30}$/.test(first) ? first.toLowerCase() : null
-  } catch {
-    return null
-  }
+  const first = linkOnHost(text, host => host === 'instagram.com' || host.endsWith('.instagram.com'))?.pathname.split('/').filter(Boolean)[0]
+  if (!first || ['p', 'reel', 'reels', 'tv', 'stories', 'explore', 'accounts'].includes(first)) return null
+  return /^[A-Za-z0-9._]{1,30}$/.test(first) ? first.toLowerCase() : null
 }
 
 export type InstagramOutcome =

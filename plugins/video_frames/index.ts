@@ -2,9 +2,7 @@
 // (every N seconds, at given timestamps, or on scene change) cut by ffmpeg,
 // stored as JPEG or PNG job files with their timestamps.
 import { Defaulted, defineTool, Nullable, NullableFields, PatternString, Type } from '../../core/tools/contract.ts'
-import { createPlatformHealth, mediaStatusEndpoint } from '../lib/media-tools/platform-health.ts'
-import { mediaStatusView } from '../lib/media-tools/media-status-view.ts'
-import { MEDIA_PROGRAMS } from '../lib/media/programs.ts'
+import { MEDIA_TOOL_CAPABILITY } from '../lib/media-tools/capability.ts'
 import { VideoFramesSettingsSchema } from './settings.ts'
 
 /** Frames per call at most (each is a stored file); the plan's per-run cap clamps it further. */
@@ -56,12 +54,8 @@ export default defineTool({
     { task: 'extract one frame per scene of a TikTok video', args: { url: 'https://www.tiktok.com/@scout2015/video/6718335390845095173', mode: 'scene' } },
   ],
   keywords: ['frames', 'frame by frame', 'screenshots', 'screen capture', 'stills', 'still images', 'snapshot', 'ffmpeg', 'scene change', 'scene detection', 'keyframes', 'per second', 'jpeg', 'png', 'storyboard', 'video to images'],
-  pollSeconds: 2,
   settings: VideoFramesSettingsSchema,
-  programs: MEDIA_PROGRAMS,
   // A link it resolves with yt-dlp counts in its platform's health, like the other media tools' runs.
-  createState: (_settings, kit) => createPlatformHealth(kit),
-  endpoints: [mediaStatusEndpoint],
-  dashboardViews: [mediaStatusView],
+  ...MEDIA_TOOL_CAPABILITY,
   run: async (ctx) => (await import('./run.ts')).runVideoFrames(ctx),
 })

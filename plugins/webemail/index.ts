@@ -41,7 +41,6 @@ const webemail = defineTool({
   keywords: ['contact details', 'contact info', 'contact email', 'email finder', 'find emails', 'get in touch', 'reach', 'who to contact', 'phone numbers', 'social media links', 'social profiles', 'linkedin', 'instagram link', 'twitter', 'mailto', 'contact page', 'about page', 'team page', 'email scraper', 'crawl a website', 'emails of a domain', 'email address for each domain', 'company emails', 'owner email'],
   cues: ['crawl', 'emails on a website', 'emails of a domain', 'contact details of a website', 'phone numbers on a website', 'social links on a website', 'scrape emails', 'email finder'],
   notFor: ['facebook', 'fb', 'verify', 'bounce', 'deliverable', 'disposable', 'temporary', 'throwaway', 'mail service', 'mail provider', 'google maps'],
-  pollSeconds: 2,
   settings: WebemailSettingsSchema,
   renamedSettings: { max_concurrency: { to: 'concurrency' }, page_timeout_secs: { to: 'page_timeout_ms', fromSeconds: true } },
   aliases: [findAlias(WebemailRow)],

@@ -4,6 +4,7 @@
 export * from './platforms.ts'
 export * from './settings.ts'
 export * from './ytdlp-info.ts'
+export * from './capability.ts'
 export * from './media-tool.ts'
 export * from './download-tool.ts'
 export * from './covers-tool.ts'

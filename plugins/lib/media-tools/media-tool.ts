@@ -3,12 +3,11 @@
 // yt-dlp settings, the platform health as state with its endpoint and
 // dashboard view, the `url` list, the agent's `limit`.
 import { defineTool, type RunInput, type Static, type TSchema, type ToolExample } from '../../../core/tools/contract.ts'
-import { mediaStatusView } from './media-status-view.ts'
-import { createPlatformHealth, mediaStatusEndpoint, type PlatformHealth } from './platform-health.ts'
+import { MEDIA_TOOL_CAPABILITY } from './capability.ts'
+import type { PlatformHealth } from './platform-health.ts'
 import type { Platform } from './platforms.ts'
 import { YtdlpToolSettingsSchema } from './settings.ts'
 import { LINKS_LIST, type MediaToolContext } from './ytdlp-info.ts'
-import { MEDIA_PROGRAMS } from '../media/programs.ts'
 
 /** A media tool's own words: each plugin's index.ts hands one to its family's factory. */
 export interface MediaToolSpec {
@@ -53,12 +52,8 @@ export function defineMediaTool<Input extends TSchema, Row extends TSchema> (spe
     keywords: spec.keywords,
     cues: spec.cues,
     notFor: spec.notFor,
-    pollSeconds: 2,
     settings: YtdlpToolSettingsSchema,
-    programs: MEDIA_PROGRAMS,
-    createState: (_settings, kit) => createPlatformHealth(kit),
-    endpoints: [mediaStatusEndpoint],
-    dashboardViews: [mediaStatusView],
+    ...MEDIA_TOOL_CAPABILITY,
     list: LINKS_LIST,
     run: async (ctx) => kind.run(ctx),
   })

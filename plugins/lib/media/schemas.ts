@@ -72,15 +72,13 @@ export type MediaItem = Static<typeof MediaItem>
 
 /** A cover image row (ig_covers, fb_covers, tt_covers). */
 export const CoverItem = Type.Object({
-  input_url: Nullable(Type.String()),
-  id: Type.String(),
-  ...NullableFields(Type.String(), 'url', 'platform'),
+  // What names the item and counts its audience is the media item's, field for field.
+  ...Type.Pick(MediaItem, ['input_url', 'id', 'url', 'platform']).properties,
   caption: Nullable(Type.String({ description: 'The creator\'s caption (description, else title).' })),
   hashtags: Type.Array(Type.String()),
   mentions: Type.Array(Type.String()),
   ...NullableFields(Type.String(), 'author', 'author_id', 'author_url'),
-  ...NullableFields(Type.Integer(), 'view_count', 'like_count', 'comment_count'),
-  published_at: Nullable(Type.String()),
+  ...Type.Pick(MediaItem, ['view_count', 'like_count', 'comment_count', 'published_at']).properties,
   cover: Nullable(MediaThumbnail, { description: 'The largest static cover.' }),
   animated_cover: Nullable(MediaThumbnail, { description: 'The largest animated cover, where the platform has one.' }),
 })

@@ -1,6 +1,6 @@
 // The search status record (GET /api/search/status), readable: which engines
 // answer, which are blocked or cooling down, which providers have keys.
-import { ApiError, call, h, tableWrap, type View } from '../../../core/features/web/dashboard/client/view-kit.ts'
+import { h, statusRecord, tableWrap, type View } from '../../../core/features/web/dashboard/client/view-kit.ts'
 
 /**
  * The fields shown, read and not validated: this is browser code, which imports
@@ -22,16 +22,8 @@ interface SearchStatus {
 const yesNo = (v: boolean) => (v ? 'yes' : 'no')
 
 const searchView: View = async (_dashboard, main) => {
-  let status: SearchStatus
-  try {
-    status = await call<SearchStatus>('GET', '/api/search/status')
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) {
-      main.replaceChildren(h('h1', { tabindex: -1 }, 'Search engines'), h('p', {}, 'Web search is not enabled on this server.'))
-      return
-    }
-    throw err
-  }
+  const status = await statusRecord<SearchStatus>(main, '/api/search/status', { title: 'Search engines', off: 'Web search is not enabled on this server.' })
+  if (!status) return
   const rows = status.engines.map(engine => {
     const health = status.engine_health[engine]
     const state = !health ? 'not tried yet' : health.kind === 'ok' ? 'working' : health.kind

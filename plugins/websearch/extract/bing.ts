@@ -1,7 +1,7 @@
 // Bing (www.bing.com/search): organic results are `li.b_algo`; ads (`b_ad`),
 // local packs and video carousels (`b_ans`) are not web results.
 import * as cheerio from 'cheerio'
-import { cleanText, distinctTexts, genericChallenge, resultsOf, type SerpPage } from './serp-page.ts'
+import { cleanText, distinctTexts, nextLink, resultsOf, scrapedPage, type SerpPage } from './serp-page.ts'
 
 /** Bing's refusals: the "turing" captcha, its challenge interstitial, and the EU consent wall. */
 function detectBingBlock (html: string, pageUrl: string): string | null {
@@ -30,8 +30,10 @@ export function parseBing (html: string, pageUrl: string): SerpPage {
     answerBox = { type: 'answer', text: topText, source: cleanText(source) || null }
   }
 
-  const nextHref = $('a.sb_pagN').attr('href') ?? $('a[title="Next page"]').attr('href')
-  const next = nextHref ? new URL(nextHref, pageUrl).toString() : null
-  const blocked = results.length ? null : (detectBingBlock(html, pageUrl) ?? genericChallenge(html))
-  return { results, related_searches: related, answer_box: answerBox, blocked, next_page: next && results.length ? { kind: 'url', url: next } : null }
+  return scrapedPage(html, results, {
+    related,
+    answerBox,
+    refusal: () => detectBingBlock(html, pageUrl),
+    next: () => nextLink($('a.sb_pagN').attr('href') ?? $('a[title="Next page"]').attr('href'), pageUrl),
+  })
 }

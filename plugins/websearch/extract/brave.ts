@@ -3,7 +3,7 @@
 // are `standalone` snippets without that type. Class suffixes like
 // `svelte-1rq4ngz` change with every deploy, so selectors use the stable part.
 import * as cheerio from 'cheerio'
-import { cleanText, distinctTexts, genericChallenge, resultsOf, type SerpPage } from './serp-page.ts'
+import { cleanText, distinctTexts, nextLink, resultsOf, scrapedPage, type SerpPage } from './serp-page.ts'
 
 /** Brave refuses with a proof-of-work captcha page at /search/captcha or a "rate limited" page. */
 function detectBraveBlock (html: string, pageUrl: string): string | null {
@@ -28,13 +28,10 @@ export function parseBrave (html: string, pageUrl: string): SerpPage {
   const infoText = cleanText(infobox.find('.infobox-description').first().text() || infobox.find('.infobox-section').first().text())
   if (infoTitle || infoText) answerBox = { type: 'infobox', title: infoTitle || null, text: infoText || null, url: infobox.find('a[href^="http"]').first().attr('href') ?? null }
 
-  const nextHref = $('a[href*="offset="]').filter((_, a) => /next/i.test($(a).text())).first().attr('href')
-  const blocked = results.length ? null : (detectBraveBlock(html, pageUrl) ?? genericChallenge(html))
-  return {
-    results,
-    related_searches: distinctTexts($('.related-query, #related-queries a').map((_, a) => $(a).text()).get()),
-    answer_box: answerBox,
-    blocked,
-    next_page: nextHref && results.length ? { kind: 'url', url: new URL(nextHref, pageUrl).toString() } : null,
-  }
+  return scrapedPage(html, results, {
+    related: distinctTexts($('.related-query, #related-queries a').map((_, a) => $(a).text()).get()),
+    answerBox,
+    refusal: () => detectBraveBlock(html, pageUrl),
+    next: () => nextLink($('a[href*="offset="]').filter((_, a) => /next/i.test($(a).text())).first().attr('href'), pageUrl),
+  })
 }

@@ -2,7 +2,7 @@
 // results) and lite.duckduckgo.com/lite (a table). The html parser also reads
 // the JavaScript SERP's DOM, which uses the same `result__*` class names.
 import * as cheerio from 'cheerio'
-import { cleanText, distinctTexts, genericChallenge, resultsOf, type NextPage, type SerpPage } from './serp-page.ts'
+import { cleanText, distinctTexts, resultsOf, scrapedPage, type NextPage, type SerpPage } from './serp-page.ts'
 
 /**
  * DuckDuckGo answers a suspected bot with HTTP 202 and an "anomaly" page:
@@ -47,14 +47,12 @@ export function parseDuckDuckGoHtml (html: string, pageUrl: string): SerpPage {
   const answerBox = answerText
     ? { type: 'instant_answer', title: cleanText(zeroClick.find('.zci__heading').first().text()) || null, text: answerText, url: zeroClick.find('a.zci__heading, .zci__heading a').attr('href') ?? null }
     : null
-  const blocked = results.length ? null : (detectDuckDuckGoBlock(html) ?? genericChallenge(html))
-  return {
-    results,
-    related_searches: distinctTexts($('.related-searches a, #related_searches a').map((_, a) => $(a).text()).get()),
-    answer_box: answerBox,
-    blocked,
-    next_page: results.length ? nextForm($, $('.nav-link form'), pageUrl) : null,
-  }
+  return scrapedPage(html, results, {
+    related: distinctTexts($('.related-searches a, #related_searches a').map((_, a) => $(a).text()).get()),
+    answerBox,
+    refusal: detectDuckDuckGoBlock,
+    next: () => nextForm($, $('.nav-link form'), pageUrl),
+  })
 }
 
 export function parseDuckDuckGoLite (html: string, pageUrl: string): SerpPage {
@@ -71,12 +69,5 @@ export function parseDuckDuckGoLite (html: string, pageUrl: string): SerpPage {
     }
     return { title: $link.text(), href: $link.attr('href'), snippet }
   })
-  const blocked = results.length ? null : (detectDuckDuckGoBlock(html) ?? genericChallenge(html))
-  return {
-    results,
-    related_searches: [],
-    answer_box: null,
-    blocked,
-    next_page: results.length ? nextForm($, $('form.next_form'), pageUrl) : null,
-  }
+  return scrapedPage(html, results, { refusal: detectDuckDuckGoBlock, next: () => nextForm($, $('form.next_form'), pageUrl) })
 }

@@ -5,7 +5,7 @@
 //   text in `.BNeawe.s3v9rd`, related searches in `a.Q71vJc`.
 // Both are read by anchoring on `a h3`, which both share.
 import * as cheerio from 'cheerio'
-import { buildResults, cleanText, distinctTexts, genericChallenge, toAbsoluteHttpUrl, unwrapRedirect, type RawResult, type SerpPage } from './serp-page.ts'
+import { buildResults, cleanText, distinctTexts, nextLink, scrapedPage, toAbsoluteHttpUrl, unwrapRedirect, type RawResult, type SerpPage } from './serp-page.ts'
 
 /**
  * Google's refusals: a redirect to /sorry/ (the unusual-traffic captcha),
@@ -80,13 +80,10 @@ export function parseGoogle (html: string, pageUrl: string): SerpPage {
     for (const result of results) if (result.url === answerBox.url && !result.snippet) result.snippet = featuredText
   }
 
-  const nextHref = $('a#pnnext').attr('href') ?? $('a[aria-label="Next page"]').attr('href')
-  const blocked = results.length ? null : (detectGoogleBlock(html, pageUrl) ?? genericChallenge(html))
-  return {
-    results,
-    related_searches: related,
-    answer_box: answerBox,
-    blocked,
-    next_page: nextHref && results.length ? { kind: 'url', url: new URL(nextHref, pageUrl).toString() } : null,
-  }
+  return scrapedPage(html, results, {
+    related,
+    answerBox,
+    refusal: () => detectGoogleBlock(html, pageUrl),
+    next: () => nextLink($('a#pnnext').attr('href') ?? $('a[aria-label="Next page"]').attr('href'), pageUrl),
+  })
 }

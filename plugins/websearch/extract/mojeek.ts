@@ -1,7 +1,7 @@
 // Mojeek (www.mojeek.com/search): plain server-rendered markup,
 // `ul.results-standard > li` with `h2 a.title` and `p.s`.
 import * as cheerio from 'cheerio'
-import { distinctTexts, genericChallenge, resultsOf, type SerpPage } from './serp-page.ts'
+import { distinctTexts, nextLink, resultsOf, scrapedPage, type SerpPage } from './serp-page.ts'
 
 /** Mojeek answers automated traffic with a 403 page saying the network "appears to be sending automated queries". */
 function detectMojeekBlock (html: string): string | null {
@@ -16,13 +16,9 @@ export function parseMojeek (html: string, pageUrl: string): SerpPage {
     const link = $el.find('h2 a.title, h2 a').first()
     return { title: link.text(), href: link.attr('href') ?? $el.find('a.ob').attr('href'), snippet: $el.find('p.s').first().text() }
   })
-  const nextHref = $('.pagination a').filter((_, a) => /next/i.test($(a).text())).first().attr('href')
-  const blocked = results.length ? null : (detectMojeekBlock(html) ?? genericChallenge(html))
-  return {
-    results,
-    related_searches: distinctTexts($('.related-searches a, .top-info.spell em a').map((_, a) => $(a).text()).get()),
-    answer_box: null,
-    blocked,
-    next_page: nextHref && results.length ? { kind: 'url', url: new URL(nextHref, pageUrl).toString() } : null,
-  }
+  return scrapedPage(html, results, {
+    related: distinctTexts($('.related-searches a, .top-info.spell em a').map((_, a) => $(a).text()).get()),
+    refusal: detectMojeekBlock,
+    next: () => nextLink($('.pagination a').filter((_, a) => /next/i.test($(a).text())).first().attr('href'), pageUrl),
+  })
 }

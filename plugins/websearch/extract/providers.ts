@@ -17,18 +17,26 @@ function rawFrom (items: unknown[], titleKey: string, urlKey: string, snippetKey
 /** Quota and rate messages the providers use; these mean "refused", not "broken". */
 const QUOTA = /run out of searches|not enough credits|quota|rate limit|too many requests|exceeded/i
 
+/** A provider's answer that holds no results: a refusal (blocked, so the search may go on elsewhere) or an error. */
+function failedPage (failure: { blocked: string } | { blocked: null, error: string }): SerpPage {
+  return { results: [], related_searches: [], answer_box: null, next_page: null, ...failure }
+}
+
+/** A provider's error message: its quota or rate limit is a refusal, anything else (a bad key, a bad request) an error. */
+function providerFailure (provider: string, message: string, { refused = QUOTA.test(message), code }: { refused?: boolean, code?: number } = {}): SerpPage {
+  return failedPage(refused ? { blocked: `${provider} refused: ${message}` } : { blocked: null, error: `${provider} error${code === undefined ? '' : ` ${code}`}: ${message}` })
+}
+
 /**
  * Serper's /search answer: `organic[{title, link, snippet, position}]`,
  * `relatedSearches[{query}]`, `answerBox`, `knowledgeGraph`. Its /places
  * answer (`places[]`) holds map listings without web URLs, so it yields no rows.
  */
 export function parseSerper (body: unknown, pageUrl: string): SerpPage {
-  if (!isObject(body)) return { results: [], related_searches: [], answer_box: null, blocked: null, error: 'Serper returned a body that is not a JSON object', next_page: null }
+  if (!isObject(body)) return failedPage({ blocked: null, error: 'Serper returned a body that is not a JSON object' })
   const message = asString(body.message)
   if (message && !Array.isArray(body.organic)) {
-    return QUOTA.test(message)
-      ? { results: [], related_searches: [], answer_box: null, blocked: `Serper refused: ${message}`, next_page: null }
-      : { results: [], related_searches: [], answer_box: null, blocked: null, error: `Serper error: ${message}`, next_page: null }
+    return providerFailure('Serper', message)
   }
   const results = buildResults(rawFrom(asArray(body.organic), 'title', 'link', 'snippet'), pageUrl)
   const answer = isObject(body.answerBox) ? body.answerBox : null
@@ -55,12 +63,10 @@ export function parseSerper (body: unknown, pageUrl: string): SerpPage {
  * empty page, not an error.
  */
 export function parseSerpApi (body: unknown, pageUrl: string): SerpPage {
-  if (!isObject(body)) return { results: [], related_searches: [], answer_box: null, blocked: null, error: 'SerpApi returned a body that is not a JSON object', next_page: null }
+  if (!isObject(body)) return failedPage({ blocked: null, error: 'SerpApi returned a body that is not a JSON object' })
   const error = asString(body.error)
   if (error && !/hasn't returned any results|no results/i.test(error)) {
-    return QUOTA.test(error)
-      ? { results: [], related_searches: [], answer_box: null, blocked: `SerpApi refused: ${error}`, next_page: null }
-      : { results: [], related_searches: [], answer_box: null, blocked: null, error: `SerpApi error: ${error}`, next_page: null }
+    return providerFailure('SerpApi', error)
   }
   const results = buildResults(rawFrom(asArray(body.organic_results), 'title', 'link', 'snippet'), pageUrl)
   const answer = isObject(body.answer_box) ? body.answer_box : null
@@ -91,14 +97,12 @@ export function parseSerpApi (body: unknown, pageUrl: string): SerpPage {
  * (429 / RESOURCE_EXHAUSTED when the daily quota is spent).
  */
 export function parseGoogleCse (body: unknown, pageUrl: string): SerpPage {
-  if (!isObject(body)) return { results: [], related_searches: [], answer_box: null, blocked: null, error: 'Google CSE returned a body that is not a JSON object', next_page: null }
+  if (!isObject(body)) return failedPage({ blocked: null, error: 'Google CSE returned a body that is not a JSON object' })
   if (isObject(body.error)) {
     const message = cleanText(asString(body.error.message)) || 'unknown error'
     const code = Number(body.error.code)
     const refused = code === 429 || asString(body.error.status) === 'RESOURCE_EXHAUSTED' || QUOTA.test(message)
-    return refused
-      ? { results: [], related_searches: [], answer_box: null, blocked: `Google CSE refused: ${message}`, next_page: null }
-      : { results: [], related_searches: [], answer_box: null, blocked: null, error: `Google CSE error ${Number.isFinite(code) ? code : ''}: ${message}`.replace(' :', ':'), next_page: null }
+    return providerFailure('Google CSE', message, { refused, code: Number.isFinite(code) ? code : undefined })
   }
   const results = buildResults(rawFrom(asArray(body.items), 'title', 'link', 'snippet'), pageUrl)
   const queries = isObject(body.queries) ? body.queries : {}

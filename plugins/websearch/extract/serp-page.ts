@@ -151,12 +151,42 @@ export function distinctTexts (values: Iterable<string>): string[] {
   return out
 }
 
+/** What a scraped engine's page says beside its results. */
+export interface ScrapedParts {
+  related?: string[]
+  answerBox?: Record<string, unknown> | null
+  /** The engine's own refusal markers (a captcha of its own, a consent wall). */
+  refusal: (html: string) => string | null
+  /** The next page as the page links it. */
+  next?: () => NextPage | null
+}
+
+/**
+ * A scraped engine's page. A page with results was answered, so only a page
+ * without any is read for a refusal (the engine's markers, then the generic
+ * challenges), and only a page with results has a next page worth asking for.
+ */
+export function scrapedPage (html: string, results: SerpResult[], parts: ScrapedParts): SerpPage {
+  return {
+    results,
+    related_searches: parts.related ?? [],
+    answer_box: parts.answerBox ?? null,
+    blocked: results.length ? null : (parts.refusal(html) ?? genericChallenge(html)),
+    next_page: results.length && parts.next ? parts.next() : null,
+  }
+}
+
+/** The pager's link (relative or not) as the next page, or null without one. */
+export function nextLink (href: string | undefined, pageUrl: string): NextPage | null {
+  return href ? { kind: 'url', url: new URL(href, pageUrl).toString() } : null
+}
+
 /**
  * Refusal markers shared by every scraped engine: captcha widgets and
  * bot-challenge interstitials. Only consulted when the page produced no
  * results, so a result page that merely mentions "captcha" is never flagged.
  */
-export function genericChallenge (html: string): string | null {
+function genericChallenge (html: string): string | null {
   if (/class=["'][^"']*\bg-recaptcha\b|www\.google\.com\/recaptcha\//i.test(html)) return 'captcha page (reCAPTCHA)'
   if (/class=["'][^"']*\bh-captcha\b|hcaptcha\.com\/1\/api\.js/i.test(html)) return 'captcha page (hCaptcha)'
   if (/challenges\.cloudflare\.com|cf-turnstile|id=["']challenge-form["']|<title>\s*Just a moment\.\.\.\s*<\/title>/i.test(html)) return 'bot challenge page (Cloudflare)'

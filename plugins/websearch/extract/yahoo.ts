@@ -2,7 +2,7 @@
 // (`dd algo algo-sr`). Links go through r.search.yahoo.com/.../RU=<encoded>/RK=...
 // when served to a plain HTTP client; buildResults unwraps them.
 import * as cheerio from 'cheerio'
-import { cleanText, distinctTexts, genericChallenge, resultsOf, type SerpPage } from './serp-page.ts'
+import { cleanText, distinctTexts, nextLink, resultsOf, scrapedPage, type SerpPage } from './serp-page.ts'
 
 /** Yahoo's refusals: the EU consent wall (consent.yahoo.com / guce.yahoo.com) and its unusual-traffic page. */
 function detectYahooBlock (html: string, pageUrl: string): string | null {
@@ -21,15 +21,12 @@ export function parseYahoo (html: string, pageUrl: string): SerpPage {
     return { title, href: link.attr('href'), snippet: $el.find('.compText p, .compText').first().text() }
   }, { excludeHosts: /(^|\.)search\.yahoo\.com$/ })
   const related = distinctTexts($('.AlsoTry a, .AlsoTry_E a').map((_, a) => $(a).text()).get())
-  const nextHref = $('a.next').attr('href')
-  const blocked = results.length ? null : (detectYahooBlock(html, pageUrl) ?? genericChallenge(html))
   const cardTitle = cleanText($('.cardReg .compTitle h2, .cardReg .title').first().text())
   const cardText = cleanText($('.cardReg .compText p').first().text())
-  return {
-    results,
-    related_searches: related,
-    answer_box: cardText ? { type: 'knowledge_card', title: cardTitle || null, text: cardText } : null,
-    blocked,
-    next_page: nextHref && results.length ? { kind: 'url', url: new URL(nextHref, pageUrl).toString() } : null,
-  }
+  return scrapedPage(html, results, {
+    related,
+    answerBox: cardText ? { type: 'knowledge_card', title: cardTitle || null, text: cardText } : null,
+    refusal: () => detectYahooBlock(html, pageUrl),
+    next: () => nextLink($('a.next').attr('href'), pageUrl),
+  })
 }

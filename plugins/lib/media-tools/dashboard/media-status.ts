@@ -2,7 +2,7 @@
 // platform, when a yt-dlp run last read it, when it last refused and why, and
 // how many refusals in a row, so a wall (a login, a bot check) shows here
 // before the users report it.
-import { ApiError, call, h, tableWrap, type View } from '../../../../core/features/web/dashboard/client/view-kit.ts'
+import { h, statusRecord, tableWrap, type View } from '../../../../core/features/web/dashboard/client/view-kit.ts'
 
 /**
  * The fields shown, read and not validated: this is browser code, which imports
@@ -40,16 +40,8 @@ function stateOf (p: PlatformHealth): { text: string, kind: string } {
 }
 
 const mediaView: View = async (_dashboard, main) => {
-  let status: MediaStatus
-  try {
-    status = await call<MediaStatus>('GET', '/api/media/status')
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) {
-      main.replaceChildren(h('h1', { tabindex: -1 }, 'Media platforms'), h('p', {}, 'No media tool is enabled on this server.'))
-      return
-    }
-    throw err
-  }
+  const status = await statusRecord<MediaStatus>(main, '/api/media/status', { title: 'Media platforms', off: 'No media tool is enabled on this server.' })
+  if (!status) return
   const rows = Object.values(status.platforms).map(p => {
     const state = stateOf(p)
     return h('tr', {},

@@ -2,9 +2,8 @@
 // timed text and as .txt/.srt/.vtt files, from the player's caption tracks
 // (InnerTube through youtubei.js and the guarded client) and timedtext json3.
 import { Defaulted, defineTool, LinkOrId, Nullable, OneOrMany, Type } from '../../core/tools/contract.ts'
+import { MAX_VIDEOS, VIDEOS_LIST } from './list.ts'
 import { YtTxSettingsSchema } from './settings.ts'
-
-export const MAX_VIDEOS = 50
 
 const fileRef = Type.Object({ name: Type.String(), url: Type.String({ description: 'Download path on this server (kept as long as the rows).' }), size: Type.Integer() })
 
@@ -39,6 +38,7 @@ export default defineTool({
   description: 'Gets the transcript of YouTube videos from their caption tracks: the uploader\'s captions in the language asked, falling back to automatic captions, or a translation by YouTube. One row per video with the timed segments (start and end seconds, text), the full text, the language and kind of track, every language available, and .txt, .srt and .vtt files to download. A video without captions gives a row with has_captions=false. Example: {"url": "https://www.youtube.com/watch?v=dQw4w9WgXcQ"}; {"url": ["dQw4w9WgXcQ", "https://youtu.be/GJLlxj_dtq8"], "language": "de"}; {"url": "GJLlxj_dtq8", "translate_to": "fr"}.',
   input: ytTxInput,
   row: ytTxRow,
+  list: VIDEOS_LIST,
   // A monitor's row identity and the fields whose changes it reports (core/monitors).
   rowKey: ['video_id', 'language'],
   watch: ['title', 'has_captions', 'text'],

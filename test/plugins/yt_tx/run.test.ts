@@ -79,7 +79,7 @@ t.test('an age gate is that video\'s row error; a refusal partway through a list
   const walled = await h.run('yt_tx', { url: [SURFACE_VIDEO, BOT_WALL_VIDEO, NO_CAPTIONS_VIDEO] }, RUN_MS)
   t.match(walled.status, { status: 'done', blocked: false, records: 1 })
   t.same(walled.rows.map(r => [r.video_id, r.has_captions, r.error]), [[SURFACE_VIDEO, true, null]])
-  t.equal(walled.status.warning, `YouTube refused the rest of the list (YouTube asked to sign in ("Sign in to confirm you’re not a bot")); 2 entries were not read: "${BOT_WALL_VIDEO}", "${NO_CAPTIONS_VIDEO}". The rows before it are kept.`)
+  t.equal(walled.status.warning, `The source refused the rest of the list (YouTube asked to sign in ("Sign in to confirm you’re not a bot")); 2 of the videos were not read: "${BOT_WALL_VIDEO}", "${NO_CAPTIONS_VIDEO}". The rows before it are kept.`)
   t.equal(playerAsked(NO_CAPTIONS_VIDEO), noCaptionsAsked, 'nothing asked after the refusal')
 
   // HTTP 429 on the first video of a list: nothing was read, so the job is blocked and refunded.

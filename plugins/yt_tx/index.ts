@@ -47,6 +47,8 @@ export default defineTool({
     { task: 'download the subtitles of a youtube video as srt in German', args: { url: 'https://youtu.be/GJLlxj_dtq8', language: 'de', auto_captions: true } },
   ],
   keywords: ['transcript', 'transcription', 'captions', 'closed captions', 'subtitles', 'srt', 'vtt', 'timedtext', 'what is said in the video', 'speech to text', 'auto-generated captions', 'translate subtitles'],
+  cues: ['transcript', 'captions', 'subtitles', 'srt', 'vtt', 'what is said', 'spoken', 'timestamps', 'youtube'],
+  notFor: ['instagram', 'insta', 'ig', 'reel', 'tiktok', 'facebook', 'fb', 'download', 'mp4', 'thumbnail', 'frames', 'screenshot'],
   pollSeconds: 2,
   settings: YtTxSettingsSchema,
   run: async (ctx) => (await import('./run.ts')).runYtTx(ctx),

@@ -10,4 +10,12 @@ export const MAX_VIDEOS = 50
  * itself; a refusal of this server (a bot wall, HTTP 429) stops the list,
  * keeping the transcripts already read; anything else it throws ends the job.
  */
-export const VIDEOS_LIST = { param: 'url', noun: 'videos', max: MAX_VIDEOS, onItemError: 'fail-job', onBlocked: 'stop-list' } satisfies ListInput
+export const VIDEOS_LIST = {
+  param: 'url',
+  noun: 'videos',
+  max: MAX_VIDEOS,
+  onItemError: 'fail-job',
+  onBlocked: 'stop-list',
+  // A transcript counts as read, an error row does not: a refusal after only age gates is still the job's (refunded).
+  readRow: (row: Record<string, unknown>) => row.error === null,
+} satisfies ListInput

@@ -107,6 +107,7 @@ t.test("onBlocked 'stop-list': a refusal partway through keeps the rows read and
     if (concurrency === 1) t.same(started, ['a', 'bad1', 'wall'], 'no item is asked after the refusal')
   }
   await t.rejects(eachItem(fakeRun({}).ctx, list, ['wall', 'a'], walled), ToolBlockedError, 'met first: the job is blocked')
+  await t.rejects(eachItem(fakeRun({}).ctx, { ...list, readRow: row => !('error' in (row as object)) }, ['bad1', 'wall', 'a'], walled), ToolBlockedError, 'met after only error rows (readRow): the job is blocked')
   const policy = fakeRun({})
   await eachItem(policy.ctx, { ...list, onBlocked: undefined }, ['a', 'wall', 'b'], walled)
   t.same(policy.rows, [{ item: 'a' }, { item: 'wall', error: 'asked to sign in' }, { item: 'b' }], 'without it, a refusal follows the failure policy')

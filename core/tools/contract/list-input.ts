@@ -32,6 +32,12 @@ export interface ListInput<Row = Record<string, unknown>> {
    * it is the job's (blocked, refunded). Without it, the failure policy.
    */
   onBlocked?: 'stop-list'
+  /**
+   * With onBlocked: whether a row an item gave counts as read (default: every
+   * row). A row that only says why its entry failed (an `error` row) does not,
+   * so a refusal after nothing but such rows is still the job's.
+   */
+  readRow? (row: Row): boolean
 }
 
 /** The warning of a list stopped by a refusal: why, and the items not read (the first ten, each cut to 100 characters). */
@@ -98,7 +104,7 @@ export async function eachItem<Row> (
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1))
   let rows = 0
   let failed = 0
-  /** Items read without a failure: whether a refusal met later still leaves the caller something. */
+  /** Items that gave a row that counts as read (readRow): whether a refusal met later still leaves the caller something. */
   let read = 0
   let last: unknown = null
   // Started items, oldest first: each settles to its rows or its error, never rejects.
@@ -125,7 +131,7 @@ export async function eachItem<Row> (
     const settled = await outcome
     if ('rows' in settled) {
       rows += await ctx.push(settled.rows)
-      read++
+      if (settled.rows.some(row => list.readRow?.(row) ?? true)) read++
     } else {
       const error = settled.error
       if (ctx.signal.aborted || !(error instanceof JobOutcomeError) || error.needsOperator || error instanceof BlockedTargetError) throw error

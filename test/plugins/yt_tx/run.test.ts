@@ -89,5 +89,8 @@ t.test('an age gate is that video\'s row error; a refusal partway through a list
   // A single video behind a bot wall: blocked and refunded.
   const single = await h.run('yt_tx', { url: BOT_WALL_VIDEO }, RUN_MS)
   t.match(single.status, { status: 'error', blocked: true, refunded: true, error: /not a bot/ })
-  t.equal((await h.usage()).calls_today, before, 'both refunded')
+  // A bot wall after only an age gate's error row: no transcript was read, so it is the job's too.
+  const gatedThenWalled = await h.run('yt_tx', { url: [AGE_GATED_VIDEO, BOT_WALL_VIDEO, SURFACE_VIDEO] }, RUN_MS)
+  t.match(gatedThenWalled.status, { status: 'error', blocked: true, refunded: true, error: /not a bot/ })
+  t.equal((await h.usage()).calls_today, before, 'all three refunded')
 })

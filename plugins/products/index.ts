@@ -71,6 +71,8 @@ export default defineTool({
     { task: 'get the variants and stock of a Shopify shop', args: { url: 'example-store.myshopify.com', platform: 'shopify', max_results: 250, max_pages: 50 } },
   ],
   keywords: ['online store', 'online shop', 'webshop', 'e-commerce', 'ecommerce', 'shopify', 'woocommerce', 'product catalogue', 'products', 'price list', 'prices', 'price monitoring', 'competitor prices', 'in stock', 'stock levels', 'inventory', 'sku', 'variants', 'sizes and colours', 'what a shop sells', 'items for sale', 'on sale', 'discounts', 'merchandise', 'product feed'],
+  cues: ['shopify', 'woocommerce', 'online store', 'online shop', 'product catalogue', 'prices', 'in stock', 'variants'],
+  notFor: ['google maps', 'ads', 'emails', 'search results', 'followers'],
   pollSeconds: 3,
   settings: ProductsSettingsSchema,
   renamedSettings: { crawl_concurrency: { to: 'concurrency' }, page_timeout_secs: { to: 'page_timeout_ms', fromSeconds: true } },

@@ -54,6 +54,8 @@ export default defineTool({
     { task: 'extract one frame per scene of a TikTok video', args: { url: 'https://www.tiktok.com/@scout2015/video/6718335390845095173', mode: 'scene' } },
   ],
   keywords: ['frames', 'frame by frame', 'screenshots', 'screen capture', 'stills', 'still images', 'snapshot', 'ffmpeg', 'scene change', 'scene detection', 'keyframes', 'per second', 'jpeg', 'png', 'storyboard', 'video to images'],
+  cues: ['frames', 'screenshots', 'stills', 'still images', 'snapshot', 'keyframes', 'every second', 'ffmpeg'],
+  notFor: ['thumbnail', 'cover', 'transcript', 'subtitles', 'captions', 'mp4', 'video file'],
   settings: VideoFramesSettingsSchema,
   // A link it resolves with yt-dlp counts in its platform's health, like the other media tools' runs.
   ...MEDIA_TOOL_CAPABILITY,

@@ -32,6 +32,8 @@ const yt = defineTool({
     { task: 'list every video of a YouTube playlist', args: { url: 'https://www.youtube.com/playlist?list=PLMC9KNkIncKtPzgY-5rmhvj7fax8fdxoj', max_results: 200 } },
   ],
   keywords: ['youtube', 'youtube video', 'youtube channel', 'youtube playlist', 'video metadata', 'video stats', 'view count', 'views', 'likes', 'subscribers', 'subscriber count', 'upload date', 'video tags', 'chapters', 'channel stats', 'recent uploads', 'innertube', 'youtubei', 'youtu.be', 'shorts', 'video details', 'video title', 'video description'],
+  cues: ['youtube', 'view count', 'subscribers', 'channel stats', 'video details', 'metadata', 'upload date'],
+  notFor: ['download', 'mp4', 'transcript', 'captions', 'subtitles', 'thumbnail', 'compare', 'competitors', 'frames', 'screenshots', 'instagram', 'tiktok', 'facebook'],
   pollSeconds: 2,
   settings: YtSettingsSchema,
   renamedSettings: { video_concurrency: { to: 'concurrency' } },

@@ -3,9 +3,8 @@
 // it), the about panel and continuation pages up to max_results, a playlist
 // its /browse pages. The answers are parsed in the kernel's worker pool by
 // extract.ts. See README.md for what fails how.
-import { batchOf, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { batchOf, InputError, notReadWarning, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { DEFAULT_YOUTUBE_BASE, openInnertube, type InnertubeSession } from '../lib/youtube/innertube.ts'
-import { notReadWarning } from '../lib/youtube/playability.ts'
 import type { ytInput } from './index.ts'
 import type { ChannelFields, VideoFields, YtRow, ytRow } from './schema.ts'
 import type { YtSettings } from './settings.ts'
@@ -67,11 +66,14 @@ export async function runYt (ctx: Ctx): Promise<void> {
   /**
    * A refusal (a bot wall, HTTP 429) met partway through the list: the rows
    * already read are kept and the job says which entries were not read; met
-   * before any row was read, it is the job's (blocked, refunded).
+   * before any row was read, it is the job's (blocked, refunded). The kernel's
+   * list facility (eachItem with onBlocked) does this for one-row items, and
+   * its warning is the one given here; yt's entries are not one-row items (a
+   * channel pushes page by page, videos go a few at a time), hence its own loop.
    */
   const stopAt = (blocked: ToolBlockedError, notRead: string[]) => {
     if (run.kept === 0) throw blocked
-    ctx.warn(notReadWarning(notRead, blocked.message))
+    ctx.warn(notReadWarning(notRead, 'entries', blocked.message))
   }
   for (let i = 0; i < targets.length;) {
     ctx.signal.throwIfAborted()

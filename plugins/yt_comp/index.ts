@@ -53,6 +53,8 @@ export default defineTool({
     { task: 'benchmark my YouTube channel against competitors: how often they upload and how many views they get', args: { channels: ['@Vsauce', '@veritasium', '@smartereveryday'], recent_videos: 20 } },
   ],
   keywords: ['youtube competitors', 'competitor analysis', 'competitor channels', 'compare channels', 'channel comparison', 'benchmark', 'upload frequency', 'upload schedule', 'posting frequency', 'cadence', 'how often they upload', 'average views', 'median views', 'engagement rate', 'rank channels', 'versus', 'vs', 'youtuber', 'rival'],
+  cues: ['compare', 'competitors', 'versus', 'benchmark', 'rival', 'upload frequency', 'how often'],
+  notFor: ['download', 'transcript', 'thumbnail', 'ads', 'instagram', 'tiktok', 'facebook'],
   pollSeconds: 3,
   settings: YtCompSettingsSchema,
   uses: ['yt'],

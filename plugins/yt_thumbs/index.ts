@@ -52,6 +52,8 @@ export default defineTool({
     { task: 'download the cover images of several YouTube videos as webp', args: { url: ['https://youtu.be/dQw4w9WgXcQ', 'https://www.youtube.com/shorts/abcdefghijk'], image_format: 'webp', store_image: true } },
   ],
   keywords: ['youtube thumbnail', 'thumbnail', 'thumbnail image', 'video thumbnail', 'maxresdefault', 'hqdefault', 'i.ytimg.com', 'preview image', 'poster image', 'cover image', 'youtube cover', 'hd thumbnail', 'full size thumbnail', 'youtube shorts', 'youtu.be'],
+  cues: ['thumbnail', 'cover', 'poster', 'preview image', 'picture', 'image'],
+  notFor: ['instagram', 'insta', 'ig', 'tiktok', 'tik tok', 'facebook', 'fb', 'snapchat', 'snap', 'mp4', 'video file', 'transcript', 'subtitles', 'frames', 'screenshot'],
   pollSeconds: 1,
   settings: YtThumbsSettingsSchema,
   list: VIDEOS_LIST,

@@ -2,11 +2,11 @@
 // guarded client) for its caption tracks, the chosen track's timedtext URL
 // with fmt=json3 (and tlang= for a translation) through the guarded client,
 // then the cues and files (tracks.ts, in the worker pool) and the artifacts.
-import { batchOf, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { eachItem, InputError, listItems, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { youtubeVideoId, youtubeWatchUrl } from '../lib/media/index.ts'
 import { DEFAULT_YOUTUBE_BASE, guardedFetch, openInnertube, type InnertubeSession } from '../lib/youtube/innertube.ts'
-import { notReadWarning } from '../lib/youtube/playability.ts'
 import type { ytTxInput, ytTxRow } from './index.ts'
+import { VIDEOS_LIST } from './list.ts'
 import type { YtTxSettings } from './settings.ts'
 import type * as Tracks from './tracks.ts'
 
@@ -15,34 +15,22 @@ type Ctx = ToolContext<RunInput<typeof ytTxInput>, Row, YtTxSettings>
 const TRACKS_MODULE = new URL('./tracks.ts', import.meta.url)
 
 export async function runYtTx (ctx: Ctx): Promise<void> {
-  const given = batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'videos')
-  const videos = given.map(input => ({ input, id: youtubeVideoId(input) })).filter((v): v is { input: string, id: string } => v.id !== null)
-  if (videos.length < given.length) ctx.warn(`Skipped ${given.length - videos.length} entr${given.length - videos.length === 1 ? 'y' : 'ies'} that ${given.length - videos.length === 1 ? 'is' : 'are'} not a YouTube video link or id.`)
-  if (videos.length === 0) throw new InputError('No YouTube video link or id: give a watch, youtu.be or shorts link or an 11-character id.')
+  const given = listItems(ctx, VIDEOS_LIST)
+  const videos = new Map(given.map(input => [input, youtubeVideoId(input)]).filter((v): v is [string, string] => v[1] !== null))
+  if (videos.size < given.length) ctx.warn(`Skipped ${given.length - videos.size} entr${given.length - videos.size === 1 ? 'y' : 'ies'} that ${given.length - videos.size === 1 ? 'is' : 'are'} not a YouTube video link or id.`)
+  if (videos.size === 0) throw new InputError('No YouTube video link or id: give a watch, youtu.be or shorts link or an 11-character id.')
   const base = ctx.upstream.urls.youtube ?? DEFAULT_YOUTUBE_BASE
   const session = await openInnertube(ctx.http, { base, timeoutMs: ctx.settings.timeout_ms, language: 'en', region: 'US' })
   const timedtext = guardedFetch(ctx.http, { base, timeoutMs: ctx.settings.timeout_ms })
   let failed = 0
-  /** Rows read without an error: whether a refusal met later still leaves the caller something. */
-  let kept = 0
-  for (const [i, video] of videos.entries()) {
-    ctx.signal.throwIfAborted()
-    ctx.stage(`Reading captions: ${i} of ${videos.length} videos`)
-    let row: Row
-    try {
-      row = await transcript(ctx, session, timedtext, video.input, video.id)
-    } catch (error) {
-      // A refusal (a bot wall, HTTP 429) partway through the list keeps the transcripts already
-      // read and says which videos were not; before any was read, it is the job's (blocked, refunded).
-      if (!(error instanceof ToolBlockedError) || kept === 0) throw error
-      ctx.warn(notReadWarning(videos.slice(i).map(v => v.input), error.message))
-      return
-    }
+  // A refusal (a bot wall, HTTP 429) partway through the list keeps the transcripts already read and
+  // says which videos were not (the list's onBlocked); before any was read, it is the job's (blocked, refunded).
+  const done = await eachItem(ctx, VIDEOS_LIST, [...videos.keys()], async input => {
+    const row = await transcript(ctx, session, timedtext, input, videos.get(input)!)
     if (row.error !== null) failed++
-    else kept++
-    await ctx.push([row])
-  }
-  if (failed === videos.length) throw new UpstreamError(`YouTube failed for ${videos.length === 1 ? 'the video' : `all ${videos.length} videos`}: see each row's error`)
+    return [row]
+  }, { stage: (index, total) => `Reading captions: ${index} of ${total} videos` })
+  if (done.failed === 0 && failed === videos.size) throw new UpstreamError(`YouTube failed for ${videos.size === 1 ? 'the video' : `all ${videos.size} videos`}: see each row's error`)
 }
 
 async function transcript (ctx: Ctx, session: InnertubeSession, timedtext: typeof fetch, input: string, id: string): Promise<Row> {

@@ -2,7 +2,7 @@
 // a list; trimmed, de-duplicated, cut with a warning) and eachItem applies the
 // declared per-item failure policy.
 import t from 'tap'
-import { eachItem, listItems, MissingCredentialError, UpstreamError, type ListInput } from '../../core/tools/contract.ts'
+import { eachItem, listItems, MissingCredentialError, ToolBlockedError, UpstreamError, type ListInput } from '../../core/tools/contract.ts'
 
 function fakeRun (input: Record<string, unknown>, room = 100) {
   const rows: unknown[] = []
@@ -93,4 +93,22 @@ t.test("concurrency: 'fail-job' ends the run with the first failing item's failu
   const started: string[] = []
   t.same(await eachItem(full.ctx, { ...list, onItemError: 'warn-and-skip' }, ['a', 'b', 'c'], async item => { started.push(item); return [{ item }] }, { concurrency: 1 }), { rows: 1, failed: 0 })
   t.same(started, ['a'], 'no item starts once the run is full')
+})
+
+t.test("onBlocked 'stop-list': a refusal partway through keeps the rows read and names the items not read; before any, it is the job's", async t => {
+  const list: ListInput = { param: 'url', noun: 'videos', onItemError: 'row-error', errorRow: (item, error) => ({ item, error: error.message }), onBlocked: 'stop-list' }
+  const walled = async (item: string) => { if (item.startsWith('wall')) throw new ToolBlockedError('asked to sign in'); return fail(item) }
+  for (const concurrency of [1, 3]) {
+    const run = fakeRun({})
+    const started: string[] = []
+    t.same(await eachItem(run.ctx, list, ['a', 'bad1', 'wall', 'b', 'c'], async item => { started.push(item); return await walled(item) }, { concurrency }), { rows: 2, failed: 2 })
+    t.same(run.rows, [{ item: 'a' }, { item: 'bad1', error: 'bad1 failed' }], `concurrency ${concurrency}: the rows before the refusal are kept`)
+    t.same(run.warnings, ['The source refused the rest of the list (asked to sign in); 3 of the videos were not read: "wall", "b", "c". The rows before it are kept.'])
+    if (concurrency === 1) t.same(started, ['a', 'bad1', 'wall'], 'no item is asked after the refusal')
+  }
+  await t.rejects(eachItem(fakeRun({}).ctx, list, ['wall', 'a'], walled), ToolBlockedError, 'met first: the job is blocked')
+  await t.rejects(eachItem(fakeRun({}).ctx, { ...list, readRow: row => !('error' in (row as object)) }, ['bad1', 'wall', 'a'], walled), ToolBlockedError, 'met after only error rows (readRow): the job is blocked')
+  const policy = fakeRun({})
+  await eachItem(policy.ctx, { ...list, onBlocked: undefined }, ['a', 'wall', 'b'], walled)
+  t.same(policy.rows, [{ item: 'a' }, { item: 'wall', error: 'asked to sign in' }, { item: 'b' }], 'without it, a refusal follows the failure policy')
 })

@@ -24,6 +24,26 @@ export interface ListInput<Row = Record<string, unknown>> {
   onItemError: ItemFailurePolicy
   /** The row a failed item becomes under 'row-error'. */
   errorRow? (item: string, error: JobOutcomeError): Row
+  /**
+   * What a refusal by the source (a `blocked` failure: a bot wall, HTTP 429)
+   * met on one item does. 'stop-list': the list stops there, since the next
+   * items would meet the same refusal; the rows already pushed are kept and a
+   * warning names the items not read and why; met before any item was read,
+   * it is the job's (blocked, refunded). Without it, the failure policy.
+   */
+  onBlocked?: 'stop-list'
+  /**
+   * With onBlocked: whether a row an item gave counts as read (default: every
+   * row). A row that only says why its entry failed (an `error` row) does not,
+   * so a refusal after nothing but such rows is still the job's.
+   */
+  readRow? (row: Row): boolean
+}
+
+/** The warning of a list stopped by a refusal: why, and the items not read (the first ten, each cut to 100 characters). */
+export function notReadWarning (notRead: readonly string[], noun: string, reason: string): string {
+  const shown = notRead.slice(0, 10).map(item => JSON.stringify(item.slice(0, 100))).join(', ')
+  return `The source refused the rest of the list (${reason}); ${notRead.length} of the ${noun} ${notRead.length === 1 ? 'was' : 'were'} not read: ${shown}${notRead.length > 10 ? `, and ${notRead.length - 10} more` : ''}. The rows before it are kept.`
 }
 
 /**
@@ -84,6 +104,8 @@ export async function eachItem<Row> (
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1))
   let rows = 0
   let failed = 0
+  /** Items that gave a row that counts as read (readRow): whether a refusal met later still leaves the caller something. */
+  let read = 0
   let last: unknown = null
   // Started items, oldest first: each settles to its rows or its error, never rejects.
   const started: Array<{ item: string, outcome: Promise<ItemOutcome<Row>> }> = []
@@ -109,9 +131,18 @@ export async function eachItem<Row> (
     const settled = await outcome
     if ('rows' in settled) {
       rows += await ctx.push(settled.rows)
+      if (settled.rows.some(row => list.readRow?.(row) ?? true)) read++
     } else {
       const error = settled.error
       if (ctx.signal.aborted || !(error instanceof JobOutcomeError) || error.needsOperator || error instanceof BlockedTargetError) throw error
+      if (error.blocked && list.onBlocked === 'stop-list') {
+        if (read === 0) throw error
+        // Items already started after this one count as not read with the rest (their answers may be the
+        // same refusal); they are let finish, so nothing of the run goes on after it returns.
+        await Promise.all(started.map(s => s.outcome))
+        ctx.warn(notReadWarning(items.slice(items.indexOf(item)), list.noun, error.message))
+        return { rows, failed: failed + 1 }
+      }
       if (list.onItemError === 'fail-job' || (list.onItemError === 'warn-and-skip' && items.length === 1)) throw error
       failed++
       last = error

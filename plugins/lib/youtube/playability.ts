@@ -50,9 +50,3 @@ export function playabilityOf (player: Json): Playability {
         : `${status.toLowerCase().replace(/_/g, ' ')}: ${reason ?? 'no reason given'}`,
   }
 }
-
-/** What a refusal met partway through a list says: where it stopped, why, and the entries it did not read. */
-export function notReadWarning (notRead: readonly string[], reason: string): string {
-  const shown = notRead.slice(0, 10).map(entry => JSON.stringify(entry.slice(0, 100))).join(', ')
-  return `YouTube refused the rest of the list (${reason}); ${notRead.length} entr${notRead.length === 1 ? 'y was' : 'ies were'} not read: ${shown}${notRead.length > 10 ? `, and ${notRead.length - 10} more` : ''}. The rows before it are kept.`
-}

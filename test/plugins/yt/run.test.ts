@@ -120,7 +120,7 @@ t.test('an age gate is that video\'s row error; a bot wall partway through a lis
     [MRBEAST_VIDEO, null],
     [AGE_GATED_VIDEO, 'age-restricted: YouTube asks to sign in to confirm the viewer\'s age ("This video may be inappropriate for some users.")'],
   ])
-  t.equal(status.warning, `YouTube refused the rest of the list (YouTube asked to sign in ("Sign in to confirm you’re not a bot")); 2 entries were not read: "${BOT_WALL_VIDEO}", "${PLAYLIST_ID}". The rows before it are kept.`)
+  t.equal(status.warning, `The source refused the rest of the list (YouTube asked to sign in ("Sign in to confirm you’re not a bot")); 2 of the entries were not read: "${BOT_WALL_VIDEO}", "${PLAYLIST_ID}". The rows before it are kept.`)
   t.notOk(yt.requests.some(r => r.url.pathname === '/youtubei/v1/browse'), 'the playlist after the refusal was not asked for')
   t.equal((await h.usage()).calls_today, 1, 'rows were read: the call is charged')
   // Only age-gated: a row error like any unplayable video, so every entry failed (refunded), not blocked.

@@ -79,7 +79,7 @@ t.test('an age gate is that video\'s row error; a refusal partway through a list
   const walled = await h.run('yt_tx', { url: [SURFACE_VIDEO, BOT_WALL_VIDEO, NO_CAPTIONS_VIDEO] }, RUN_MS)
   t.match(walled.status, { status: 'done', blocked: false, records: 1 })
   t.same(walled.rows.map(r => [r.video_id, r.has_captions, r.error]), [[SURFACE_VIDEO, true, null]])
-  t.equal(walled.status.warning, `YouTube refused the rest of the list (YouTube asked to sign in ("Sign in to confirm you’re not a bot")); 2 entries were not read: "${BOT_WALL_VIDEO}", "${NO_CAPTIONS_VIDEO}". The rows before it are kept.`)
+  t.equal(walled.status.warning, `The source refused the rest of the list (YouTube asked to sign in ("Sign in to confirm you’re not a bot")); 2 of the videos were not read: "${BOT_WALL_VIDEO}", "${NO_CAPTIONS_VIDEO}". The rows before it are kept.`)
   t.equal(playerAsked(NO_CAPTIONS_VIDEO), noCaptionsAsked, 'nothing asked after the refusal')
 
   // HTTP 429 on the first video of a list: nothing was read, so the job is blocked and refunded.
@@ -89,5 +89,8 @@ t.test('an age gate is that video\'s row error; a refusal partway through a list
   // A single video behind a bot wall: blocked and refunded.
   const single = await h.run('yt_tx', { url: BOT_WALL_VIDEO }, RUN_MS)
   t.match(single.status, { status: 'error', blocked: true, refunded: true, error: /not a bot/ })
-  t.equal((await h.usage()).calls_today, before, 'both refunded')
+  // A bot wall after only an age gate's error row: no transcript was read, so it is the job's too.
+  const gatedThenWalled = await h.run('yt_tx', { url: [AGE_GATED_VIDEO, BOT_WALL_VIDEO, SURFACE_VIDEO] }, RUN_MS)
+  t.match(gatedThenWalled.status, { status: 'error', blocked: true, refunded: true, error: /not a bot/ })
+  t.equal((await h.usage()).calls_today, before, 'all three refunded')
 })

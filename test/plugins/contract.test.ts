@@ -61,6 +61,8 @@ t.test('boot fails on an unknown plugin, a key mismatch and a duplicate agent na
   const dir = mkdtempSync(join(tmpdir(), 'ejs-rowkey-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   mkdirSync(join(dir, 'keyed'))
+  // An ES module wherever the temporary folder is (with no package.json above it, the loader may read it as CommonJS).
+  writeFileSync(join(dir, 'package.json'), '{"type": "module"}\n')
   writeFileSync(join(dir, 'keyed', 'index.ts'), `export default { key: 'keyed', agentName: 'keyed_tool', title: 'Keyed', description: 'A fixture.', input: { type: 'object', properties: {} }, row: { type: 'object', properties: { id: { type: 'string' } } }, examples: [], rowKey: ['id'], watch: ['price'], run: async () => {} }\n`)
   await t.rejects(ToolRegistry.load({ tools: [{ key: 'keyed', plugin: './keyed', enabled: true }], retired: [] }, dir), /declares watch "price", which is not a field of its row schema/)
 })

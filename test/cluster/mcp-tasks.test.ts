@@ -10,46 +10,21 @@ import t from 'tap'
 import { Agent, request } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { build, signup } from '../helpers/build.ts'
+import { modernMcpRequest } from '../helpers/mcp-request.ts'
 import { inProcessWorker, startCluster, until, type Cluster } from './_cluster.ts'
 
-const TASKS = 'io.modelcontextprotocol/tasks'
-
-/** One JSON-RPC request of the 2026-07-28 revision (its envelope in _meta, Mcp-Method/Mcp-Name headers), on the given keep-alive agent. */
+/** One request of the 2026-07-28 revision (test/helpers/mcp-request.ts) on the given keep-alive agent. */
 function mcp (base: string, key: string, method: string, params: Record<string, any>, agent?: Agent): Promise<{ status: number, body: Record<string, any> }> {
-  const name = params.name ?? params.taskId
-  const payload = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method,
-    params: {
-      ...params,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientInfo': { name: 'cluster-tasks-test', version: '0' },
-        'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
-      },
-    },
-  })
+  const { headers, body } = modernMcpRequest(key, method, params, 'cluster-tasks-test')
   return new Promise((resolve, reject) => {
-    const req = request(new URL('/mcp', base), {
-      method: 'POST',
-      agent,
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-        accept: 'application/json',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': method,
-        ...(name ? { 'mcp-name': name } : {}),
-      },
-    }, res => {
+    const req = request(new URL('/mcp', base), { method: 'POST', agent, headers }, res => {
       let data = ''
       res.setEncoding('utf8')
       res.on('data', c => { data += c })
       res.on('end', () => { try { resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }) } catch (err) { reject(err) } })
     })
     req.on('error', reject)
-    req.end(payload)
+    req.end(JSON.stringify(body))
   })
 }
 

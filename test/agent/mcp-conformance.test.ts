@@ -12,7 +12,9 @@
 // /mcp requires a Bearer key: a small forwarder on loopback adds the key of a
 // signed-up user and passes every other header (Host and Origin included)
 // through unchanged, so the DNS-rebinding scenario still reaches the guard
-// with the headers it chose.
+// with the headers it chose. It sends each request to one of two API apps on
+// the same database in turn: the suite's requests are spread over two
+// processes, as behind a load balancer without sticky sessions.
 import t from 'tap'
 import http from 'node:http'
 import { execFile } from 'node:child_process'
@@ -71,9 +73,14 @@ function runSuite (bin: string, url: string, args: string[], expectedFailures: s
 
 t.test('MCP conformance suite: the 2025-11-25 and 2026-07-28 requirement sets and the tasks extension', { skip: 'missing' in found ? found.missing : false }, async t => {
   if ('missing' in found) return
-  const { base, user } = await listeningApp(t)
-  const upstream = new URL(base)
+  const { app, base, user } = await listeningApp(t)
+  // A second API app on the same database and data dir: the forwarder alternates between the two,
+  // so every scenario runs with its requests spread over two processes (no sticky sessions).
+  const second = await listeningApp(t, { dataDir: app.services.config.dataDir, databaseUrl: app.services.config.databaseUrl })
+  const upstreams = [new URL(base), new URL(second.base)]
+  let sent = 0
   const forwarder = http.createServer((req, res) => {
+    const upstream = upstreams[sent++ % upstreams.length]!
     const out = http.request({
       host: upstream.hostname,
       port: upstream.port,

@@ -22,8 +22,6 @@
 //      BENCH_POLLERS, BENCH_WATCHERS, BENCH_CROWD_JOBS; BENCH_ONLY=crowd for part 3 alone)
 // Goals: 2 workers ≥ 1.7× one worker; queue overhead p50 < 10 ms; the crowd without an error.
 // Exits non-zero on errors (a crowd error included).
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { Agent as HttpAgent, get as httpGet } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -36,7 +34,7 @@ import { buildServices, type ServiceHost } from '../../core/services.ts'
 import { WebSocket } from 'ws'
 import { startRedis } from '../../test/helpers/redis-server.ts'
 import { COUNTER_PLUGIN, goal, percentile, printTable, proAccount, REPO, runMain, startJob, startBenchApp } from './harness.ts'
-import { counterPluginForStart, signUp } from './processes.ts'
+import { counterPluginForStart, signUp, startWorker } from './processes.ts'
 import { npmScriptCommand, processCpuMs, scriptEnvironment, startServerProcess, type ServerProcess } from './server-process.ts'
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 160)
@@ -57,29 +55,6 @@ const CROWD_JOBS = Number(process.env.BENCH_CROWD_JOBS ?? 100)
 const CROWD_JOB = { max_results: 20, batch: 1, delay_ms: 500 }
 /** A Pro account runs 4 jobs at once: so many accounts that every crowd job runs at once. */
 const PRO_RUNNING = 4
-
-/**
- * A worker process (`argv`: the TypeScript worker under tsx, or `npm run
- * worker`'s compiled one), no TypeScript loader inherited from this process;
- * `ready` resolves once it logged that it started.
- */
-function startWorker (argv: string[], env: Record<string, string>): { pid: number, ready: Promise<void>, stop: () => Promise<void> } {
-  const childEnv: Record<string, string | undefined> = { ...process.env, ...env, LOG_LEVEL: 'info' }
-  delete childEnv.NODE_OPTIONS
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: REPO, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] })
-  const ready = new Promise<void>((resolve, reject) => {
-    // Read until the start line, then only drained: scanning a growing log on every chunk cost this process CPU the crowd's pollers need.
-    let out = ''
-    let started = false
-    child.stdout!.on('data', (d) => {
-      if (started) return
-      out += d
-      if (out.includes('"worker started"')) { started = true; out = ''; resolve() }
-    })
-    child.once('exit', code => reject(new Error(`worker exited (${code}) before it started`)))
-  })
-  return { pid: child.pid!, ready, stop: async () => { if (child.exitCode === null && child.signalCode === null) { child.kill('SIGTERM'); await once(child, 'exit') } } }
-}
 
 /** The TypeScript worker under tsx (parts 1 and 2 load the counter tool from its .ts folder). */
 const TSX_WORKER = [process.execPath, '--import', 'tsx', join(REPO, 'core/worker.ts')]

@@ -1,10 +1,11 @@
-// The other processes of the HTTP benchmarks (me.ts, poll.ts, export.ts),
+// The other processes of the HTTP benchmarks (me.ts, poll.ts, export.ts, cluster.ts, mcp-tasks.ts),
 // around the service that server-process.ts starts the way `npm start` does:
 // a bare fastify server answering a fixed body (the baseline), autocannon as
 // the load generator, and an RSS sampler of another process. Each runs in its
 // own process, so the load generator's CPU and heap are never counted against
 // the server, and the server carries exactly what a user's does.
 import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -273,4 +274,27 @@ export async function startRunningCounter (base: string, headers: Record<string,
   }
   if (probe.status !== 200) throw new Error(`status failed: ${probe.status} ${text}`)
   return { jobId, statusUrl, body: text }
+}
+
+/**
+ * A worker process (`argv`: the TypeScript worker under tsx, or `npm run
+ * worker`'s compiled one), no TypeScript loader inherited from this process;
+ * `ready` resolves once it logged that it started.
+ */
+export function startWorker (argv: string[], env: Record<string, string>): { pid: number, ready: Promise<void>, stop: () => Promise<void> } {
+  const childEnv: Record<string, string | undefined> = { ...process.env, ...env, LOG_LEVEL: 'info' }
+  delete childEnv.NODE_OPTIONS
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: REPO, env: childEnv, stdio: ['ignore', 'pipe', 'inherit'] })
+  const ready = new Promise<void>((resolve, reject) => {
+    // Read until the start line, then only drained: scanning a growing log on every chunk cost this process CPU the crowd's pollers need.
+    let out = ''
+    let started = false
+    child.stdout!.on('data', (d) => {
+      if (started) return
+      out += d
+      if (out.includes('"worker started"')) { started = true; out = ''; resolve() }
+    })
+    child.once('exit', code => reject(new Error(`worker exited (${code}) before it started`)))
+  })
+  return { pid: child.pid!, ready, stop: async () => { if (child.exitCode === null && child.signalCode === null) { child.kill('SIGTERM'); await once(child, 'exit') } } }
 }

@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 
-const ALL = ['startup', 'me', 'me-floor', 'poll', 'observability', 'job-overhead', 'cluster', 'export', 'artifacts', 'crawl', 'scrape', 'email-verify', 'hostile', 'frames', 'monitors']
+const ALL = ['startup', 'me', 'me-floor', 'poll', 'observability', 'job-overhead', 'cluster', 'mcp-tasks', 'export', 'artifacts', 'crawl', 'scrape', 'email-verify', 'hostile', 'frames', 'monitors']
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : ALL
 
 function runOne (name: string, goals: string[]): Promise<number> {

@@ -47,10 +47,14 @@ function responseMode (accept: string | undefined): 'json' | 'sse' | null {
   return null
 }
 
+/** The revision whose requests each carry their own version and capabilities (createMcpHandler); the SDK's list holds the `initialize` ones. */
+const PER_REQUEST_REVISION = '2026-07-28'
+
 /** /mcp/manifest.json: each tool's REST key, agent schema, renames and fixed params (agent-catalog.ts manifestTools). */
 const ManifestAnswer = Type.Object({
   name: Type.String(),
   version: Type.String(),
+  protocol_versions: Type.Array(Type.String(), { description: 'The MCP revisions /mcp serves, newest first (the SDK\'s own list).' }),
   tools: Type.Array(Type.Object({
     name: Type.String(),
     rest_key: Nullable(Type.String(), { description: 'The REST tool key; null for a helper (jobs, results, usage) that is no tool.' }),
@@ -92,8 +96,13 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
     }
     return handler
   }
-  let manifest: { name: string, version: string, tools: ReturnType<AgentCatalog['manifestTools']> } | undefined
-  const manifestAnswer = () => (manifest ??= { name: info.name, version: info.version, tools: catalog.manifestTools() })
+  let manifest: { name: string, version: string, protocol_versions: string[], tools: ReturnType<AgentCatalog['manifestTools']> } | undefined
+  const manifestAnswer = async () => (manifest ??= {
+    name: info.name,
+    version: info.version,
+    protocol_versions: [PER_REQUEST_REVISION, ...(await import('@modelcontextprotocol/server')).SUPPORTED_PROTOCOL_VERSIONS],
+    tools: catalog.manifestTools(),
+  })
 
   app.post('/mcp', {
     config: {

@@ -104,7 +104,8 @@ t.test('the playground\'s copied calls: curl quotes any text; every tool\'s mini
   t.match(curlCommand('https://x.example', 'video_frames', { every_seconds: 2 }, 'my clip.mp4'), /-F 'file=@my clip\.mp4'/)
 
   const app = await build(t)
-  const manifest = (await app.inject({ url: '/mcp/manifest.json' })).json() as { tools: Array<ManifestTool & { inputSchema: object }> }
+  const manifest = (await app.inject({ url: '/mcp/manifest.json' })).json() as { protocol_versions: string[], tools: Array<ManifestTool & { inputSchema: object }> }
+  t.same(manifest.protocol_versions.slice(0, 2), ['2026-07-28', '2025-11-25'], 'the manifest names the revisions served, newest first')
   for (const tool of app.services.registry.enabled()) {
     const { key } = tool.declaration
     const text = mcpCall(manifest.tools, key, minimalParams(tool.declaration))

@@ -11,6 +11,7 @@
 // read back by its seq, a page of them at a time. Exact but for a 132-bit
 // collision.
 import { createHash } from 'node:crypto'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Db } from '../db/database.ts'
 import type { MonitorChangeCounts } from '../jobs/job-view.ts'
 
@@ -87,6 +88,7 @@ async function loadBaseline (db: Db, monitorId: string, runId: string): Promise<
     for (const item of page) baseline.add(item.identity, item.seq, stableText((JSON.parse(item.watched) as StoredItem).watched))
     if (page.length < READ_PAGE) break
     seq = page[page.length - 1]!.seq
+    await nextTurn()
   }
   baseline.loaded()
   return baseline
@@ -152,6 +154,7 @@ export async function compareRun (c: Comparison): Promise<MonitorChangeCounts> {
     if (items.length >= WRITE_BATCH || (force && items.length)) { await db.monitorItem.createMany({ data: items }); items = [] }
     if (changes.length >= WRITE_BATCH || (force && changes.length)) { await db.monitorChange.createMany({ data: changes }); changes = [] }
   }
+  let sinceTurn = 0
 
   for await (const row of c.rows) {
     const keyValues = rowKey.map(p => valueAt(row, p) ?? null)
@@ -173,6 +176,10 @@ export async function compareRun (c: Comparison): Promise<MonitorChangeCounts> {
       pending.push({ seq: changeSeq++, identity, key, after, baseSeq: matched.seq })
     }
     await flush(false)
+    // SQLite's driver answers synchronously: without a turn of the event loop now and then, a
+    // comparison would hold the process (requests, timers) for its whole length, and native
+    // memory whose release waits for a turn (finalizers) would pile up.
+    if (++sinceTurn === WRITE_BATCH) { sinceTurn = 0; await nextTurn() }
   }
   await flush(true)
   if (baseline && baselineRunId) {
@@ -187,6 +194,7 @@ export async function compareRun (c: Comparison): Promise<MonitorChangeCounts> {
       }
       gone = []
       await flush(true)
+      await nextTurn()
     }
     for (const seq of baseline.unmatched()) {
       gone.push(seq)

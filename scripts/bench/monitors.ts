@@ -135,11 +135,20 @@ async function timedComparison (fixture: { dir: string, monitorId: string, runId
     collectGarbage()
     const before = process.memoryUsage.rss()
     const sampler = startRssSampler()
+    // The JS heap's share of the peak, sampled between the comparison's awaits.
+    const heap = { used: 0, total: 0, external: 0 }
+    const heapTimer = setInterval(() => {
+      const m = process.memoryUsage()
+      heap.used = Math.max(heap.used, m.heapUsed)
+      heap.total = Math.max(heap.total, m.heapTotal)
+      heap.external = Math.max(heap.external, m.external)
+    }, 100)
     const started = performance.now()
     const counts = JSON.parse((await monitorRuns.compare({ id: fixture.runId, monitorId: fixture.monitorId }))!) as Record<string, number>
     const ms = performance.now() - started
+    clearInterval(heapTimer)
     const { peak } = await sampler.stop()
-    console.log(JSON.stringify({ ms, counts, before, peak, heapUsed: process.memoryUsage().heapUsed }))
+    console.log(JSON.stringify({ ms, counts, before, peak, heap }))
   } finally {
     await bench.close()
   }
@@ -149,7 +158,7 @@ async function comparison (): Promise<void> {
   const fixture = await writeComparisonFixture()
   try {
     // The comparison's own process, started as `npm start` starts the service (its glibc settings), under tsx.
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--max-semi-space-size=4', import.meta.filename], {
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--max-semi-space-size=4', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), import.meta.filename], {
       cwd: REPO,
       env: { ...process.env, BENCH_COMPARE: JSON.stringify(fixture), MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '4194304', MALLOC_TRIM_THRESHOLD_: '8388608' },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -158,11 +167,12 @@ async function comparison (): Promise<void> {
     })
     const line = child.stdout.trim().split('\n').pop() ?? ''
     if (child.status !== 0 || !line.startsWith('{')) throw new Error(`the comparison's process failed (${child.status}): ${child.stdout}`)
-    const r = JSON.parse(line) as { ms: number, counts: Record<string, number>, before: number, peak: number }
+    const r = JSON.parse(line) as { ms: number, counts: Record<string, number>, before: number, peak: number, heap: { used: number, total: number, external: number } }
     printTable(`comparing two ${ROWS.toLocaleString('en')}-row runs (a process of its own)`, [
       ['rows', 'ms', 'rows/s', 'added', 'removed', 'changed', 'RSS before MB', 'peak RSS MB', 'growth MB'],
       [ROWS, r.ms.toFixed(0), Math.round(ROWS / (r.ms / 1000)), r.counts.added!, r.counts.removed!, r.counts.changed!, mb(r.before), mb(r.peak), mb(r.peak - r.before)],
     ])
+    console.log(`JS heap during the comparison: at most ${mb(r.heap.used)} MB used, ${mb(r.heap.total)} MB reserved, ${mb(r.heap.external)} MB external`)
     const exact = r.counts.added === ROWS / 100 && r.counts.removed === ROWS / 100 && r.counts.changed === ROWS / 50 - (ROWS / 100) / 50
     goal('counts exact, peak RSS < 200 MB', exact && r.peak < 200 * 1024 * 1024)
   } finally {

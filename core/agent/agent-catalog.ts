@@ -3,19 +3,24 @@
 // plus `wait_seconds`; its row schema wrapped in the job envelope) and the
 // helper tools. tools/list, the manifest and the guide all read this, so they
 // cannot disagree.
-import type { TSchema } from 'typebox'
+import { Type, type TSchema } from 'typebox'
 import { ConfigError } from '../config.ts'
 import { offeredPrompts, type WorkflowPrompt } from './prompts.ts'
 import type { AgentTool, ToolRegistry } from '../tools/registry.ts'
 import {
-  FindToolArgs, FindToolResult, JobEnvelope, JobResultsArgs, JobResultsResult, JobStatusArgs, JobStatusSchema,
-  MaxResultBytes, WAIT_SECONDS_DEFAULT, WaitSeconds, type ToolAnnotations,
+  CreateMonitorArgs, FindToolArgs, FindToolResult, JobEnvelope, JobResultsArgs, JobResultsResult, JobStatusArgs, JobStatusSchema,
+  MaxResultBytes, MonitorChangesArgs, MonitorIdArgs, RunMonitorArgs, UpdateMonitorArgs, WAIT_SECONDS_DEFAULT, WaitSeconds, type ToolAnnotations,
 } from './schemas.ts'
+import { MonitorChangesSchema, MonitorDeleted, MonitorDetail, MonitorList, MonitorView } from '../monitors/schemas.ts'
 import { phraseWords, ToolFinder } from './tool-finder.ts'
 
 export type JsonSchema = Record<string, unknown> & { type?: unknown, properties?: Record<string, JsonSchema>, required?: string[] }
 
-type HelperName = 'find_tool' | 'get_job_status' | 'get_job_results'
+type HelperName = 'find_tool' | 'get_job_status' | 'get_job_results' | MonitorToolName
+
+/** The monitor tools: /api/monitors' operations (core/monitors), as the caller, with its checks and scope. */
+export type MonitorToolName = 'create_monitor' | 'list_monitors' | 'get_monitor' | 'update_monitor' | 'pause_monitor' | 'resume_monitor' |
+  'delete_monitor' | 'run_monitor_now' | 'get_monitor_changes'
 
 
 /** Arguments the agent endpoint adds to every job tool: a tool's own input may not use these names. */
@@ -86,7 +91,17 @@ function renamesShown (tool: AgentTool): Record<string, string> {
   return Object.fromEntries(Object.entries(tool.renames).filter(([agent, rest]) => agent !== rest && agent in properties))
 }
 
-const HELPERS: Array<Omit<AdvertisedTool, 'restKey' | 'renames' | 'fixedParams' | 'annotations'> & { helper: HelperName }> = [
+/** A monitor run's answer: the job envelope of any row, and the monitor. */
+const MonitorRunEnvelope = (() => {
+  const envelope = plainSchema(JobEnvelope(Type.Record(Type.String(), Type.Unknown())))
+  return { ...envelope, properties: { ...envelope.properties, monitor_id: { type: 'string' } }, required: [...(envelope.required ?? []), 'monitor_id'] }
+})()
+
+const MONITOR_EXAMPLE = '{"tool": "product_scrape", "params": {"url": "https://shop.example"}, "schedule": {"cron": "0 8 * * 1-5", "tz": "Europe/Berlin"}}'
+
+type Helper = Omit<AdvertisedTool, 'restKey' | 'renames' | 'fixedParams' | 'annotations'> & { helper: HelperName, annotations?: ToolAnnotations }
+
+const HELPERS: Helper[] = [
   {
     name: 'find_tool',
     helper: 'find_tool',
@@ -113,6 +128,88 @@ const HELPERS: Array<Omit<AdvertisedTool, 'restKey' | 'renames' | 'fixedParams' 
       'A job that is still running answers with an error telling you to poll get_job_status. Free. Example: {"job_id": "…", "offset": 100, "limit": 100}.',
     inputSchema: agentInputSchema(plainSchema(JobResultsArgs)),
     outputSchema: plainSchema(JobResultsResult),
+  },
+  {
+    name: 'create_monitor',
+    helper: 'create_monitor',
+    title: 'Create a monitor',
+    description: 'Saves a tool call with a schedule: the tool runs on its own at each tick (each run a job, charged as a call), and each run that ends done is compared with the last successful one: ' +
+      'which rows were added, removed or changed (before and after of the watched fields, such as price or title). Read them with get_monitor_changes; a webhook gets the counts. ' +
+      `Your plan caps how many monitors you keep and how often they run. Creating one is free. Example: ${MONITOR_EXAMPLE}.`,
+    inputSchema: agentInputSchema(plainSchema(CreateMonitorArgs)),
+    outputSchema: plainSchema(MonitorView),
+    annotations: { readOnlyHint: false },
+  },
+  {
+    name: 'list_monitors',
+    helper: 'list_monitors',
+    title: 'Your monitors',
+    description: 'Your monitors (those of this token\'s tools for a scoped token): tool, params, schedule, active or paused and why, next run, last run. Free. Example: {}.',
+    inputSchema: agentInputSchema(plainSchema(Type.Object({}, { additionalProperties: false }))),
+    outputSchema: plainSchema(MonitorList),
+  },
+  {
+    name: 'get_monitor',
+    helper: 'get_monitor',
+    title: 'A monitor and its latest runs',
+    description: 'One monitor with its latest runs, newest first: each run\'s job_id, status, rows and change counts, or why a tick was skipped (out of quota…). Free. Example: {"monitor_id": "…"}.',
+    inputSchema: agentInputSchema(plainSchema(MonitorIdArgs)),
+    outputSchema: plainSchema(MonitorDetail),
+  },
+  {
+    name: 'update_monitor',
+    helper: 'update_monitor',
+    title: 'Change a monitor',
+    description: 'Changes a monitor\'s params (REST names, as get_monitor shows them; replaced whole), schedule or name; its tool cannot change. Free. Example: {"monitor_id": "…", "schedule": {"every": "6h"}}.',
+    inputSchema: agentInputSchema(plainSchema(UpdateMonitorArgs)),
+    outputSchema: plainSchema(MonitorView),
+    annotations: { readOnlyHint: false, idempotentHint: true },
+  },
+  {
+    name: 'pause_monitor',
+    helper: 'pause_monitor',
+    title: 'Pause a monitor',
+    description: 'Stops a monitor\'s scheduled runs until resume_monitor; its baseline is kept. Free. Example: {"monitor_id": "…"}.',
+    inputSchema: agentInputSchema(plainSchema(MonitorIdArgs)),
+    outputSchema: plainSchema(MonitorView),
+    annotations: { readOnlyHint: false, idempotentHint: true },
+  },
+  {
+    name: 'resume_monitor',
+    helper: 'resume_monitor',
+    title: 'Resume a monitor',
+    description: 'Restarts a paused monitor (paused by you, or by itself after repeated failures) from its next tick. Free. Example: {"monitor_id": "…"}.',
+    inputSchema: agentInputSchema(plainSchema(MonitorIdArgs)),
+    outputSchema: plainSchema(MonitorView),
+    annotations: { readOnlyHint: false, idempotentHint: true },
+  },
+  {
+    name: 'delete_monitor',
+    helper: 'delete_monitor',
+    title: 'Delete a monitor',
+    description: 'Deletes a monitor and its baseline; its past runs stay jobs until their retention ends. Example: {"monitor_id": "…"}.',
+    inputSchema: agentInputSchema(plainSchema(MonitorIdArgs)),
+    outputSchema: plainSchema(MonitorDeleted),
+    annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: true },
+  },
+  {
+    name: 'run_monitor_now',
+    helper: 'run_monitor_now',
+    title: 'Run a monitor now',
+    description: 'Runs a monitor\'s tool call now, outside its schedule: a job like any tool call (one call charged), compared with the last successful run when it ends. ' +
+      'Waits up to wait_seconds and answers the rows like the tool would; then get_monitor_changes {"monitor_id"} has what changed. Example: {"monitor_id": "…", "wait_seconds": 30}.',
+    inputSchema: agentInputSchema(plainSchema(RunMonitorArgs)),
+    outputSchema: MonitorRunEnvelope,
+    annotations: { readOnlyHint: false, openWorldHint: true },
+  },
+  {
+    name: 'get_monitor_changes',
+    helper: 'get_monitor_changes',
+    title: 'What a monitor\'s run changed',
+    description: 'What one run of a monitor changed against the run before (default: its latest run): added rows ({key, after}), removed rows ({key, before}), ' +
+      'changed rows ({key, fields: {field: {before, after}}}) and duplicates, at most limit of each, with the counts. Free. Example: {"monitor_id": "…", "limit": 20}.',
+    inputSchema: agentInputSchema(plainSchema(MonitorChangesArgs)),
+    outputSchema: plainSchema(MonitorChangesSchema),
   },
 ]
 
@@ -150,7 +247,7 @@ export class AgentCatalog {
         job: tool,
       }
     })
-    const helpers = HELPERS.map(h => ({ ...h, restKey: null, renames: {}, fixedParams: {}, annotations: HELPER_ANNOTATIONS }))
+    const helpers = HELPERS.map(h => ({ ...h, restKey: null, renames: {}, fixedParams: {}, annotations: h.annotations ?? HELPER_ANNOTATIONS }))
     for (const h of helpers) {
       if (jobTools.some(t => t.name === h.name)) throw new ConfigError(`agent tool name "${h.name}" is reserved by the agent endpoint`)
     }

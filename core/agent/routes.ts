@@ -79,7 +79,7 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
   const guideText = () => (guide ??= renderGuide(catalog, info))
   let deps: McpServerDeps | undefined
   const mcpDeps = (): McpServerDeps => (deps ??= {
-    info, catalog, jobs, calls: new AgentToolCalls({ catalog, registry, jobs }), guide: guideText(), instructions: agentInstructions(catalog),
+    info, catalog, jobs, calls: new AgentToolCalls({ catalog, registry, jobs, monitors: app.services.monitors }), guide: guideText(), instructions: agentInstructions(catalog),
   })
   // The 2026-07-28 handlers (one per response mode), made with the first request of that era.
   const modernHandlers = new Map<'json' | 'auto', Promise<{ fetch (request: Request, options?: { parsedBody?: unknown, authInfo?: { token: string, clientId: string, scopes: string[], extra?: Record<string, unknown> } }): Promise<Response> }>>()

@@ -3,7 +3,8 @@
 // (the job status record they share with REST is core/jobs/schemas.ts).
 import { Type, type Static, type TSchema } from 'typebox'
 import { Nullable } from '../tools/contract.ts'
-import { JobStatusSchema } from '../jobs/schemas.ts'
+import { JobStatusSchema, WebhookSchema } from '../jobs/schemas.ts'
+import { ScheduleSchema } from '../monitors/schemas.ts'
 
 export { JobStatusSchema }
 
@@ -103,3 +104,30 @@ export const JobResultsResult = Type.Object({
   limit: Type.Integer(),
   results: Type.Array(Type.Record(Type.String(), Type.Unknown())),
 })
+
+// The monitor tools (core/monitors): the same operations as /api/monitors, as the caller.
+const MonitorId = Type.String({ minLength: 1, maxLength: 64, description: 'The monitor\'s id (monitor_id of create_monitor or list_monitors).' })
+export const CreateMonitorArgs = Type.Object({
+  tool: Type.String({ minLength: 1, maxLength: 64, description: 'The tool to run: its agent tool name (then params are that tool\'s arguments) or its REST key (then REST params).' }),
+  params: Type.Record(Type.String(), Type.Unknown(), { default: {}, description: 'The tool\'s arguments, as for a call of it (without wait_seconds).' }),
+  schedule: ScheduleSchema,
+  webhook: Type.Optional(WebhookSchema),
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+}, { additionalProperties: false })
+
+export const MonitorIdArgs = Type.Object({ monitor_id: MonitorId }, { additionalProperties: false })
+
+export const UpdateMonitorArgs = Type.Object({
+  monitor_id: MonitorId,
+  params: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'New params, as get_monitor shows them (REST names); replace the old ones whole.' })),
+  schedule: Type.Optional(ScheduleSchema),
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+}, { additionalProperties: false })
+
+export const RunMonitorArgs = Type.Object({ monitor_id: MonitorId, wait_seconds: WaitSeconds(WAIT_SECONDS_DEFAULT), max_result_bytes: MaxResultBytes }, { additionalProperties: false })
+
+export const MonitorChangesArgs = Type.Object({
+  monitor_id: MonitorId,
+  run: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The run (job id); default: the latest.' })),
+  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'At most this many of each kind (added, removed, changed, duplicates).' }),
+}, { additionalProperties: false })

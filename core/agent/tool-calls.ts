@@ -15,10 +15,11 @@ import { badRequest, describeValidation, isAppError } from '../errors.ts'
 import type { JobService } from '../jobs/job-service.ts'
 import type { JobStatusRecord } from '../jobs/job-view.ts'
 import type { AgentTool, ToolRegistry } from '../tools/registry.ts'
-import type { AdvertisedTool, AgentCatalog } from './agent-catalog.ts'
+import type { MonitorInput, MonitorService } from '../monitors/monitor-service.ts'
+import type { AdvertisedTool, AgentCatalog, MonitorToolName } from './agent-catalog.ts'
 import {
-  FindToolArgs, INLINE_ROWS, JobResultsArgs, JobStatusArgs, MAX_RESULT_BYTES_DEFAULT, MAX_RESULT_BYTES_MAX, MAX_RESULT_BYTES_MIN,
-  WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
+  CreateMonitorArgs, FindToolArgs, INLINE_ROWS, JobResultsArgs, JobStatusArgs, MAX_RESULT_BYTES_DEFAULT, MAX_RESULT_BYTES_MAX, MAX_RESULT_BYTES_MIN,
+  MonitorChangesArgs, MonitorIdArgs, RunMonitorArgs, UpdateMonitorArgs, WAIT_SECONDS_DEFAULT, WAIT_SECONDS_MAX,
 } from './schemas.ts'
 import { withTraceContext, type TraceCarrier } from './trace-context.ts'
 
@@ -134,7 +135,13 @@ export class AgentToolCalls {
   private readonly statusArgs = new ArgsParser<{ job_id: string }>(JobStatusArgs)
   private readonly resultsArgs = new ArgsParser<{ job_id: string, offset: number, limit: number, max_result_bytes: number }>(JobResultsArgs)
 
-  constructor (private readonly deps: { catalog: AgentCatalog, registry: ToolRegistry, jobs: JobService }) {}
+  private readonly createMonitorArgs = new ArgsParser<MonitorInput & { params: Args }>(CreateMonitorArgs)
+  private readonly monitorIdArgs = new ArgsParser<{ monitor_id: string }>(MonitorIdArgs)
+  private readonly updateMonitorArgs = new ArgsParser<Partial<MonitorInput> & { monitor_id: string }>(UpdateMonitorArgs)
+  private readonly runMonitorArgs = new ArgsParser<{ monitor_id: string, wait_seconds: number, max_result_bytes: number }>(RunMonitorArgs)
+  private readonly changesArgs = new ArgsParser<{ monitor_id: string, run?: string, limit: number }>(MonitorChangesArgs)
+
+  constructor (private readonly deps: { catalog: AgentCatalog, registry: ToolRegistry, jobs: JobService, monitors: MonitorService }) {}
 
   async call (tool: AdvertisedTool, rawArgs: unknown, ctx: CallContext): Promise<CallToolResult | TaskStarted> {
     try {
@@ -145,6 +152,8 @@ export class AgentToolCalls {
         case 'find_tool': return this.findTool(args)
         case 'get_job_status': return await this.jobStatus(args, ctx)
         case 'get_job_results': return await this.jobResults(args, ctx)
+        case undefined: break
+        default: return await this.monitorTool(tool.helper, args, ctx)
       }
       throw new Error(`advertised tool ${tool.name} has no handler`)
     } catch (err) {
@@ -180,6 +189,12 @@ export class AgentToolCalls {
     const params = registry.agentArgsToParams(agent, args)
     const started = await withTraceContext(ctx.trace, () => jobs.start({ caller: ctx.caller, tool: agent.restKey, params }))
     if (ctx.asTask) return { taskStarted: await jobs.status(ctx.caller, started.job_id) }
+    return this.waitAndAnswer(agent.name, started.job_id, waitSeconds, maxBytes, ctx)
+  }
+
+  /** A started job's answer: waited for up to `waitSeconds` (progress notified), then its rows, or its id to poll. */
+  private async waitAndAnswer (name: string, jobId: string, waitSeconds: number, maxBytes: number, ctx: CallContext): Promise<CallToolResult> {
+    const { jobs } = this.deps
     // Progress must only grow (MCP), so rows pushed so far is the measure and the stage is the message.
     let reported = -1
     const report = (records: number, stage: string) => {
@@ -188,16 +203,16 @@ export class AgentToolCalls {
       ctx.progress(records, stage).catch(() => {})
     }
     report(0, 'queued')
-    const final = await waitForJob(jobs, ctx.caller, started.job_id, waitSeconds * 1000, ctx.signal, report)
+    const final = await waitForJob(jobs, ctx.caller, jobId, waitSeconds * 1000, ctx.signal, report)
     if (!final) {
-      const status = await jobs.status(ctx.caller, started.job_id)
-      const next = `The job is still running after ${waitSeconds} s. ${pollHint(started.job_id)}`
+      const status = await jobs.status(ctx.caller, jobId)
+      const next = `The job is still running after ${waitSeconds} s. ${pollHint(jobId)}`
       return {
-        content: [text(`${agent.name} started job ${started.job_id}: ${status.records} rows so far (${status.stage}). ${next}`)],
+        content: [text(`${name} started job ${jobId}: ${status.records} rows so far (${status.stage}). ${next}`)],
         structuredContent: this.envelope(status, [], next),
       }
     }
-    return this.endedJobResult(agent.name, final, ctx, maxBytes)
+    return this.endedJobResult(name, final, ctx, maxBytes)
   }
 
   /**
@@ -272,6 +287,76 @@ export class AgentToolCalls {
       summary: status.summary,
       next,
     }
+  }
+
+  /**
+   * The monitor tools: MonitorService's operations with the caller the
+   * endpoint resolved, so a scoped token reaches only its tools' monitors and
+   * every refusal is REST's {detail}.
+   */
+  private async monitorTool (name: MonitorToolName, args: Args, ctx: CallContext): Promise<CallToolResult> {
+    const { monitors, catalog, registry } = this.deps
+    const caller = ctx.caller
+    const answer = (line: string, value: object): CallToolResult => ({ content: [text(`${line}\n${JSON.stringify(value)}`)], structuredContent: { ...value } })
+    switch (name) {
+      case 'create_monitor': {
+        const { tool, params, schedule, webhook, name: title } = this.createMonitorArgs.parse(args)
+        // An agent tool name takes that tool's arguments (its renames and fixed params); a REST key, REST params.
+        const agent = catalog.get(tool)?.job
+        const restKey = agent?.restKey ?? catalog.unavailableKey(tool) ?? tool
+        const created = await monitors.create(caller, { tool: restKey, params: agent ? registry.agentArgsToParams(agent, params) : params, schedule, webhook, name: title })
+        return answer(`Monitor ${created.monitor_id} created (${restKey}); its first run is at ${created.next_run_at ?? 'its next tick'}. ` +
+          `After a run, get_monitor_changes {"monitor_id": "${created.monitor_id}"} says what changed.`, created)
+      }
+      case 'list_monitors': {
+        this.monitorIdArgsNone(args)
+        const list = await monitors.list(caller)
+        return answer(`${list.count} monitor${list.count === 1 ? '' : 's'}.`, list)
+      }
+      case 'get_monitor': {
+        const detail = await monitors.get(caller, this.monitorIdArgs.parse(args).monitor_id)
+        return answer(`Monitor ${detail.monitor_id} (${detail.tool}): ${detail.status}, next run ${detail.next_run_at ?? 'none'}; ${detail.runs.length} recent runs.`, detail)
+      }
+      case 'update_monitor': {
+        const { monitor_id: id, ...patch } = this.updateMonitorArgs.parse(args)
+        const updated = await monitors.update(caller, id, patch)
+        return answer(`Monitor ${id} updated; next run ${updated.next_run_at ?? 'none (paused)'}.`, updated)
+      }
+      case 'pause_monitor': {
+        const paused = await monitors.pause(caller, this.monitorIdArgs.parse(args).monitor_id)
+        return answer(`Monitor ${paused.monitor_id} paused; resume_monitor starts it again.`, paused)
+      }
+      case 'resume_monitor': {
+        const resumed = await monitors.resume(caller, this.monitorIdArgs.parse(args).monitor_id)
+        return answer(`Monitor ${resumed.monitor_id} resumed; next run ${resumed.next_run_at ?? 'none'}.`, resumed)
+      }
+      case 'delete_monitor': {
+        const deleted = await monitors.remove(caller, this.monitorIdArgs.parse(args).monitor_id)
+        return answer(`Monitor ${deleted.monitor_id} deleted.`, deleted)
+      }
+      case 'run_monitor_now': {
+        const { monitor_id: id, wait_seconds: waitSeconds, max_result_bytes: maxBytes } = this.runMonitorArgs.parse(args)
+        const started = await monitors.runNow(caller, id)
+        const result = await this.waitAndAnswer(name, started.job_id, waitSeconds, maxBytes, ctx)
+        const next = `When it is done, get_monitor_changes {"monitor_id": "${id}", "run": "${started.job_id}"} says what changed.`
+        return { ...result, content: [...(result.content ?? []), text(next)], structuredContent: { ...(result.structuredContent as Record<string, unknown>), monitor_id: id } }
+      }
+      case 'get_monitor_changes': {
+        const { monitor_id: id, run, limit } = this.changesArgs.parse(args)
+        const changes = await monitors.changes(caller, id, run, limit)
+        const counts = changes.changes as { added?: number, removed?: number, changed?: number } | null
+        const line = counts
+          ? `Run ${changes.run} of monitor ${id} (${changes.status}): ${counts.added ?? 0} added, ${counts.removed ?? 0} removed, ${counts.changed ?? 0} changed; at most ${limit} of each shown.`
+          : `Run ${changes.run} of monitor ${id} (${changes.status}) has no comparison${changes.status === 'running' ? ' yet: it is still running' : ''}.`
+        return answer(line, changes)
+      }
+    }
+  }
+
+  /** list_monitors takes no argument. */
+  private monitorIdArgsNone (args: Args): void {
+    const extra = Object.keys(args)
+    if (extra.length) throw badRequest(`arguments.${extra[0]} is not an argument of list_monitors (it takes none).`)
   }
 
   private findTool (args: Args): CallToolResult {

@@ -4,6 +4,7 @@
 // tick has come. A tick is recorded once (MonitorService.fire), so a pass that
 // meets a tick already fired does nothing; after a stop, the first pass at the
 // next start fires each monitor whose ticks passed meanwhile once, said missed.
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { Clock } from '../clock.ts'
 import type { MonitorService } from './monitor-service.ts'
@@ -13,6 +14,8 @@ import type { ScheduleListener } from './monitor-runs.ts'
 const MAX_SLEEP_MS = 30_000
 /** Monitors fired per read; a pass reads again until none is due. */
 const PASS_BATCH = 200
+/** Monitors fired between two turns of the event loop. */
+const YIELD_EVERY = 20
 
 /** What a process's monitor scheduler does: start at boot, stop at close. */
 export interface MonitorScheduler {
@@ -64,6 +67,9 @@ export class DatabaseMonitorScheduler implements MonitorScheduler, ScheduleListe
             this.deps.logger.error({ err, monitorId: monitor.id }, 'a monitor\'s tick failed; it is tried again at the next pass')
           }
           fired++
+          // SQLite's driver answers synchronously: a pass over thousands of due monitors would
+          // otherwise hold the event loop (requests, the runs it starts) until its end.
+          if (fired % YIELD_EVERY === 0) await nextTurn()
         }
         if (due.length < PASS_BATCH || this.failing) return fired
       }

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { Nullable } from '../tools/contract.ts'
 import { JobStarted, WebhookSchema } from '../jobs/schemas.ts'
 
-const ScheduleSchema = Type.Union([
+export const ScheduleSchema = Type.Union([
   Type.Object({
     cron: Type.String({ minLength: 1, maxLength: 200, description: 'Five fields: minute hour day-of-month month day-of-week ("0 8 * * 1-5").' }),
     tz: Type.String({ minLength: 1, maxLength: 64, default: 'UTC', description: 'An IANA time zone ("Europe/Berlin").' }),
@@ -55,7 +55,9 @@ export const MonitorView = Type.Object({
 
 export const MonitorList = Type.Object({ count: Type.Integer(), monitors: Type.Array(MonitorView) })
 
-export const MonitorDetail = Type.Intersect([MonitorView, Type.Object({
+// One object, not an intersection: an MCP tool's outputSchema must be an object schema (get_monitor).
+export const MonitorDetail = Type.Object({
+  ...MonitorView.properties,
   runs: Type.Array(Type.Object({
     tick: Type.String({ format: 'date-time' }),
     trigger: Type.String({ description: 'schedule, missed (run late, once, after the service was down) or now (POST …/run).' }),
@@ -67,7 +69,7 @@ export const MonitorDetail = Type.Intersect([MonitorView, Type.Object({
     changes: Nullable(Type.Record(Type.String(), Type.Unknown())),
     finished_at: Nullable(Type.String({ format: 'date-time' })),
   }), { description: 'The latest ticks, newest first.' }),
-})])
+})
 
 export const MonitorDeleted = Type.Object({ deleted: Type.Boolean(), monitor_id: Type.String() })
 

@@ -18,12 +18,15 @@
 // Goals: tick lateness p99 < 60 s (a one-minute schedule keeps up); the
 // comparison's peak RSS < 200 MB. Exits non-zero only on errors.
 import { randomUUID } from 'node:crypto'
-import { COUNTER_PLUGIN, collectGarbage, goal, mb, percentile, printTable, runMain, startBenchApp, startRssSampler } from './harness.ts'
+import { spawnSync } from 'node:child_process'
+import { rmSync } from 'node:fs'
+import { COUNTER_PLUGIN, REPO, collectGarbage, goal, mb, percentile, printTable, runMain, startBenchApp, startRssSampler } from './harness.ts'
 
 const MONITORS = Number(process.env.BENCH_MONITORS ?? 10_000)
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 1)
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000)
 const PER_ACCOUNT = 100
+const COMPARE_TOOLS = [{ key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }, { key: 'products', plugin: 'products', enabled: true }]
 
 async function tickLateness (): Promise<void> {
   const bench = await startBenchApp([{ key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }])
@@ -78,8 +81,9 @@ function productRow (i: number, price: number): Record<string, unknown> {
   }
 }
 
-async function comparison (): Promise<void> {
-  const bench = await startBenchApp([{ key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }, { key: 'products', plugin: 'products', enabled: true }])
+/** Writes the two runs and makes the first the baseline; the app is closed, its directory kept for the timed part. */
+async function writeComparisonFixture (): Promise<{ dir: string, monitorId: string, runId: string }> {
+  const bench = await startBenchApp(COMPARE_TOOLS, {}, { keep: true })
   const { db, monitorRuns } = bench.app.services
   try {
     const now = new Date()
@@ -88,6 +92,7 @@ async function comparison (): Promise<void> {
     const monitorId = randomUUID()
     await db.monitor.create({ data: { id: monitorId, accountId, name: 'bench', tool: 'products', params: '{"url":"https://shop.example"}', schedule: '{"every":"1d"}', createdAt: now, updatedAt: now } })
     const runs: string[] = []
+    const started = performance.now()
     for (const second of [false, true]) {
       const id = randomUUID()
       runs.push(id)
@@ -104,29 +109,79 @@ async function comparison (): Promise<void> {
       }
       await db.job.update({ where: { id }, data: { status: 'done', records: ROWS } })
     }
+    console.log(`fixture: ${2 * ROWS} rows written in ${((performance.now() - started) / 1000).toFixed(0)} s`)
     // The first run becomes the baseline as JobEnding would make it: compared, then settled.
     const first = { id: runs[0]!, monitorId }
+    const baselineStarted = performance.now()
     await monitorRuns.compare(first)
     await db.$transaction(tx => monitorRuns.settle(tx as typeof db, first, { status: 'done', error: null, compared: true }))
     await monitorRuns.settled(first, { landed: true, compared: true, paused: false })
-    collectGarbage()
-    const before = process.memoryUsage.rss()
-    const sampler = startRssSampler()
-    const started = performance.now()
-    const counts = JSON.parse((await monitorRuns.compare({ id: runs[1]!, monitorId }))!) as Record<string, number>
-    const ms = performance.now() - started
-    const { peak } = await sampler.stop()
-    printTable(`comparing two ${ROWS.toLocaleString('en')}-row runs`, [
-      ['rows', 'ms', 'rows/s', 'added', 'removed', 'changed', 'RSS before MB', 'peak RSS MB'],
-      [ROWS, ms.toFixed(0), Math.round(ROWS / (ms / 1000)), counts.added!, counts.removed!, counts.changed!, mb(before), mb(peak)],
-    ])
-    goal('peak RSS < 200 MB', peak < 200 * 1024 * 1024)
+    console.log(`first run (no baseline) compared in ${((performance.now() - baselineStarted) / 1000).toFixed(1)} s`)
+    return { dir: bench.dir, monitorId, runId: runs[1]! }
   } finally {
     await bench.close()
   }
 }
 
+/**
+ * The timed part, in a process of its own (BENCH_COMPARE set): a fresh app on
+ * the fixture's database, the second run compared, the process's RSS before
+ * and its peak during the comparison. Prints one JSON line.
+ */
+async function timedComparison (fixture: { dir: string, monitorId: string, runId: string }): Promise<void> {
+  const bench = await startBenchApp(COMPARE_TOOLS, {}, { dir: fixture.dir, keep: true })
+  try {
+    const { monitorRuns } = bench.app.services
+    collectGarbage()
+    const before = process.memoryUsage.rss()
+    const sampler = startRssSampler()
+    // The JS heap's share of the peak, sampled between the comparison's awaits.
+    const heap = { used: 0, total: 0, external: 0 }
+    const heapTimer = setInterval(() => {
+      const m = process.memoryUsage()
+      heap.used = Math.max(heap.used, m.heapUsed)
+      heap.total = Math.max(heap.total, m.heapTotal)
+      heap.external = Math.max(heap.external, m.external)
+    }, 100)
+    const started = performance.now()
+    const counts = JSON.parse((await monitorRuns.compare({ id: fixture.runId, monitorId: fixture.monitorId }))!) as Record<string, number>
+    const ms = performance.now() - started
+    clearInterval(heapTimer)
+    const { peak } = await sampler.stop()
+    console.log(JSON.stringify({ ms, counts, before, peak, heap }))
+  } finally {
+    await bench.close()
+  }
+}
+
+async function comparison (): Promise<void> {
+  const fixture = await writeComparisonFixture()
+  try {
+    // The comparison's own process, started as `npm start` starts the service (its glibc settings), under tsx.
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--max-semi-space-size=4', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), import.meta.filename], {
+      cwd: REPO,
+      env: { ...process.env, BENCH_COMPARE: JSON.stringify(fixture), MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '4194304', MALLOC_TRIM_THRESHOLD_: '8388608' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    })
+    const line = child.stdout.trim().split('\n').pop() ?? ''
+    if (child.status !== 0 || !line.startsWith('{')) throw new Error(`the comparison's process failed (${child.status}): ${child.stdout}`)
+    const r = JSON.parse(line) as { ms: number, counts: Record<string, number>, before: number, peak: number, heap: { used: number, total: number, external: number } }
+    printTable(`comparing two ${ROWS.toLocaleString('en')}-row runs (a process of its own)`, [
+      ['rows', 'ms', 'rows/s', 'added', 'removed', 'changed', 'RSS before MB', 'peak RSS MB', 'growth MB'],
+      [ROWS, r.ms.toFixed(0), Math.round(ROWS / (r.ms / 1000)), r.counts.added!, r.counts.removed!, r.counts.changed!, mb(r.before), mb(r.peak), mb(r.peak - r.before)],
+    ])
+    console.log(`JS heap during the comparison: at most ${mb(r.heap.used)} MB used, ${mb(r.heap.total)} MB reserved, ${mb(r.heap.external)} MB external`)
+    const exact = r.counts.added === ROWS / 100 && r.counts.removed === ROWS / 100 && r.counts.changed === ROWS / 50 - (ROWS / 100) / 50
+    goal('counts exact, peak RSS < 200 MB', exact && r.peak < 200 * 1024 * 1024)
+  } finally {
+    rmSync(fixture.dir, { recursive: true, force: true })
+  }
+}
+
 runMain(async () => {
+  if (process.env.BENCH_COMPARE) return timedComparison(JSON.parse(process.env.BENCH_COMPARE) as { dir: string, monitorId: string, runId: string })
   if (process.env.BENCH_PART !== 'ticks') await comparison()
   if (process.env.BENCH_PART !== 'compare') await tickLateness()
 })

@@ -19,7 +19,7 @@ t.test('tools/list serves every enabled tool by agent name, plus the helpers', a
   const client = await connect(t, base, user.apiKey)
   const { tools } = await client.listTools()
   const names = tools.map(x => x.name).sort()
-  const expected = [...app.services.registry.listAgentTools().map(x => x.name), 'find_tool', 'get_job_status', 'get_job_results'].sort()
+  const expected = [...app.services.registry.listAgentTools().map(x => x.name), 'find_tool', 'get_job_status', 'get_job_results', 'create_monitor', 'list_monitors', 'get_monitor', 'update_monitor', 'pause_monitor', 'resume_monitor', 'delete_monitor', 'run_monitor_now', 'get_monitor_changes'].sort()
   t.same(names, expected)
   t.ok(names.includes('count_rows') && names.includes('website_email_find'))
 

@@ -1,8 +1,8 @@
 // The dashboard's server side without a browser: /app and its assets (CSP,
 // no inline code, hashed names, compression, caching, {detail} for an unknown
 // file), GET /api/tools (what the generated form reads) and
-// GET /api/jobs/<id>/input (what "run again" reads), the playground's copied
-// calls (curl, MCP), and the front-end's source rule: data is never written as markup.
+// GET /api/jobs/<id>/input (what "run again" reads), and the front-end's
+// source rule: data is never written as markup.
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -12,11 +12,6 @@ import { buildWithCounter, startJob, waitForEnd } from '../helpers/jobs.ts'
 import { mintToken } from '../kernel/_kernel.ts'
 import { PAGE_CSP as DASHBOARD_CSP } from '../../core/security-headers.ts'
 import { toolViews } from '../../core/features/web/dashboard/dashboard-bundle.ts'
-import { curlCommand, mcpCall, shellWord, type ManifestTool } from '../../core/features/web/dashboard/client/copy-call.ts'
-import { minimalParams } from '../../core/openapi/openapi-document.ts'
-import { build } from '../helpers/build.ts'
-import { execFileSync } from 'node:child_process'
-import { Compile } from 'typebox/compile'
 
 // The tests of the routes share one app, the parent test's (a top-level app would be shared with the
 // other files of a test group, test/groups/).
@@ -93,31 +88,6 @@ t.test('the dashboard\'s routes, on one app', async t => {
     t.equal((await app.inject({ url: `/api/jobs/${id}/input`, headers: { 'x-api-key': scoped.token } })).statusCode, 404, 'a token for another tool')
     t.equal((await app.inject({ url: `/api/jobs/${id}/input`, headers: { 'x-api-key': PUBLIC_TOKEN } })).statusCode, 403, 'a guest')
   })
-})
-
-t.test('the playground\'s copied calls: curl quotes any text; every tool\'s minimal call as an MCP call its agent tool accepts', async t => {
-  const tricky = `it's "quoted" $HOME \`id\` \\ ; | & > <\nnew line`
-  t.equal(execFileSync('bash', ['-c', `printf %s ${shellWord(tricky)}`], { encoding: 'utf8' }), tricky, 'a shell word is the text itself')
-  const curl = curlCommand('https://x.example', 'webemail', { website: "o'brien.example" })
-  t.match(curl, /-H "x-api-key: \$EXTRACTION_API_KEY"/, 'the key is a variable, never written')
-  t.equal(execFileSync('bash', ['-c', `printf '%s\\n' ${curl.split('-d ')[1]}`], { encoding: 'utf8' }).trim(), JSON.stringify({ tool: 'webemail', params: { website: "o'brien.example" } }))
-  t.match(curlCommand('https://x.example', 'video_frames', { every_seconds: 2 }, 'my clip.mp4'), /-F 'file=@my clip\.mp4'/)
-
-  const app = await build(t)
-  const manifest = (await app.inject({ url: '/mcp/manifest.json' })).json() as { protocol_versions: string[], tools: Array<ManifestTool & { inputSchema: object }> }
-  t.same(manifest.protocol_versions.slice(0, 2), ['2026-07-28', '2025-11-25'], 'the manifest names the revisions served, newest first')
-  for (const tool of app.services.registry.enabled()) {
-    const { key } = tool.declaration
-    const text = mcpCall(manifest.tools, key, minimalParams(tool.declaration))
-    if (!t.ok(text, `${key}: an agent tool runs it`)) continue
-    const message = JSON.parse(text!) as { method: string, params: { name: string, arguments: Record<string, unknown> } }
-    t.equal(message.method, 'tools/call')
-    const agentTool = manifest.tools.find(a => a.name === message.params.name)!
-    t.equal(agentTool.rest_key, key)
-    const check = Compile(agentTool.inputSchema as never)
-    t.ok(check.Check(message.params.arguments), `${key}: ${agentTool.name}'s schema accepts ${JSON.stringify(message.params.arguments)}`)
-  }
-  t.equal(mcpCall(manifest.tools, 'no_such_tool', {}), null)
 })
 
 t.test('the front-end never writes data as markup', async t => {

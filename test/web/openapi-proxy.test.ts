@@ -3,12 +3,16 @@
 // journey through every documented route (the answers a client meets: 2xx and
 // the documented errors), and any request or response that Prism finds off
 // the document (its `sl-violations` header) fails the test with its words.
-import { spawn } from 'node:child_process'
+// And the playground's copied calls (curl, MCP) against the same documents.
+import { execFileSync, spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { join, resolve } from 'node:path'
 import t from 'tap'
-import { ADMIN_KEY, BLOG_KEY, tempDir } from '../helpers/build.ts'
+import { Compile } from 'typebox/compile'
+import { ADMIN_KEY, BLOG_KEY, build, tempDir } from '../helpers/build.ts'
+import { curlCommand, mcpCall, shellWord, type ManifestTool } from '../../core/features/web/dashboard/client/copy-call.ts'
+import { minimalParams } from '../../core/openapi/openapi-document.ts'
 import { listeningApp, startShops } from './_dashboard.ts'
 
 const freePort = () => new Promise<number>((done, fail) => {
@@ -165,4 +169,29 @@ t.test('Prism\'s validation proxy finds no request or response off the document 
     'post /mcp', 'delete /mcp', // MCP's own protocol (the conformance suite)
   ])
   t.same(documented.filter(route => !seen.has(route) && !skipped.has(route)), [], 'every documented route was called')
+})
+
+t.test('the playground\'s copied calls: curl quotes any text; every tool\'s minimal call as an MCP call its agent tool accepts', async t => {
+  const tricky = `it's "quoted" $HOME \`id\` \\ ; | & > <\nnew line`
+  t.equal(execFileSync('bash', ['-c', `printf %s ${shellWord(tricky)}`], { encoding: 'utf8' }), tricky, 'a shell word is the text itself')
+  const curl = curlCommand('https://x.example', 'webemail', { website: "o'brien.example" })
+  t.match(curl, /-H "x-api-key: \$EXTRACTION_API_KEY"/, 'the key is a variable, never written')
+  t.equal(execFileSync('bash', ['-c', `printf '%s\\n' ${curl.split('-d ')[1]}`], { encoding: 'utf8' }).trim(), JSON.stringify({ tool: 'webemail', params: { website: "o'brien.example" } }))
+  t.match(curlCommand('https://x.example', 'video_frames', { every_seconds: 2 }, 'my clip.mp4'), /-F 'file=@my clip\.mp4'/)
+
+  const app = await build(t)
+  const manifest = (await app.inject({ url: '/mcp/manifest.json' })).json() as { protocol_versions: string[], tools: Array<ManifestTool & { inputSchema: object }> }
+  t.same(manifest.protocol_versions.slice(0, 2), ['2026-07-28', '2025-11-25'], 'the manifest names the revisions served, newest first')
+  for (const tool of app.services.registry.enabled()) {
+    const { key } = tool.declaration
+    const text = mcpCall(manifest.tools, key, minimalParams(tool.declaration))
+    if (!t.ok(text, `${key}: an agent tool runs it`)) continue
+    const message = JSON.parse(text!) as { method: string, params: { name: string, arguments: Record<string, unknown> } }
+    t.equal(message.method, 'tools/call')
+    const agentTool = manifest.tools.find(a => a.name === message.params.name)!
+    t.equal(agentTool.rest_key, key)
+    const check = Compile(agentTool.inputSchema as never)
+    t.ok(check.Check(message.params.arguments), `${key}: ${agentTool.name}'s schema accepts ${JSON.stringify(message.params.arguments)}`)
+  }
+  t.equal(mcpCall(manifest.tools, 'no_such_tool', {}), null)
 })

@@ -181,17 +181,19 @@ export class MonitorService {
   async changes (caller: AccountCaller, id: string, runId: string | undefined, limit: number): Promise<MonitorChanges> {
     const monitor = await this.find(caller, id)
     const job = await this.runOf(monitor, runId)
-    const records = await this.deps.db.monitorChange.findMany({ where: { jobId: job.id }, orderBy: { seq: 'asc' }, take: limit * 4 })
-    const of = (kind: string) => records.filter(r => r.kind === kind).slice(0, limit).map(r => JSON.parse(r.data) as unknown)
+    // Each kind read on its own: a run with many of one kind still lists the first `limit` of every other.
+    const of = async (kind: string) => (await this.deps.db.monitorChange.findMany({ where: { jobId: job.id, kind }, orderBy: { seq: 'asc' }, take: limit }))
+      .map(r => JSON.parse(r.data) as unknown)
+    const [added, removed, changed, duplicates] = await Promise.all([of('added'), of('removed'), of('changed'), of('duplicate')])
     return {
       monitor_id: id,
       run: job.id,
       status: job.status,
       changes: job.monitorChanges ? JSON.parse(job.monitorChanges) as unknown : null,
-      added: of('added'),
-      removed: of('removed'),
-      changed: of('changed'),
-      duplicates: of('duplicate'),
+      added,
+      removed,
+      changed,
+      duplicates,
     }
   }
 

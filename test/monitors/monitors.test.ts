@@ -199,6 +199,16 @@ t.test('a monitor of a stand-in store: added, removed, changed and duplicates ex
   await scheduler(app).pass()
   const fourth = await lastRun(app, user, monitor.monitor_id)
   t.same(fourth.monitor.changes, { added: 0, removed: 3, changed: 0, duplicates: 0, first_run: false })
+
+  // Many of one kind before another: a page of changes still lists the first `limit` of each kind.
+  store.products = [...Array.from({ length: 6 }, (_, i) => ({ id: 10 + i, title: `New ${i}`, price: '1.00' })), { id: 2, title: 'Table', price: '40.00' }]
+  clock.set('2026-11-30T11:00:00Z')
+  await scheduler(app).pass()
+  const fifth = await lastRun(app, user, monitor.monitor_id)
+  t.same(fifth.monitor.changes, { added: 6, removed: 0, changed: 1, duplicates: 0, first_run: false })
+  const page = (await call(app, user.apiKey, 'GET', `/api/monitors/${monitor.monitor_id}/changes?limit=1`)).json()
+  t.same([page.added.length, page.changed.length], [1, 1], 'one of each kind, the changed one behind six added')
+  t.match(page.changed[0], { key: { id: '2' } })
 })
 
 t.test('quota exhausted: the tick is skipped with its reason; failures in a row pause the monitor', async t => {

@@ -97,7 +97,8 @@ const MonitorRunEnvelope = (() => {
   return { ...envelope, properties: { ...envelope.properties, monitor_id: { type: 'string' } }, required: [...(envelope.required ?? []), 'monitor_id'] }
 })()
 
-const MONITOR_EXAMPLE = '{"tool": "product_scrape", "params": {"url": "https://shop.example"}, "schedule": {"cron": "0 8 * * 1-5", "tz": "Europe/Berlin"}}'
+// The kernel names no tool: the example's tool is a placeholder find_tool fills.
+const MONITOR_EXAMPLE = '{"tool": "<an agent tool name from find_tool>", "params": {"url": "https://shop.example"}, "schedule": {"cron": "0 8 * * 1-5", "tz": "Europe/Berlin"}}'
 
 type Helper = Omit<AdvertisedTool, 'restKey' | 'renames' | 'fixedParams' | 'annotations'> & { helper: HelperName, annotations?: ToolAnnotations }
 

@@ -132,10 +132,12 @@ export class JobService {
       const now = clock()
       const charge = await quotas.charge(caller.account.id, caller.tier, now)
       let created = false
+      let recorded = false
       try {
         if (req.idempotencyKey !== undefined) {
           // The record goes in first: of two concurrent requests with one key (in two processes), one wins here.
           await db.idempotencyRecord.create({ data: { accountId: caller.account.id, key: req.idempotencyKey, bodyHash: bodyHash!, jobId, createdAt: now } })
+          recorded = true
         }
         await db.job.create({
           data: {
@@ -161,6 +163,8 @@ export class JobService {
         if (upload) { await this.deps.workspace.adopt(upload, jobId); onAdopted?.() }
       } catch (err) {
         if (created) await db.job.delete({ where: { id: jobId } }).catch(() => {})
+        // A record left pointing at no job would refuse every retry of the key (409) for its whole window.
+        if (recorded) await db.idempotencyRecord.deleteMany({ where: { accountId: caller.account.id, key: req.idempotencyKey!, jobId } }).catch(() => {})
         await quotas.refund(charge)
         if ((err as { code?: string }).code === 'P2002' && req.idempotencyKey !== undefined) {
           const replay = await this.replay(caller.account.id, req.idempotencyKey, bodyHash!, pollSeconds)

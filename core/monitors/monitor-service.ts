@@ -252,6 +252,8 @@ export class MonitorService {
       return 'started'
     } catch (err) {
       if (!(err instanceof AppError)) throw err
+      // A tick another scheduler recorded and is still starting: its key is in flight (409), the run is that one's.
+      if (existing && err.statusCode === 409) return 'done-before'
       await db.monitorTick.update({ where: { id: tickId }, data: { skipped: err.message } })
       // Out of quota is the account's state, not the monitor's fault: skipped, not counted.
       if (err.statusCode !== 429) await this.deps.monitorRuns.countFailure(monitorId, err.message)

@@ -250,8 +250,10 @@ if (!haveChromium()) {
 
       // A slow crawl, cancelled after a confirmation: its own outcome, not a failure.
       await website.fill(shops.stalledSite(1))
+      const doneTitle = await page.locator('#run-title').textContent()
       await page.getByRole('button', { name: 'Run' }).click()
-      await page.locator('#run-title').waitFor()
+      // The last run's panel stays until the start answers: wait for this run's own title.
+      await page.waitForFunction(before => { const title = document.querySelector('#run-title'); return title !== null && title.textContent !== before }, doneTitle)
       t.equal(await page.locator('[data-results]').count(), 0, 'a new run clears the last one\'s rows')
       const stalledJob = ((await page.locator('#run-title').textContent()) ?? '').replace(/^Job /, '')
       await page.getByRole('button', { name: 'Cancel…' }).click()

@@ -60,11 +60,16 @@ function requireTasks (ctx: ServerContext, method: string): void {
   )
 }
 
+/** The server's identity (initialize's serverInfo, and the `_meta` serverInfo of every 2026-07-28 result). */
+export function serverIdentity (info: ServerInfo): { name: string, version: string, title: string } {
+  return { name: info.name, version: info.version, title: 'Data-extraction jobs' }
+}
+
 export function createMcpServer (deps: McpServerDeps, who: McpCaller, era: 'legacy' | 'modern'): Server {
   const { catalog, calls, jobs } = deps
   const { caller, log, origin } = who
   const server = new Server(
-    { name: deps.info.name, version: deps.info.version, title: 'Data-extraction jobs' },
+    serverIdentity(deps.info),
     {
       capabilities: { tools: {}, prompts: {}, resources: {}, ...(era === 'modern' ? { extensions: { [TASKS_EXTENSION]: {} } } : {}) },
       instructions: deps.instructions,

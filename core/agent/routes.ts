@@ -13,7 +13,7 @@ import { qualityValues } from '../accept-header.ts'
 import { routeDefaults } from '../route-defaults.ts'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { requireAccount } from '../auth/guards.ts'
 import { countRequests } from '../auth/auth-plugin.ts'
 import { Type } from 'typebox'
@@ -23,6 +23,7 @@ import { AgentCatalog } from './agent-catalog.ts'
 import { ToolAnnotationsSchema } from './schemas.ts'
 import { agentInstructions, renderGuide, type ServerInfo } from './guide.ts'
 import type { McpCaller, McpServerDeps } from './mcp-server.ts'
+import type { ServerIdentity } from './task-poll.ts'
 import { AgentToolCalls } from './tool-calls.ts'
 import { SERVICE_ROOT } from '../code-location.ts'
 
@@ -45,6 +46,40 @@ function responseMode (accept: string | undefined): 'json' | 'sse' | null {
   if (sse !== undefined && sse > 0 && sse >= json) return 'sse'
   if (json > 0) return 'json'
   return null
+}
+
+/**
+ * Sends the SDK's web Response through fastify. A JSON answer is read whole and
+ * sent as one string (a content-length and one write): handing fastify the
+ * Response itself streams its body as chunked transfer encoding, a write per
+ * chunk and one more for the end, which cost a tasks/get poll more CPU than
+ * all the rest of the request (profiled, scripts/bench/README.md `mcp-tasks`).
+ * An event stream is streamed as it comes.
+ */
+async function sendWebResponse (reply: FastifyReply, response: Response): Promise<FastifyReply> {
+  if (response.body === null || !/^\s*application\/json\b/i.test(response.headers.get('content-type') ?? '')) return reply.send(response)
+  reply.code(response.status)
+  for (const [name, value] of response.headers) reply.header(name, value)
+  return reply.send(await response.text())
+}
+
+/** The `_meta` key whose presence is a request's claim to a per-request revision (the SDK's PROTOCOL_VERSION_META_KEY). */
+const ENVELOPE_CLAIM = 'io.modelcontextprotocol/protocolVersion'
+
+/**
+ * Whether the SDK's own classification (`isLegacyRequest`) is certain to send
+ * this body to the 2026-07-28 handler: one JSON-RPC message, not `initialize`,
+ * whose params carry the envelope claim. The SDK routes every such message to
+ * its modern path (served there, or refused there when its envelope or headers
+ * are wrong), so asking it first would only classify the body twice; anything
+ * else is asked.
+ */
+function claimsPerRequestEnvelope (body: unknown): boolean {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false
+  const { method, params } = body as { method?: unknown, params?: unknown }
+  if (typeof method !== 'string' || method === 'initialize' || params === null || typeof params !== 'object' || Array.isArray(params)) return false
+  const meta = (params as { _meta?: unknown })._meta
+  return meta !== null && typeof meta === 'object' && !Array.isArray(meta) && ENVELOPE_CLAIM in meta
 }
 
 /** The revision whose requests each carry their own version and capabilities (createMcpHandler); the SDK's list holds the `initialize` ones. */
@@ -96,6 +131,7 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
     }
     return handler
   }
+  let identity: ServerIdentity | undefined
   let manifest: { name: string, version: string, protocol_versions: string[], tools: ReturnType<AgentCatalog['manifestTools']> } | undefined
   const manifestAnswer = async () => (manifest ??= {
     name: info.name,
@@ -120,6 +156,17 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
 
     // The name the client used for /mcp: resource links to job files are absolute URLs on it.
     const who: McpCaller = { caller, log: req.log, origin: `${req.protocol}://${req.host}` }
+    const modern = claimsPerRequestEnvelope(req.body)
+    if (modern) {
+      // The poll a task's client repeats while its job runs is answered without a per-request SDK Server (task-poll.ts); any other request, or a poll that path declines, goes on to the SDK.
+      const { answerTaskPoll } = await import('./task-poll.ts')
+      const single = (name: string) => { const value = req.headers[name]; return typeof value === 'string' ? value : undefined }
+      identity ??= (await import('./mcp-server.ts')).serverIdentity(info)
+      const answer = await answerTaskPoll(jobs, identity, who, {
+        contentType: single('content-type'), protocolVersion: single('mcp-protocol-version'), method: single('mcp-method'), name: single('mcp-name'),
+      }, req.body)
+      if (answer !== undefined) return reply.type('application/json').send(answer)
+    }
     // The MCP SDK loads with the first agent call: processes nobody talks MCP to stay smaller.
     const { isLegacyRequest } = await import('@modelcontextprotocol/server')
     const headers = new Headers()
@@ -128,12 +175,12 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
       // A value WHATWG Headers refuses (Node is laxer) is left out: the SDK then judges the request without it.
       try { headers.set(name, Array.isArray(value) ? value.join(', ') : value) } catch { continue }
     }
-    if (!(await isLegacyRequest(new Request('http://localhost/mcp', { method: 'POST', headers }), req.body))) {
+    const request = new Request('http://localhost/mcp', { method: 'POST', headers })
+    if (modern || !(await isLegacyRequest(request, req.body))) {
       // 2026-07-28: every request stands alone (its version, capabilities and client in _meta, Mcp-Method/Mcp-Name headers checked by the SDK).
       const handler = await modernHandler(mode === 'json' ? 'json' : 'auto')
-      const request = new Request('http://localhost/mcp', { method: 'POST', headers })
       const response = await handler.fetch(request, { parsedBody: req.body, authInfo: { token: 'http', clientId: caller.account.id, scopes: [], extra: { who } } })
-      return reply.send(response)
+      return sendWebResponse(reply, response)
     }
 
     const [{ createMcpServer, refuseInvalidParams }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
@@ -151,9 +198,8 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
     const legacyHeaders = new Headers({ accept: 'application/json, text/event-stream', 'content-type': 'application/json' })
     const version = req.headers['mcp-protocol-version']
     if (typeof version === 'string') legacyHeaders.set('mcp-protocol-version', version)
-    const request = new Request('http://localhost/mcp', { method: 'POST', headers: legacyHeaders })
-    const response = await transport.handleRequest(request, { parsedBody: req.body })
-    return reply.send(response)
+    const response = await transport.handleRequest(new Request('http://localhost/mcp', { method: 'POST', headers: legacyHeaders }), { parsedBody: req.body })
+    return sendWebResponse(reply, response)
   })
 
   // Stateless: there is no session to stream to or end.

@@ -2,6 +2,7 @@
 // channels (their figures and recent videos) and playlists, over InnerTube
 // (youtubei.js, its fetch through the guarded client).
 import { Defaulted, defineTool, LinkOrId, OneOrMany, Type } from '../../core/tools/contract.ts'
+import { ENTRIES_LIST } from './list.ts'
 import { ytRow } from './schema.ts'
 import { YtSettingsSchema } from './settings.ts'
 
@@ -20,6 +21,7 @@ const yt = defineTool({
   description: 'Reads YouTube metadata and stats. A video link or id gives one row: title, channel (name, id, URL), views, likes, comment count when shown, duration in seconds, published date, tags, category, full description, thumbnails, chapters, and live and short flags. A channel link, @handle or UC… id gives a channel row (subscribers, total views, video count, country, joined date, links, description) and then its most recent videos, newest first, up to limit (title, views, duration, when published). A playlist link gives its videos in order. Give one link or a list mixing videos, channels and playlists: one call. Example: {"url": "https://www.youtube.com/watch?v=dQw4w9WgXcQ"}; {"url": "@mkbhd", "limit": 20}; {"url": ["https://youtu.be/dQw4w9WgXcQ", "https://www.youtube.com/playlist?list=PLMC9KNkIncKtPzgY-5rmhvj7fax8fdxoj"]}.',
   input: ytInput,
   row: ytRow,
+  list: ENTRIES_LIST,
   // A monitor's row identity and the fields whose changes it reports (core/monitors).
   rowKey: ['type', 'video_id', 'channel_id', 'playlist_id'],
   watch: ['title', 'view_count', 'like_count', 'comment_count', 'subscriber_count', 'total_views', 'video_count'],

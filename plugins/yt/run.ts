@@ -1,11 +1,13 @@
-// Runs `yt`: each entry of the list in turn; a video is two InnerTube requests
-// (/player, /next), a channel its videos tab (/browse, the header comes with
-// it), the about panel and continuation pages up to max_results, a playlist
-// its /browse pages. The answers are parsed in the kernel's worker pool by
-// extract.ts. See README.md for what fails how.
-import { batchOf, InputError, notReadWarning, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
+// Runs `yt`: the entries of the list through the contract's list facility
+// (`concurrency` at a time, rows in the list's order); a video is two InnerTube
+// requests (/player, /next), a channel its videos tab (/browse, the header
+// comes with it), the about panel and continuation pages up to max_results, a
+// playlist its /browse pages. The answers are parsed in the kernel's worker
+// pool by extract.ts. See README.md for what fails how.
+import { eachItem, InputError, listItems, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { DEFAULT_YOUTUBE_BASE, openInnertube, type InnertubeSession } from '../lib/youtube/innertube.ts'
 import type { ytInput } from './index.ts'
+import { ENTRIES_LIST } from './list.ts'
 import type { ChannelFields, VideoFields, YtRow, ytRow } from './schema.ts'
 import type { YtSettings } from './settings.ts'
 import { parseTarget, type Target } from './targets.ts'
@@ -43,16 +45,16 @@ function entryError (error: unknown): string | null {
 }
 
 export async function runYt (ctx: Ctx): Promise<void> {
-  const given = batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'links')
-  const targets: Array<{ input: string, target: Target }> = []
+  const given = listItems(ctx, ENTRIES_LIST)
+  const targets = new Map<string, Target>()
   const rejected: string[] = []
   for (const input of given) {
     const target = parseTarget(input)
-    if (target) targets.push({ input, target })
+    if (target) targets.set(input, target)
     else rejected.push(input)
   }
   if (rejected.length) ctx.warn(`Skipped ${rejected.length} entr${rejected.length === 1 ? 'y' : 'ies'} that ${rejected.length === 1 ? 'is' : 'are'} not a YouTube video, channel or playlist: ${rejected.slice(0, 5).map(r => JSON.stringify(r.slice(0, 80))).join(', ')}${rejected.length > 5 ? ', …' : ''}`)
-  if (targets.length === 0) throw new InputError('No YouTube video, channel or playlist to read: give a watch, youtu.be or shorts link or a video id, a channel link, @handle or UC… id, or a playlist link.')
+  if (targets.size === 0) throw new InputError('No YouTube video, channel or playlist to read: give a watch, youtu.be or shorts link or a video id, a channel link, @handle or UC… id, or a playlist link.')
 
   const session = await openInnertube(ctx.http, {
     base: ctx.upstream.urls.youtube ?? DEFAULT_YOUTUBE_BASE,
@@ -63,66 +65,46 @@ export async function runYt (ctx: Ctx): Promise<void> {
   const run = new YtRun(ctx, session)
   let failed = 0
   const reasons = new Set<string>()
-  /**
-   * A refusal (a bot wall, HTTP 429) met partway through the list: the rows
-   * already read are kept and the job says which entries were not read; met
-   * before any row was read, it is the job's (blocked, refunded). The kernel's
-   * list facility (eachItem with onBlocked) does this for one-row items, and
-   * its warning is the one given here; yt's entries are not one-row items (a
-   * channel pushes page by page, videos go a few at a time), hence its own loop.
-   */
-  const stopAt = (blocked: ToolBlockedError, notRead: string[]) => {
-    if (run.kept === 0) throw blocked
-    ctx.warn(notReadWarning(notRead, 'entries', blocked.message))
-  }
-  for (let i = 0; i < targets.length;) {
-    ctx.signal.throwIfAborted()
-    if (ctx.remaining() <= 0) break
-    const { target } = targets[i]!
-    if (target.kind === 'video') {
-      // Consecutive videos are looked up a few at a time; rows keep the list's order.
-      const chunk: Array<{ input: string, id: string }> = []
-      while (i < targets.length && targets[i]!.target.kind === 'video' && chunk.length < ctx.settings.concurrency) {
-        chunk.push({ input: targets[i]!.input, id: (targets[i]!.target as { id: string }).id })
-        i++
+  // A refusal (a bot wall, HTTP 429) partway through the list keeps the rows already read and says which
+  // entries were not (the list's onBlocked); before any was read, it is the job's (blocked, refunded).
+  // Videos go `concurrency` at a time; a channel or playlist (many requests) waits for the entries before
+  // it, as the videos before a refusal are all that are in flight when it comes. Once a refusal is met,
+  // no entry sends another request: they are not read anyway.
+  const over: Array<Promise<unknown>> = []
+  let refusal: ToolBlockedError | null = null
+  await eachItem(ctx, ENTRIES_LIST, [...targets.keys()], (input, index) => {
+    const work = (async () => {
+      const target = targets.get(input)!
+      if (target.kind !== 'video') await Promise.all(over.slice(0, index))
+      if (refusal) throw refusal
+      try {
+        return target.kind === 'video' ? [await run.video(input, target.id)]
+          : target.kind === 'playlist' ? await run.playlist(input, target.id)
+            : await run.channel(input, target)
+      } catch (error) {
+        if (error instanceof ToolBlockedError) refusal ??= error
+        throw error
       }
-      ctx.stage(`Reading videos: ${i} of ${targets.length} entries`)
-      const answers = await Promise.all(chunk.map(v => run.video(v.input, v.id).then(
-        row => ({ input: v.input, row, blocked: null }),
-        (error: unknown) => { if (error instanceof ToolBlockedError) return { input: v.input, row: null, blocked: error }; throw error },
-      )))
-      const rows = answers.flatMap(a => (a.row ? [a.row] : []))
-      for (const row of rows) if (row.error !== null) reasons.add(row.error)
-      failed += rows.filter(r => r.error !== null).length
-      run.kept += rows.filter(r => r.error === null).length
-      await ctx.push(rows)
-      const blocked = answers.filter(a => a.blocked !== null)
-      if (blocked.length > 0) {
-        stopAt(blocked[0]!.blocked!, [...blocked.map(a => a.input), ...targets.slice(i).map(t => t.input)])
-        break
+    })()
+    over[index] = work.catch(() => {})
+    return work.then(rows => {
+      // An entry failed when it gave only its error row.
+      if (rows.every(row => row.error !== null)) {
+        failed++
+        for (const row of rows) reasons.add(row.error!)
       }
-      continue
-    }
-    const { input } = targets[i]!
-    i++
-    ctx.stage(`Reading ${target.kind === 'playlist' ? 'a playlist' : 'a channel'}: ${i} of ${targets.length} entries`)
-    let failure: string | null
-    try {
-      failure = target.kind === 'playlist' ? await run.playlist(input, target.id) : await run.channel(input, target)
-    } catch (error) {
-      if (!(error instanceof ToolBlockedError)) throw error
-      stopAt(error, targets.slice(i - 1).map(t => t.input))
-      break
-    }
-    if (failure !== null) { failed++; reasons.add(failure) }
-  }
-  if (failed === targets.length) throw new UpstreamError(`YouTube failed for ${targets.length === 1 ? 'the entry' : `all ${targets.length} entries`}: ${[...reasons].slice(0, 3).join('; ')}`)
+      return rows
+    })
+  }, {
+    concurrency: ctx.settings.concurrency,
+    stage: (index, total, input) => `Reading ${kindWords[targets.get(input)!.kind]}: ${index + 1} of ${total} entries`,
+  })
+  if (failed === targets.size) throw new UpstreamError(`YouTube failed for ${targets.size === 1 ? 'the entry' : `all ${targets.size} entries`}: ${[...reasons].slice(0, 3).join('; ')}`)
 }
 
-class YtRun {
-  /** Rows pushed without an error: whether a refusal met later still leaves the caller something. */
-  kept = 0
+const kindWords: Record<Target['kind'], string> = { video: 'a video', playlist: 'a playlist', channel: 'a channel', channel_url: 'a channel' }
 
+class YtRun {
   constructor (private readonly ctx: Ctx, private readonly session: InnertubeSession) {}
 
   private parse<K extends keyof typeof Extract> (name: K, args: Parameters<typeof Extract[K]>): Promise<ReturnType<typeof Extract[K]>> {
@@ -149,8 +131,8 @@ class YtRun {
     return videoRow(input, 'video', video, { error: playability.error })
   }
 
-  /** A channel row, then its newest videos to max_results (continuations followed). Null, or why the channel could not be read. */
-  async channel (input: string, target: Extract<Target, { kind: 'channel' | 'channel_url' }>): Promise<string | null> {
+  /** A channel row, then its newest videos to max_results (continuations followed); or the row saying why the channel could not be read. */
+  async channel (input: string, target: Extract<Target, { kind: 'channel' | 'channel_url' }>): Promise<YtRow[]> {
     const { ctx } = this
     let first: Awaited<ReturnType<typeof Extract.readChannelPage>>
     try {
@@ -171,14 +153,12 @@ class YtRun {
         ctx.warn(`The about panel of ${channel.channel_name ?? input} could not be read: total views, joined date, country and links are missing.`)
       }
     }
-    await ctx.push([channelRow(input, channel)])
-    this.kept++
-    await this.pushPages(input, 'channel', first.page, { channel_name: channel.channel_name, channel_id: channel.channel_id, channel_url: channel.channel_url }, {})
-    return null
+    const rows = [channelRow(input, channel)]
+    return this.listPages(input, 'channel', first.page, { channel_name: channel.channel_name, channel_id: channel.channel_id, channel_url: channel.channel_url }, {}, rows)
   }
 
-  /** A playlist's videos in order to max_results; null, or why it could not be read. */
-  async playlist (input: string, id: string): Promise<string | null> {
+  /** A playlist's videos in order to max_results; or the row saying why it could not be read. */
+  async playlist (input: string, id: string): Promise<YtRow[]> {
     let first: Awaited<ReturnType<typeof Extract.readPlaylistPage>>
     try {
       first = await this.parse('readPlaylistPage', [await this.session.post('/browse', { browseId: id.startsWith('VL') ? id : `VL${id}` }), Date.now()])
@@ -188,31 +168,33 @@ class YtRun {
       return this.failedEntry(input, 'playlist', reason, { playlist_id: id })
     }
     if (first.page.videos.length === 0) return this.failedEntry(input, 'playlist', 'the playlist has no public videos (or is private)', { playlist_id: id, playlist_title: first.playlist.title })
-    await this.pushPages(input, 'playlist', first.page, {}, { playlist_id: id, playlist_title: first.playlist.title })
-    return null
+    return this.listPages(input, 'playlist', first.page, {}, { playlist_id: id, playlist_title: first.playlist.title }, [])
   }
 
   private async resolveChannel (url: string): Promise<string | null> {
     return this.parse('channelIdFromResolve', [await this.session.post('/navigation/resolve_url', { url })])
   }
 
-  /** Pushes the first page's videos and follows continuation tokens until max_results, the per-run cap or the end. */
-  private async pushPages (input: string, source: Source, first: Extract.VideoPage, owner: Partial<VideoFields>, extra: Partial<YtRow>): Promise<void> {
+  /**
+   * `rows` and then the first page's videos, following continuation tokens
+   * until max_results, the run's remaining rows (less those this entry has
+   * already) or the end.
+   */
+  private async listPages (input: string, source: Source, first: Extract.VideoPage, owner: Partial<VideoFields>, extra: Partial<YtRow>, rows: YtRow[]): Promise<YtRow[]> {
     const { ctx } = this
     let page: Extract.VideoPage | null = first
     let position = 0
     const seen = new Set<string>()
     while (page) {
       const fresh = page.videos.filter(v => !seen.has(v.video_id))
-      const wanted = Math.min(ctx.input.max_results - position, ctx.remaining())
-      const rows = fresh.slice(0, Math.max(0, wanted)).map(v => {
+      const wanted = Math.min(ctx.input.max_results - position, ctx.remaining() - rows.length)
+      const listed = fresh.slice(0, Math.max(0, wanted)).map(v => {
         seen.add(v.video_id)
         const filled = { ...v, channel_name: v.channel_name ?? owner.channel_name ?? null, channel_id: v.channel_id ?? owner.channel_id ?? null, channel_url: v.channel_url ?? owner.channel_url ?? null }
         return videoRow(input, source, filled, { ...extra, position: ++position })
       })
-      if (rows.length) await ctx.push(rows)
-      this.kept += rows.length
-      if (position >= ctx.input.max_results || ctx.remaining() <= 0 || !page.continuation || fresh.length === 0) break
+      rows.push(...listed)
+      if (position >= ctx.input.max_results || ctx.remaining() - rows.length <= 0 || !page.continuation || fresh.length === 0) break
       ctx.signal.throwIfAborted()
       ctx.stage(`Reading ${source === 'playlist' ? 'the playlist' : 'the channel\'s videos'}: ${position} so far`)
       const token: string = page.continuation
@@ -224,12 +206,11 @@ class YtRun {
         page = null
       }
     }
+    return rows
   }
 
-  private async failedEntry (input: string, source: Source, reason: string, extra: Partial<YtRow> = {}): Promise<string> {
-    const row: YtRow = { ...EMPTY_ROW, input_url: input, type: source === 'playlist' ? 'video' : 'channel', source, url: input, error: reason, ...extra }
-    await this.ctx.push([row])
-    return reason
+  private failedEntry (input: string, source: Source, reason: string, extra: Partial<YtRow> = {}): YtRow[] {
+    return [{ ...EMPTY_ROW, input_url: input, type: source === 'playlist' ? 'video' : 'channel', source, url: input, error: reason, ...extra }]
   }
 }
 

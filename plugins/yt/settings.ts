@@ -9,7 +9,7 @@ export const YtSettingsSchema = Type.Object({
   language: Type.String({ pattern: '^[a-z]{2,3}(-[A-Za-z]{2,4})?$', default: 'en', description: 'InnerTube `hl`: the language of YouTube\'s texts. The count and date readers know English wording ("24.6M subscribers", "3 days ago"), so change it only knowingly.' }),
   region: Type.String({ pattern: '^[A-Z]{2}$', default: 'US', description: 'InnerTube `gl`: the region YouTube answers for.' }),
   channel_about: Type.Boolean({ default: true, description: 'Read each channel\'s about panel (one more request): total views, joined date, country, links.' }),
-  concurrency: Concurrency(3, 8, 'Videos looked up at once (two requests each: /player and /next).'),
+  concurrency: Concurrency(3, 8, 'Entries read at once (a video is two requests, /player and /next; a channel or playlist reads its pages one after the other); rows keep the list\'s order.'),
 }, { additionalProperties: false })
 
 export type YtSettings = Static<typeof YtSettingsSchema>

@@ -3,11 +3,12 @@
 // platform, words and examples. yt-dlp `-J --no-download` (or its playlist
 // forms) per link → one row per media item (plugins/lib/media MediaItem).
 import { PassThrough } from 'node:stream'
-import { Defaulted, Nullable, Type, type RunInput, type Static } from '../../../core/tools/contract.ts'
-import { MediaItem, ytdlpDownloadArgs, ytdlpFailure } from '../media/index.ts'
+import { Defaulted, Nullable, ToolBlockedError, Type, UpstreamError, type RunInput, type Static } from '../../../core/tools/contract.ts'
+import { MediaItem, youtubeVideoId, youtubeWatchUrl, ytdlpDownloadArgs, ytdlpFailure } from '../media/index.ts'
+import { playabilityOfMessage } from '../youtube/playability.ts'
 import { defineMediaTool, type MediaToolSpec } from './media-tool.ts'
 import { observeYtdlpRun } from './platform-health.ts'
-import { platformUrlInput } from './platforms.ts'
+import { PLATFORMS, platformUrlInput } from './platforms.ts'
 import { eachLink, itemCap, linksOf, ytdlpRows, type MediaToolContext } from './ytdlp-info.ts'
 
 /** Links per call: each is one yt-dlp run; the per-run row cap spans them all. */
@@ -26,6 +27,7 @@ export const DownloadRow = Type.Object({
     size: Type.Integer(),
     content_type: Type.String(),
   }), { description: 'The stored copy (download: true), null otherwise.' }),
+  error: Nullable(Type.String({ description: 'Why this link gave no media (a YouTube age gate: the video asks the viewer to sign in as an adult); null for a media item.' })),
 })
 export type DownloadRow = Static<typeof DownloadRow>
 
@@ -57,14 +59,52 @@ export function defineDownloadTool (spec: DownloadToolSpec) {
 async function runDownloadTool (ctx: DownloadContext, spec: DownloadToolSpec): Promise<void> {
   const links = linksOf(ctx)
   let watermarked = 0
-  const { rows } = await eachLink(ctx, links, async url => {
-    const items = await ytdlpRows<MediaItem>(ctx, { url, playlist: ctx.input.playlist, maxItems: itemCap(ctx), parser: 'mediaItemsFromJson' })
+  const gated: string[] = []
+  const { rows, failed } = await eachLink(ctx, links, async url => {
+    let items: MediaItem[]
+    try {
+      items = await ytdlpRows<MediaItem>(ctx, { url, playlist: ctx.input.playlist, maxItems: itemCap(ctx), parser: 'mediaItemsFromJson' })
+    } catch (error) {
+      const gate = spec.platform === PLATFORMS.youtube ? youtubeAgeGate(error) : null
+      if (gate === null) throw error
+      gated.push(gate)
+      return [ageGatedRow(url, gate)]
+    }
     watermarked += items.filter(item => item.best?.watermarked).length
     const out: DownloadRow[] = []
-    for (const item of items) out.push({ ...item, file: ctx.input.download && !item.flat ? await storeFormat(ctx, item, url) : null })
+    for (const item of items) out.push({ ...item, file: ctx.input.download && !item.flat ? await storeFormat(ctx, item, url) : null, error: null })
     return out
   })
+  // Nothing but age gates (and failures): the job failed, refunded, as yt's and yt_tx's do; not blocked.
+  if (gated.length > 0 && gated.length + failed === links.length) throw new UpstreamError(`YouTube failed for ${links.length === 1 ? 'the video' : `all ${links.length} videos`}: ${gated[0]}`)
   if (rows > 0 && watermarked > 0) ctx.warn(`${watermarked} of ${rows} item${rows === 1 ? '' : 's'}: ${spec.platform.name} offered only a watermarked format, so "best" is watermarked (best.watermarked says so).`)
+}
+
+/**
+ * A YouTube link yt-dlp could not read because the video is age-restricted:
+ * the row error the YouTube library's one playability reader gives yt-dlp's
+ * verdict (the player answer's reason and subreason, which yt-dlp quotes), as
+ * yt and yt_tx read the same answer. Null for any other failure, a bot check
+ * or a rate limit included (those stop the list: LINKS_LIST's onBlocked).
+ */
+function youtubeAgeGate (error: unknown): string | null {
+  if (!(error instanceof ToolBlockedError)) return null
+  // ytdlpReason keeps yt-dlp's "[youtube] <id>: " before the player's words.
+  const playability = playabilityOfMessage(error.message.replace(/^\[[^\]]*\]\s*[^\s:]+:\s*/, ''))
+  return playability.age_gate ? playability.error : null
+}
+
+/** The row of a link that gave no media item, only why (its `error`); the id is the video's when the link names one. */
+function ageGatedRow (url: string, error: string): DownloadRow {
+  const id = youtubeVideoId(url)
+  return {
+    input_url: url, id: id ?? url, url: id ? youtubeWatchUrl(id) : url, platform: 'Youtube',
+    title: null, description: null, uploader: null, uploader_id: null, uploader_url: null, channel: null, channel_id: null, channel_url: null,
+    duration: null, upload_date: null, published_at: null, view_count: null, like_count: null, comment_count: null, repost_count: null,
+    live_status: null, availability: 'needs_auth', age_limit: 18, tags: [], thumbnail: null, thumbnails: [], subtitles: [], automatic_captions: [],
+    formats: [], best: null, best_rule: 'none: the video is age-restricted', playlist_id: null, playlist_title: null, playlist_index: null, flat: false,
+    file: null, error,
+  }
 }
 
 /**

@@ -48,8 +48,23 @@ export async function ytdlpRows<Row> (ctx: Ctx, request: InfoRequest): Promise<R
   }
 }
 
-/** The media tools' list input: `url`, one link or a list; a link that fails is a warning while others remain. */
-export const LINKS_LIST = { param: 'url', noun: 'links', onItemError: 'warn-and-skip' } as const satisfies ListInput<unknown>
+/**
+ * The media tools' list input: `url`, one link or a list; a link that fails is
+ * a warning while others remain. A refusal by the platform (a login wall, a
+ * rate limit, a bot check: ytdlpFailure's blocked outcomes) stops the list
+ * there: the next links would meet the same refusal, and asking again only
+ * hammers the platform. The rows already read are kept and a warning names the
+ * links not read; before any was read it is the job's (blocked, refunded). A
+ * row that only says why its link failed (dl_yt's age gate, `error`) is not
+ * one read.
+ */
+export const LINKS_LIST = {
+  param: 'url',
+  noun: 'links',
+  onItemError: 'warn-and-skip',
+  onBlocked: 'stop-list',
+  readRow: (row: unknown) => (row as { error?: unknown } | null)?.error == null,
+} as const satisfies ListInput<unknown>
 
 /** The run's links: its `url` input (one link or a list), within the run's row room (listItems). */
 export function linksOf (ctx: ToolContext<{ url: string | string[] }, unknown, unknown>): string[] {
@@ -65,8 +80,9 @@ export function itemCap (ctx: ToolContext<{ max_results: number }, unknown, unkn
  * Runs `each` over the links one at a time and pushes its rows, under the
  * contract's list policy (eachItem, LINKS_LIST): one link's failure becomes a
  * warning when others remain; when every link failed, the last failure is the
- * job's; a failure that will repeat for every link, the guard's refusal and a
- * stop end the job at once.
+ * job's; a refusal by the platform stops the list, keeping the rows read; a
+ * failure that will repeat for every link, the guard's refusal and a stop end
+ * the job at once.
  */
 export async function eachLink<Row> (ctx: ToolContext<unknown, Row, YtdlpToolSettings, unknown>, links: string[], each: (url: string) => Promise<Row[]>): Promise<{ rows: number, failed: number }> {
   return await eachItem(ctx, LINKS_LIST, links, async url => {

@@ -1,5 +1,5 @@
 // What a YouTube /player answer's playabilityStatus says about one video, read
-// the same way by every YouTube tool (yt, yt_tx): playable, an age gate or a
+// the same way by every YouTube tool (yt, yt_tx, dl_yt): playable, an age gate or a
 // private video (that entry's row error: the video is the reason, not the
 // caller's connection), or a sign-in wall that is a bot check (the source
 // refusing this server: the run stops there). Pure: no I/O, no imports, so the
@@ -35,8 +35,27 @@ export function playabilityOf (player: Json): Playability {
   const screen = p.errorScreen?.playerErrorMessageRenderer
   const reason: string | null = (typeof p.reason === 'string' ? p.reason : null) ?? text(screen?.reason) ?? null
   const wording = [reason, text(screen?.subreason), ...(Array.isArray(p.messages) ? p.messages : [])].filter(s => typeof s === 'string').join(' ')
+  const ageFields = p.desktopLegacyAgeGateReason !== undefined || AGE_STATUSES.has(status) || p.errorScreen?.playerAgeGateRenderer !== undefined
+  return judge(status, reason, wording, ageFields)
+}
+
+/**
+ * The same reading of a /player answer that reached the tool only as words:
+ * yt-dlp's verdict on a YouTube link, which is the answer's reason and
+ * subreason ("Sign in to confirm your age. This video may be inappropriate for
+ * some users."; "Sign in to confirm you're not a bot"). A wall that asks to
+ * sign in stands for LOGIN_REQUIRED, anything else for ERROR; then the rule is
+ * playabilityOf's, so dl_yt and the InnerTube tools cannot disagree.
+ */
+export function playabilityOfMessage (message: string): Playability {
+  const reason = message.trim() || null
+  const status = /\bsign in\b|\blog ?in\b/i.test(message) ? 'LOGIN_REQUIRED' : 'ERROR'
+  return judge(status, reason, message, false)
+}
+
+function judge (status: string, reason: string | null, wording: string, ageFields: boolean): Playability {
   const botWall = /not a bot/i.test(wording)
-  const ageGate = !botWall && (p.desktopLegacyAgeGateReason !== undefined || AGE_STATUSES.has(status) || p.errorScreen?.playerAgeGateRenderer !== undefined || AGE_WORDING.test(wording))
+  const ageGate = !botWall && (ageFields || AGE_WORDING.test(wording))
   const privateVideo = !botWall && !ageGate && /\bprivate\b/i.test(wording)
   const plays = status === 'OK'
   return {

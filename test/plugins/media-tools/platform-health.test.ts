@@ -7,44 +7,14 @@
 // endpoint. yt-dlp is a stand-in script (YTDLP_PATH) that prints those texts:
 // a real refusal cannot be had offline (ytdlp-tools.test.ts has real yt-dlp's 429).
 import t from 'tap'
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { build, signup, tempDir } from '../../helpers/build.ts'
 import { startJob, waitForEnd } from '../../helpers/jobs.ts'
 import { startRedis } from '../../helpers/redis-server.ts'
 import { CAPTURES_DIR, readCapture } from '../../extract/captures.ts'
 import { platformOfLink, refusalMessage } from '../../../plugins/lib/media-tools/index.ts'
-
-const COOKIES_ADVICE = 'Use --cookies-from-browser or --cookies for the authentication. See  https://github.com/yt-dlp/yt-dlp/wiki/FAQ#how-do-i-pass-cookies-to-yt-dlp  for how to manually pass cookies. Also see  https://github.com/yt-dlp/yt-dlp/wiki/Extractors#exporting-youtube-cookies  for tips on effectively exporting YouTube cookies'
-/** Link token → what yt-dlp printed on stderr before exiting 1. */
-const REFUSALS: Record<string, string> = {
-  LOGINWALL: '[Instagram] Clq_poiJd63: Downloading JSON metadata\nERROR: [Instagram] Clq_poiJd63: Requested content is not available, rate-limit reached or login required. Use --cookies, --cookies-from-browser, --username and --password, or --netrc (instagram) to provide account credentials',
-  BOTCHECK: `ERROR: [youtube] dQw4w9WgXcQ: Sign in to confirm you’re not a bot. ${COOKIES_ADVICE}`,
-  AGEGATE: `[youtube] jBtLD2zxTlY: Downloading webpage\nERROR: [youtube] jBtLD2zxTlY: Sign in to confirm your age. This video may be inappropriate for some users. ${COOKIES_ADVICE}`,
-  IPBLOCK: 'ERROR: [TikTok] 7100000000000000000: Your IP address is blocked from accessing this post',
-  PRIVATE: 'ERROR: [youtube] xxxxxxxxxxx: Private video. Sign in if you\'ve been granted access to this video',
-}
-
-/** A yt-dlp stand-in: the link (its last argument) picks a refusal text, else it answers the capture's info dict. */
-function fakeYtdlp (dir: string, infoJson: string): string {
-  const cases = Object.keys(REFUSALS).map(token => {
-    writeFileSync(join(dir, `${token}.txt`), `${REFUSALS[token]}\n`)
-    return `  *${token}*) cat '${join(dir, `${token}.txt`)}' >&2; exit 1 ;;`
-  })
-  const path = join(dir, 'yt-dlp')
-  writeFileSync(path, ['#!/bin/sh', '[ "$1" = --version ] && { echo 2025.11.12; exit 0; }', 'for link; do :; done', 'case "$link" in', ...cases, `  *) cat '${infoJson}'; exit 0 ;;`, 'esac', ''].join('\n'))
-  chmodSync(path, 0o755)
-  return path
-}
-
-/** tools.config.json with only these entries (as shipped). */
-function toolsConfig (dir: string, name: string, keys: string[]): string {
-  const file = JSON.parse(readFileSync(resolve('tools.config.json'), 'utf8'))
-  const path = join(dir, `${name}.tools.config.json`)
-  writeFileSync(path, JSON.stringify({ tools: file.tools.filter((e: { key: string }) => keys.includes(e.key)), retired: [] }))
-  return path
-}
+import { fakeYtdlp, toolsConfig } from './fake-ytdlp.ts'
 
 t.test('the platform a link is on, and a refusal message as the record keeps it', async t => {
   t.equal(platformOfLink('https://m.youtube.com/watch?v=x'), 'youtube')
@@ -67,7 +37,7 @@ t.test('refusals and successes recorded on one process are every process\'s plat
   if (readCapture(t, 'ytdlp/instagram_reel.info.json') === null) return
   const dir = tempDir(t, 'media-health-')
   const redis = await startRedis(t)
-  const env = (keys: string[], name: string) => ({ TOOLS_CONFIG: toolsConfig(dir, name, keys), YTDLP_PATH: fakeYtdlp(dir, infoPath), REDIS_URL: redis.url })
+  const env = (keys: string[], name: string) => ({ TOOLS_CONFIG: toolsConfig(dir, name, keys), YTDLP_PATH: fakeYtdlp(dir, infoPath).path, REDIS_URL: redis.url })
   const a = await build(t, { env: env(['dl_yt', 'dl_ig', 'tt_covers'], 'a') })
   const b = await build(t, { env: env(['ig_captions'], 'b') })
   const [userA, userB] = [await signup(a), await signup(b)]
@@ -89,15 +59,17 @@ t.test('refusals and successes recorded on one process are every process\'s plat
   t.match(fresh.note, /No media tool has read a platform yet/)
 
   t.match(await run(a, userA.apiKey, 'dl_ig', 'https://www.instagram.com/reel/Clq_poiJd63/?igsh=LOGINWALL-7f3a'), { status: 'error', blocked: true, refunded: true })
+  // A list stops at its first refusal (the second link would meet the same wall): one more run, not two.
   t.match(await run(a, userA.apiKey, 'dl_ig', ['https://www.instagram.com/p/LOGINWALL1/', 'https://www.instagram.com/p/LOGINWALL2/']), { status: 'error', blocked: true })
   const walled = await health(b, userB.apiKey)
-  t.match(walled.platforms.instagram, { last_success_at: null, last_refusal_at: String, last_refusal_kind: 'login_required', consecutive_refusals: 3 }, 'B sees the three refusals A met')
+  t.match(walled.platforms.instagram, { last_success_at: null, last_refusal_at: String, last_refusal_kind: 'login_required', consecutive_refusals: 2 }, 'B sees the two refusals A met')
   t.equal(walled.platforms.instagram.last_refusal_message, 'Requested content is not available, rate-limit reached or login required')
-  t.match(walled.note, /Instagram refused the last 3 runs \(login required\): a fresh cookies file/)
+  t.match(walled.note, /Instagram refused the last 2 runs \(login required\): a fresh cookies file/)
   t.notMatch(JSON.stringify(walled), /Clq_poiJd63|LOGINWALL|7f3a|instagram\.com\/|--cookies|--netrc/, 'no link, id or token, no yt-dlp advice')
 
   t.match(await run(a, userA.apiKey, 'dl_yt', 'https://www.youtube.com/watch?v=BOTCHECK001'), { status: 'error', blocked: true })
-  t.match(await run(a, userA.apiKey, 'dl_yt', 'https://www.youtube.com/watch?v=AGEGATE0001'), { status: 'error', blocked: true })
+  // An age gate is the video's (dl_yt's row error: not blocked), yet yt-dlp's run was refused a login: recorded.
+  t.match(await run(a, userA.apiKey, 'dl_yt', 'https://www.youtube.com/watch?v=AGEGATE0001'), { status: 'error', blocked: false, refunded: true, error: /age-restricted/ })
   t.match(await run(a, userA.apiKey, 'dl_yt', 'https://www.youtube.com/watch?v=PRIVATE0001'), { status: 'error', blocked: false, refunded: false })
   t.match(await run(a, userA.apiKey, 'tt_covers', 'https://www.tiktok.com/@someone/video/IPBLOCK'), { status: 'error', blocked: true })
   const walls = (await health(b, userB.apiKey)).platforms
@@ -116,7 +88,7 @@ t.test('refusals and successes recorded on one process are every process\'s plat
 t.test('video_frames records the links it resolves with yt-dlp in the same platform health', async t => {
   if (readCapture(t, 'ytdlp/instagram_reel.info.json') === null) return
   const dir = tempDir(t, 'media-health-frames-')
-  const app = await build(t, { env: { TOOLS_CONFIG: toolsConfig(dir, 'frames', ['video_frames']), YTDLP_PATH: fakeYtdlp(dir, infoPath) } })
+  const app = await build(t, { env: { TOOLS_CONFIG: toolsConfig(dir, 'frames', ['video_frames']), YTDLP_PATH: fakeYtdlp(dir, infoPath).path } })
   const user = await signup(app)
   const res = await startJob(app, user.apiKey, { url: 'https://www.youtube.com/watch?v=BOTCHECK002' }, 'video_frames')
   t.equal(res.statusCode, 202, res.body)

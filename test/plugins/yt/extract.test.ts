@@ -5,7 +5,7 @@ import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CAPTURES_DIR, capturesPresent, readCapture, skipWithoutCaptures } from '../../extract/captures.ts'
-import { playabilityOf } from '../../../plugins/lib/youtube/playability.ts'
+import { playabilityOf, playabilityOfMessage } from '../../../plugins/lib/youtube/playability.ts'
 import { captionsFromPlayer } from '../../../plugins/yt_tx/tracks.ts'
 import { AGE_GATE_PLAYER } from '../../fixtures/youtube/innertube-standin.ts'
 import {
@@ -111,6 +111,17 @@ t.test('one playability reader for every YouTube tool: every real player answer 
   t.match(playabilityOf({ playabilityStatus: { status: 'LOGIN_REQUIRED', reason: 'This video is private' } }), { age_gate: false, bot_wall: false, error: 'login required: This video is private' })
   t.match(playabilityOf({ playabilityStatus: { status: 'ERROR', reason: 'Video unavailable' } }), { age_gate: false, bot_wall: false, error: 'error: Video unavailable' })
   t.match(playabilityOf(null), { status: 'UNKNOWN', bot_wall: false, error: 'unknown: no reason given' })
+
+  // dl_yt meets the same answers as yt-dlp's verdict (its reason and subreason, as yt-dlp prints them): the same rule.
+  t.same(playabilityOfMessage('Sign in to confirm your age. This video may be inappropriate for some users'), {
+    status: 'LOGIN_REQUIRED', reason: 'Sign in to confirm your age. This video may be inappropriate for some users', age_gate: true, bot_wall: false,
+    error: 'age-restricted: YouTube asks to sign in to confirm the viewer\'s age ("Sign in to confirm your age. This video may be inappropriate for some users")',
+  })
+  t.match(playabilityOfMessage('This video may be inappropriate for some users.'), { age_gate: true, bot_wall: false }, 'the player answer\'s reason alone')
+  t.match(playabilityOfMessage('Sign in to confirm you’re not a bot'), { status: 'LOGIN_REQUIRED', age_gate: false, bot_wall: true })
+  t.match(playabilityOfMessage('Sign in to confirm you\'re not a bot. This helps protect our community'), { age_gate: false, bot_wall: true })
+  t.match(playabilityOfMessage('Private video. Sign in if you\'ve been granted access to this video'), { age_gate: false, bot_wall: false })
+  t.match(playabilityOfMessage('Video unavailable. This video has been removed by the uploader'), { status: 'ERROR', age_gate: false, bot_wall: false }, 'no page of "age" in "page" or "message"')
 })
 
 t.test('chapters from the player bar markers', async t => {

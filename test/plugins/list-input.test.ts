@@ -112,3 +112,11 @@ t.test("onBlocked 'stop-list': a refusal partway through keeps the rows read and
   await eachItem(policy.ctx, { ...list, onBlocked: undefined }, ['a', 'wall', 'b'], walled)
   t.same(policy.rows, [{ item: 'a' }, { item: 'wall', error: 'asked to sign in' }, { item: 'b' }], 'without it, a refusal follows the failure policy')
 })
+
+t.test('listItems: several params make one list, in order, de-duplicated across them; reserve keeps rows free', async t => {
+  t.same(listItems(fakeRun({ emails: ['a', 'b'], email: 'a' }).ctx, { param: ['emails', 'email'], noun: 'addresses' }), ['a', 'b'])
+  t.same(listItems(fakeRun({ email: 'c' }).ctx, { param: ['emails', 'email'], noun: 'addresses' }), ['c'])
+  const run = fakeRun({ channels: ['a', 'b', 'c'] }, 3)
+  t.same(listItems(run.ctx, { param: 'channels', noun: 'channels', reserve: 1 }), ['a', 'b'])
+  t.match(run.warnings, [/Only the first 2 of 3 channels/])
+})

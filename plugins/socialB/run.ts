@@ -62,7 +62,7 @@ export async function runSocialB (ctx: Ctx): Promise<void> {
   const givens = listItems(ctx, ACCOUNTS_LIST)
   let firstPage = true
 
-  await eachItem(ctx, ACCOUNTS_LIST, givens, async (given, i) => {
+  await eachItem(ctx, ACCOUNTS_LIST, givens, async (given, i, push) => {
     const username = instagramUsernameOf(given)
     if (!username) { ctx.warn(`"${given}" is not an Instagram username or profile link.`); return [] }
     const referer = `${base}/${username}/`
@@ -82,7 +82,7 @@ export async function runSocialB (ctx: Ctx): Promise<void> {
     let maxId: string | null = null
     let pages = 0
     const seen = new Set<string>()
-    // The pages are pushed as they come (a long list shows its first accounts early), so the item returns none.
+    // The pages are pushed as they come (a long list shows its first accounts early): the item returns none.
     while (got < budget && ctx.remaining() > 0) {
       await pause(settings.page_delay_ms, ctx.signal)
       ctx.stage(`@${username} ${relation}: page ${pages + 1}, ${pushed} accounts so far`)
@@ -94,7 +94,7 @@ export async function runSocialB (ctx: Ctx): Promise<void> {
       pages++
       const rows: AccountRow[] = accountRows(page.body, profile.username, relation).filter(r => !seen.has(r.id) && seen.add(r.id))
       if (rows.length) {
-        const kept = await ctx.push(rows.slice(0, budget - got))
+        const kept = await push(rows.slice(0, budget - got))
         got += kept
         pushed += kept
       }

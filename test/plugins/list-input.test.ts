@@ -120,3 +120,18 @@ t.test('listItems: several params make one list, in order, de-duplicated across 
   t.same(listItems(run.ctx, { param: 'channels', noun: 'channels', reserve: 1 }), ['a', 'b'])
   t.match(run.warnings, [/Only the first 2 of 3 channels/])
 })
+
+t.test('an item may push its pages itself: they count as read, so a later refusal stops the list', async t => {
+  const list: ListInput = { param: 'query', noun: 'queries', onItemError: 'fail-job', onBlocked: 'stop-list' }
+  const run = fakeRun({})
+  const paged = async (item: string, _index: number, push: (rows: unknown[]) => Promise<number>) => {
+    if (item === 'wall') throw new ToolBlockedError('captcha')
+    await push([{ item, page: 1 }])
+    await push([{ item, page: 2 }])
+    return []
+  }
+  t.same(await eachItem(run.ctx, list, ['a', 'wall', 'b'], paged), { rows: 2, failed: 1 })
+  t.same(run.rows, [{ item: 'a', page: 1 }, { item: 'a', page: 2 }])
+  t.match(run.warnings, [/2 of the queries were not read: "wall", "b"/])
+  await t.rejects(eachItem(fakeRun({}).ctx, list, ['wall', 'a'], paged), ToolBlockedError)
+})

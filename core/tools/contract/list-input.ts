@@ -109,15 +109,16 @@ type ItemOutcome<Row> = { rows: Row[] } | { error: unknown }
  * their rows in the items' order, and applies the list's failure policy when
  * one throws. Stops with a warning when the run has no room for more rows. A
  * one-item list fails the job with its item's failure. An item read page by
- * page (an account's followers) may push its pages itself as they come and
- * return no rows, one at a time (concurrency 1); a failure then leaves the
- * pages already pushed.
+ * page (an account's followers) may push its pages as they come through the
+ * `push` it is given (concurrency 1: they then come in the items' order) and
+ * return the rest; what it pushed counts as read (readRow) and stays when it
+ * fails after.
  */
 export async function eachItem<Row> (
   ctx: Pick<ToolContext<unknown, Row>, 'signal' | 'remaining' | 'warn' | 'stage' | 'push'>,
   list: ListInput<Row>,
   items: string[],
-  each: (item: string, index: number) => Promise<Row[]>,
+  each: (item: string, index: number, push: (rows: Row[]) => Promise<number>) => Promise<Row[]>,
   options: EachItemOptions = {},
 ): Promise<{ rows: number, failed: number }> {
   const label = options.label ?? ((item: string) => item.slice(0, 120))
@@ -127,6 +128,8 @@ export async function eachItem<Row> (
   /** Items that gave a row that counts as read (readRow): whether a refusal met later still leaves the caller something. */
   let read = 0
   let last: unknown = null
+  /** Items counted as read from the rows they pushed themselves. */
+  const readEarly = new Set<string>()
   // Started items, oldest first: each settles to its rows or its error, never rejects.
   const started: Array<{ item: string, outcome: Promise<ItemOutcome<Row>> }> = []
   let next = 0
@@ -141,7 +144,13 @@ export async function eachItem<Row> (
       const index = next++
       const item = items[index]!
       ctx.stage(options.stage ? options.stage(index, items.length, item) : `${list.noun} ${index + 1} of ${items.length}`)
-      const outcome = each(item, index).then(found => ({ rows: found }), (error: unknown) => ({ error }))
+      const push = async (found: Row[]) => {
+        const kept = await ctx.push(found)
+        rows += kept
+        if (!readEarly.has(item) && found.some(row => list.readRow?.(row) ?? true)) { readEarly.add(item); read++ }
+        return kept
+      }
+      const outcome = each(item, index, push).then(found => ({ rows: found }), (error: unknown) => ({ error }))
       started.push({ item, outcome })
     }
   }
@@ -151,7 +160,7 @@ export async function eachItem<Row> (
     const settled = await outcome
     if ('rows' in settled) {
       rows += await ctx.push(settled.rows)
-      if (settled.rows.some(row => list.readRow?.(row) ?? true)) read++
+      if (!readEarly.has(item) && settled.rows.some(row => list.readRow?.(row) ?? true)) read++
     } else {
       const error = settled.error
       if (ctx.signal.aborted || !(error instanceof JobOutcomeError) || error.needsOperator || error instanceof BlockedTargetError) throw error

@@ -1,7 +1,7 @@
 // The input and row schemas of the `disposable` tool.
 import { Defaulted, DomainName, Nullable, Type, type ListInput, type Static } from '../../core/tools/contract.ts'
 
-export const MAX_ITEMS = 5000
+const MAX_ITEMS = 5000
 
 /**
  * `items`, `emails` and `domains` are one list (the same check; the names only

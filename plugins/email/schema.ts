@@ -2,7 +2,7 @@
 // validates REST input, feeds the agent schema, and types the code.
 import { Defaulted, Nullable, NullableFields, Type, type ListInput, type Static } from '../../core/tools/contract.ts'
 
-export const MAX_ADDRESSES = 1000
+const MAX_ADDRESSES = 1000
 
 /**
  * `emails` and the one address of `email` are one list. An address whose

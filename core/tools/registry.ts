@@ -11,7 +11,7 @@ import { Value } from 'typebox/value'
 import type { TSchema } from 'typebox'
 import { ConfigError, type ToolEntryConfig, type ToolsFileConfig } from '../config.ts'
 import { badRequest, describeValidation } from '../errors.ts'
-import type { AgentToolDeclaration, ProgramProfile, ToolDeclaration, ToolExample } from './contract.ts'
+import { listParams, type AgentToolDeclaration, type ListInput, type ProgramProfile, type ToolDeclaration, type ToolExample } from './contract.ts'
 import { patternMessage } from './contract/schema-helpers.ts'
 import { ToolCatalog } from './catalog.ts'
 import { readToolSettings } from './tool-settings.ts'
@@ -178,6 +178,7 @@ export class ToolRegistry {
       if (declaration.key !== entry.key) throw new ConfigError(`plugin "${entry.plugin}" declares the key "${declaration.key}" but tools.config.json lists it as "${entry.key}"`)
       if (loaded.some(t => t.declaration.key === declaration.key)) throw new ConfigError(`tool key "${declaration.key}" is declared twice`)
       checkRowIdentity(declaration, entry.plugin!)
+      checkListInputs(declaration, entry.plugin!)
       const settings = readToolSettings(declaration, entry.settings, text => settingWarnings.push(text))
       // Input schemas compile here: every call is checked against one before it is
       // charged. Row schemas compile with the tool's first row: compiling (code
@@ -313,6 +314,19 @@ export class ToolRegistry {
       throw badRequest(describeValidation('params', [...worded, ...issues] as never).replace(/^body/, 'params'))
     }
     return input
+  }
+}
+
+/** A declared list reads params of the input schema, each param in one list only. */
+function checkListInputs (declaration: ToolDeclaration, plugin: string): void {
+  if (declaration.list === undefined) return
+  const fields = (declaration.input as { properties?: Record<string, unknown> }).properties ?? {}
+  const lists: readonly ListInput<unknown>[] = Array.isArray(declaration.list) ? declaration.list : [declaration.list as ListInput<unknown>]
+  const seen = new Set<string>()
+  for (const param of lists.flatMap(list => listParams(list))) {
+    if (!Object.hasOwn(fields, param)) throw new ConfigError(`plugin "${plugin}" declares the list param "${param}", which is not a field of its input schema`)
+    if (seen.has(param)) throw new ConfigError(`plugin "${plugin}" declares the list param "${param}" in two lists`)
+    seen.add(param)
   }
 }
 

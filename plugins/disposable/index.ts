@@ -1,8 +1,8 @@
 // The `disposable` tool (agent: disposable_email_check): is an address or
 // domain from a throw-away mail provider? See README.md for the list, the
 // precedence of allow/deny lists and the MX match.
-import { batchOf, defineTool, InputError } from '../../core/tools/contract.ts'
-import { DisposableInput, DisposableRow, MAX_ITEMS } from './schema.ts'
+import { defineTool, InputError, listItems } from '../../core/tools/contract.ts'
+import { DisposableInput, DisposableRow, ITEMS_LIST } from './schema.ts'
 import { DisposableSettingsSchema } from './settings.ts'
 import { DisposableMatcher } from './disposable-domains.ts'
 import { checkItems } from './check.ts'
@@ -32,13 +32,13 @@ export default defineTool({
   keywords: ['disposable email', 'throwaway', 'throw-away', 'burner', 'temporary email', 'temp mail', 'one-time', 'fake signups', 'fake email', 'spam signups', 'mailinator', 'guerrillamail', 'yopmail', 'trash mail', 'sign-up fraud', 'screen registrations', 'block', 'filter signups'],
   cues: ['disposable', 'throwaway', 'temporary', 'burner', 'one-time', 'fake', 'sign-ups', 'mail service', 'mail provider'],
   notFor: ['bounce', 'deliverable', 'smtp', 'mailbox exists', 'catch-all', 'website', 'crawl'],
+  list: ITEMS_LIST,
   async run (ctx) {
-    const given = [...(ctx.input.items ?? []), ...(ctx.input.emails ?? []), ...(ctx.input.domains ?? [])]
-    const distinct = new Set(given.map(i => i.trim()).filter(i => i !== ''))
-    if (distinct.size === 0) throw new InputError('Give at least one address or domain in "items" (or "emails", "domains").')
-    if (distinct.size > MAX_ITEMS) throw new InputError(`At most ${MAX_ITEMS} items per job.`)
-    const items = batchOf(ctx, distinct, 'items')
-    if (items.length === 0) return
+    const items = listItems(ctx, ITEMS_LIST)
+    if (items.length === 0) {
+      if (ctx.remaining() > 0) throw new InputError('Give at least one address or domain in "items" (or "emails", "domains").')
+      return
+    }
 
     const settings = ctx.settings
     const matcher = new DisposableMatcher({ allow: settings.allow, deny: settings.deny, extraMxHosts: settings.disposable_mx_hosts })

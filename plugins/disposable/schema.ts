@@ -1,7 +1,17 @@
 // The input and row schemas of the `disposable` tool.
-import { Defaulted, DomainName, Nullable, Type, type Static } from '../../core/tools/contract.ts'
+import { Defaulted, DomainName, Nullable, Type, type ListInput, type Static } from '../../core/tools/contract.ts'
 
-export const MAX_ITEMS = 5000
+const MAX_ITEMS = 5000
+
+/**
+ * `items`, `emails` and `domains` are one list (the same check; the names only
+ * say what the caller has). No item fails: one that is not an address or a
+ * domain is its row (`invalid_input`), a failed MX lookup its row's
+ * `mx_error`, both made by checkItems, which batches the MX lookups by domain
+ * rather than item by item, so the run reads the list with listItems and
+ * runs it without eachItem.
+ */
+export const ITEMS_LIST = { param: ['items', 'emails', 'domains'], noun: 'items', max: MAX_ITEMS, onItemError: 'row-error' } as const satisfies ListInput<unknown>
 
 const Items = (description: string, item = Type.String({ maxLength: 1024 })) => Type.Optional(Type.Array(item, { minItems: 1, maxItems: MAX_ITEMS, description }))
 

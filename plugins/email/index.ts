@@ -1,9 +1,9 @@
 // The `email` tool (agent: email_verify): is this address deliverable?
 // Syntax, then DNS (MX, implicit MX, null MX), then an SMTP dialogue with the
 // best MX that stops at RCPT TO. See README.md for settings and statuses.
-import { batchOf, defineTool, InputError } from '../../core/tools/contract.ts'
+import { defineTool, InputError, listItems } from '../../core/tools/contract.ts'
 import { verifyMailingList } from './mailing-list-prompt.ts'
-import { EmailInput, EmailRow, MAX_ADDRESSES } from './schema.ts'
+import { ADDRESSES_LIST, EmailInput, EmailRow } from './schema.ts'
 import { EmailSettingsSchema, emailSettingsForRun } from './settings.ts'
 
 const DESCRIPTION = `Verifies e-mail addresses without sending mail. For each address it checks the syntax (RFC 5321/5322, IDN domains), looks up the domain's mail servers (MX, falling back to A/AAAA; a null MX or a missing domain means undeliverable), then asks the best mail server over SMTP whether it would accept the recipient (EHLO, MAIL FROM, RCPT TO; never DATA), and probes a random address on the same domain to detect catch-all servers.
@@ -35,13 +35,13 @@ export default defineTool({
   cues: ['bounce', 'deliverable', 'smtp', 'mailbox exists', 'real mailbox', 'invalid', 'verify', 'catch-all'],
   notFor: ['disposable', 'throwaway', 'temporary', 'burner', 'fake', 'website', 'crawl', 'domains of companies'],
   prompts: [verifyMailingList],
+  list: ADDRESSES_LIST,
   async run (ctx) {
-    const given = [...(ctx.input.emails ?? []), ...(ctx.input.email !== undefined ? [ctx.input.email] : [])]
-    const distinct = new Set(given.map(a => a.trim()).filter(a => a !== ''))
-    if (distinct.size === 0) throw new InputError('Give at least one address in "emails" (or "email").')
-    if (distinct.size > MAX_ADDRESSES) throw new InputError(`At most ${MAX_ADDRESSES} addresses per job.`)
-    const addresses = batchOf(ctx, distinct, 'addresses')
-    if (addresses.length === 0) return
+    const addresses = listItems(ctx, ADDRESSES_LIST)
+    if (addresses.length === 0) {
+      if (ctx.remaining() > 0) throw new InputError('Give at least one address in "emails" (or "email").')
+      return
+    }
 
     const settings = emailSettingsForRun(ctx.settings)
     const resolver = ctx.dns.using({ servers: settings.dns_servers, timeoutMs: settings.dns_timeout_ms, tries: settings.dns_tries })

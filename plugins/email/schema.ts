@@ -1,8 +1,17 @@
 // The input and row schemas of the `email` tool: the one definition that
 // validates REST input, feeds the agent schema, and types the code.
-import { Defaulted, Nullable, NullableFields, Type, type Static } from '../../core/tools/contract.ts'
+import { Defaulted, Nullable, NullableFields, Type, type ListInput, type Static } from '../../core/tools/contract.ts'
 
-export const MAX_ADDRESSES = 1000
+const MAX_ADDRESSES = 1000
+
+/**
+ * `emails` and the one address of `email` are one list. An address whose
+ * check fails is its own row (status unknown, the failed check under
+ * `checks`), made by the verifier, which schedules the addresses by domain
+ * (per-domain sessions, greylisting retries) rather than one after the other,
+ * so the run reads the list with listItems and runs it without eachItem.
+ */
+export const ADDRESSES_LIST = { param: ['emails', 'email'], noun: 'addresses', max: MAX_ADDRESSES, onItemError: 'row-error' } as const satisfies ListInput<unknown>
 
 export const EmailInput = Type.Object({
   emails: Type.Optional(Type.Array(Type.String({ maxLength: 1024 }), {

@@ -2,6 +2,7 @@
 // from the public Google Ads Transparency Center.
 import { Defaulted, defineTool, Nullable, NullableFields, OneOrMany, Type, WebsiteUrl } from '../../core/tools/contract.ts'
 import { GadsSettingsSchema } from './settings.ts'
+import { DOMAINS_LIST, MAX_DOMAINS } from './list.ts'
 
 export const gadsRow = Type.Object({
   query: Type.String(),
@@ -22,9 +23,6 @@ export const gadsRow = Type.Object({
   })),
   transparency_url: Nullable(Type.String()),
 })
-
-/** Domains per call: each is one lookup; the per-run row ceiling spans them all. */
-export const MAX_DOMAINS = 50
 
 const gads = defineTool({
   key: 'gads',
@@ -59,6 +57,7 @@ const gads = defineTool({
   cues: ['google ads', 'advertising on google', 'youtube ads', 'transparency', 'search ads', 'display ads', 'paid search', 'ppc', 'adwords', 'advertiser id'],
   notFor: ['facebook ads', 'instagram ads', 'meta ads', 'ad library', 'not advertising', 'no ads', 'whether they advertise', 'local businesses', 'prospects', 'leads'],
   settings: GadsSettingsSchema,
+  list: DOMAINS_LIST,
   // The run module (and its parsing libraries) loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runGads(ctx),
 })

@@ -2,8 +2,9 @@
 // (SearchCreatives filtered on the domain) or by name (SearchSuggestions, then
 // SearchCreatives per matching advertiser id), per region when regions are
 // given. Creatives' last-shown dates say whether it is running now.
-import { batchOf, InputError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import { eachItem, InputError, listItems, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
 import type { GadsSettings } from './settings.ts'
+import { DOMAINS_LIST } from './list.ts'
 import { siteDomain } from '../lib/domains.ts'
 import {
   creativesRequest, formBody, looksBlocked, namesMatch, parseCreatives, parseRpcBody, parseSuggestions,
@@ -121,46 +122,39 @@ const notFound = (query: string, source: 'domain' | 'name', domain: string | nul
   formats: { text: 0, image: 0, video: 0 }, sample_creatives: [], transparency_url: null,
 })
 
+type Region = { iso: string, code: number }
+
 /**
- * One lookup per domain of the list (or one by name alone); every row names
- * what it looked up in `query`. The per-run ceiling spans the list. In a list,
- * an entry that is not a domain is skipped with a warning; a refusal ends the
- * job blocked, as it would end every later lookup too.
+ * One lookup per domain of the list (or one by name alone), under the list's
+ * failure policy (list.ts); every row names what it looked up in `query`. The
+ * per-run ceiling spans the list.
  */
 export async function runGads (ctx: Ctx): Promise<void> {
   const name = ctx.input.advertiser?.trim() || null
-  const given = ctx.input.domain
-  const domains = given === undefined ? [] : batchOf(ctx, typeof given === 'string' ? [given] : given, 'domains')
-  if (domains.length <= 1) return lookup(ctx, name, domains[0] ?? null)
+  // The regions are every lookup's: one unknown is the call's error, before any request.
+  const regions = ctx.input.regions.map(r => {
+    const iso = r.toUpperCase()
+    const code = regionCode(iso)
+    if (code === null) throw new InputError(`Unknown region '${iso}'. Use an ISO country code such as US, GB, DE.`)
+    return { iso, code }
+  })
+  const domains = listItems(ctx, DOMAINS_LIST)
+  if (domains.length <= 1) return lookup(ctx, regions, name, domains[0] ?? null)
   let looked = 0
-  for (const [index, domain] of domains.entries()) {
-    if (ctx.signal.aborted) break
-    if (ctx.remaining() <= 0) {
-      ctx.warn(`Only ${index} of ${domains.length} domains were looked up: the per-run row limit was reached.`)
-      break
-    }
-    try {
-      await lookup(ctx, name, domain)
-      looked++
-    } catch (err) {
-      if (!(err instanceof InputError)) throw err
-      ctx.warn(`Skipped ${err.message}.`)
-    }
-  }
+  await eachItem(ctx, DOMAINS_LIST, domains, async (domain, _index, push) => {
+    await lookup(ctx, regions, name, domain, push)
+    looked++
+    return []
+  })
   ctx.summary({ domains_looked_up: looked })
 }
 
-async function lookup (ctx: Ctx, name: string | null, givenDomain: string | null): Promise<void> {
+async function lookup (ctx: Ctx, codes: Region[], name: string | null, givenDomain: string | null, push: (rows: GadsRow[]) => Promise<number> = rows => ctx.push(rows)): Promise<void> {
   const input = ctx.input
   const domain = givenDomain ? siteDomain(givenDomain) : null
   if (givenDomain && !domain) throw new InputError(`'${givenDomain}' is not a domain`)
   if (!name && !domain) throw new InputError('Give an advertiser name or a domain.')
-  const regionsChecked = input.regions.map(r => r.toUpperCase())
-  const codes = regionsChecked.map(r => {
-    const code = regionCode(r)
-    if (code === null) throw new InputError(`Unknown region '${r}'. Use an ISO country code such as US, GB, DE.`)
-    return { iso: r, code }
-  })
+  const regionsChecked = codes.map(r => r.iso)
   // No region asked: one search "anywhere".
   const passes: Array<{ iso: string | null, code: number | null }> = codes.length ? codes : [{ iso: null, code: null }]
   const limit = input.max_creatives
@@ -230,7 +224,7 @@ async function lookup (ctx: Ctx, name: string | null, givenDomain: string | null
   }
 
   const rows = found.size ? [...found.values()].map(f => rowOf(ctx, query, source, f, regionsChecked, now)) : [notFound(query, source, domain, regionsChecked)]
-  await ctx.push(rows)
+  await push(rows)
   ctx.summary({ advertisers_found: found.size, running_now: rows.some(r => r.running_now) })
   if (found.size === 0) ctx.warn(`The Ads Transparency Center lists no advertiser for ${query}.`)
 }

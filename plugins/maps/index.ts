@@ -5,7 +5,7 @@
 import { defineTool } from '../../core/tools/contract.ts'
 import { findLeadsInCity } from './leads-prompt.ts'
 import { scrapeAlias } from './scrape-alias.ts'
-import { mapsInput, mapsRow } from './schema.ts'
+import { mapsInput, mapsRow, PROMPTS_LIST, QUERIES_LIST } from './schema.ts'
 import { MapsSettingsSchema } from './settings.ts'
 import { createMapsState } from './state.ts'
 
@@ -38,6 +38,7 @@ const maps = defineTool({
   aliases: [scrapeAlias],
   pollSeconds: 3,
   settings: MapsSettingsSchema,
+  list: [QUERIES_LIST, PROMPTS_LIST],
   renamedSettings: { osm_geocode_cache_ttl_s: { to: 'osm_geocode_cache_ttl_ms', fromSeconds: true }, overpass_timeout_s: { to: 'overpass_timeout_ms', fromSeconds: true }, deep_scan_concurrency: { to: 'concurrency' } },
   // deep_scan runs webemail on each listing's website.
   uses: ['webemail'],

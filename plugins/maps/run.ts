@@ -3,12 +3,12 @@
 // listings; with deep_scan each listing's website goes through the webemail
 // tool inside this job. A source that fails before any row falls through to
 // the next; the last failure ends the job (blocked when it refused).
-import { batchOf, InputError, MissingCredentialError } from '../../core/tools/contract.ts'
+import { eachItem, InputError, listItems, MissingCredentialError } from '../../core/tools/contract.ts'
 // Only the tel: normaliser (cheap, inline); page scanning for deep_scan happens in webemail through ctx.extract.
 import * as extract from '../lib/phones.ts'
 import type { MapsListing, SourceName } from './extract.ts'
 import { splitPrompt } from './prompt.ts'
-import type { MapsRow } from './schema.ts'
+import { PROMPTS_LIST, QUERIES_LIST, type MapsRow } from './schema.ts'
 import { SOURCE_PAGES, mapPool, type MapsContext, type SearchPlan } from './sources.ts'
 
 const KEYED: Partial<Record<SourceName, string>> = { serper: 'serper', serpapi: 'serpapi', google_places: 'google_places' }
@@ -88,51 +88,37 @@ async function deepScan (ctx: MapsContext, listings: MapsListing[], country: str
 
 const dedupeKey = (l: MapsListing) => l.source_id ?? `${l.name.toLowerCase()}|${(l.address ?? '').toLowerCase()}`
 
-/** The call's searches: its query or prompt, each a string or a list (the kernel refused a call with neither). */
-function searchesOf (ctx: MapsContext): SearchText[] {
-  const listOf = (v: string | string[] | undefined) => (v === undefined ? [] : typeof v === 'string' ? [v] : v)
-  const queries = listOf(ctx.input.query)
-  if (queries.length) return batchOf(ctx, queries, 'queries').map(query => ({ query }))
-  return batchOf(ctx, listOf(ctx.input.prompt), 'prompts').map(prompt => ({ prompt }))
-}
-
 /**
- * Each search of the list in turn, rows naming theirs. One search that fails
- * does not sink the others: it is warned about and its error kept in the
- * summary; when every search fails, the last failure is the job's (blocked
- * when the source refused, and so refunded).
+ * Each search of the call's list (its query or prompt; the kernel refused a
+ * call with neither) in turn, rows naming theirs, under the list's failure
+ * policy (schema.ts). One search is the call's own: its summary is the job's.
  */
 export async function runMaps (ctx: MapsContext): Promise<void> {
-  const searches = searchesOf(ctx)
-  if (searches.length === 0) throw new InputError('Send either query or prompt.')
+  const list = ctx.input.query !== undefined ? QUERIES_LIST : PROMPTS_LIST
+  const given = listItems(ctx, list)
+  const searches: SearchText[] = given.map(text => (list === QUERIES_LIST ? { query: text } : { prompt: text }))
+  if (searches.length === 0) {
+    if (ctx.remaining() > 0) throw new InputError('Send either query or prompt.')
+    return
+  }
   if (searches.length === 1) return searchOne(ctx, searches[0]!)
   const summaries: Array<Record<string, unknown>> = []
-  let lastError: unknown = null
-  let answered = 0
-  for (const [index, text] of searches.entries()) {
-    if (ctx.signal.aborted) break
-    if (ctx.remaining() <= 0) {
-      ctx.warn(`Only ${index} of ${searches.length} searches ran: the per-run row limit was reached.`)
-      break
-    }
-    const given = (text.query ?? text.prompt)!
-    ctx.stage(`search ${index + 1} of ${searches.length}: "${given}"`)
-    // Each search's summary (source, sources tried…) is kept apart, under `searches`.
-    const summary: Record<string, unknown> = { query: given }
-    try {
-      await searchOne({ ...ctx, summary: data => Object.assign(summary, data) }, text)
-      answered++
-    } catch (err) {
-      if (ctx.signal.aborted) throw err
-      lastError = err
-      summary.error = (err as Error).message
-      ctx.warn(`"${given}" failed: ${(err as Error).message}`)
-    }
-    summaries.push(summary)
+  try {
+    await eachItem(ctx, list, given, async (text, index) => {
+      // Each search's summary (source, sources tried…) is kept apart, under `searches`.
+      const summary: Record<string, unknown> = { query: text }
+      summaries.push(summary)
+      try {
+        await searchOne({ ...ctx, summary: data => Object.assign(summary, data) }, searches[index]!)
+      } catch (err) {
+        summary.error = (err as Error).message
+        throw err
+      }
+      return []
+    }, { stage: (index, total, text) => `search ${index + 1} of ${total}: "${text}"`, label: text => `"${text}" failed` })
+  } finally {
+    ctx.summary({ searches: summaries })
   }
-  ctx.summary({ searches: summaries })
-  // Every search failed: the last failure is the job's (blocked when the source refused).
-  if (answered === 0 && lastError) throw lastError
 }
 
 async function searchOne (ctx: MapsContext, text: SearchText): Promise<void> {

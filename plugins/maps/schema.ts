@@ -1,6 +1,6 @@
 // The one schema per thing: REST input (also the agent input, after renames)
 // and the listing row.
-import { Defaulted, OneOrMany, Type, type RunInput, type Static } from '../../core/tools/contract.ts'
+import { Defaulted, OneOrMany, Type, type ListInput, type RunInput, type Static } from '../../core/tools/contract.ts'
 
 const SOURCE_CHOICES = ['auto', 'serper', 'serpapi', 'google_places', 'osm'] as const
 
@@ -9,6 +9,15 @@ const MAX_SEARCHES = 50
 
 /** One search text, or a list of them (each searched in turn, rows naming theirs). */
 const searchText = (description: string) => Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 500 }), { maxItems: MAX_SEARCHES, description }))
+
+/**
+ * The two ways in (a call gives one): each entry one search, in turn. A search
+ * that fails is warned about and the others go on (its error kept in the
+ * summary); when every one fails, the last failure is the job's (blocked when
+ * the source refused, and so refunded).
+ */
+export const QUERIES_LIST = { param: 'query', noun: 'queries', max: MAX_SEARCHES, onItemError: 'warn-and-skip' } satisfies ListInput
+export const PROMPTS_LIST = { param: 'prompt', noun: 'prompts', max: MAX_SEARCHES, onItemError: 'warn-and-skip' } satisfies ListInput
 
 export const mapsInput = Type.Object({
   query: searchText('A map search as you would type it into Google Maps, e.g. "dentists in Austin TX", or a list of them. Give this or prompt.'),

@@ -3,11 +3,10 @@
 // the engagement counts on every row.
 import { Defaulted, defineTool, LinkOrId, Nullable, NullableFields, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { MicroblogSettingsSchema } from './settings.ts'
+import { MAX_ITEMS, POSTS_LIST, QUERIES_LIST, USERNAMES_LIST } from './list.ts'
 
 const Count = Nullable(Type.Integer({ minimum: 0 }))
 
-/** Items per call: a list is one call and the per-run row ceiling spans it. */
-export const MAX_ITEMS = 100
 
 export const microblogInput = Type.Object({
   query: Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: MAX_ITEMS, description: 'A recent-search query in X search syntax (last 7 days), e.g. "from:nasa has:media" or "#python -is:retweet", or a list of them.' })),
@@ -67,6 +66,7 @@ export default defineTool({
   cues: ['twitter', 'tweets', 'retweets'],
   notFor: ['instagram', 'insta', 'ig', 'facebook', 'fb', 'youtube', 'youtu', 'tiktok', 'tik tok', 'followers of an instagram'],
   settings: MicroblogSettingsSchema,
+  list: [QUERIES_LIST, USERNAMES_LIST, POSTS_LIST],
   // The run module loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runMicroblog(ctx),
 })

@@ -3,9 +3,10 @@
 // timeline (GET /2/users/by/username/:name -> id -> GET /2/users/:id/tweets,
 // paged by `pagination_token`), posts by id (GET /2/tweets?ids=, 100 a request).
 // Parsing is in extract.ts; the first refusal ends the job (no retry loop).
-import { batchOf, InputError, MissingCredentialError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { eachItem, InputError, listItems, MissingCredentialError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import type { microblogInput, microblogRow } from './index.ts'
 import type { MicroblogSettings } from './settings.ts'
+import { POSTS_LIST, QUERIES_LIST, USERNAMES_LIST } from './list.ts'
 import { nextToken, partialErrors, postIdOf, tweetRows, userIdOf, usernameOf, xOutcome, type MicroblogMode, type MicroblogRow } from './extract.ts'
 
 type Ctx = ToolContext<RunInput<typeof microblogInput>, Static<typeof microblogRow>, MicroblogSettings>
@@ -14,8 +15,6 @@ type Ctx = ToolContext<RunInput<typeof microblogInput>, Static<typeof microblogR
 export const TWEET_FIELDS = 'created_at,lang,public_metrics,conversation_id,in_reply_to_user_id,referenced_tweets,entities,possibly_sensitive,author_id'
 export const USER_FIELDS = 'username,name,verified,profile_image_url,public_metrics'
 const IDS_PER_LOOKUP = 100
-
-const asList = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v])
 
 export async function runMicroblog (ctx: Ctx): Promise<void> {
   const variable = ctx.upstream.credentialNames.bearer ?? 'X_BEARER_TOKEN'
@@ -73,36 +72,36 @@ export async function runMicroblog (ctx: Ctx): Promise<void> {
     return got
   }
 
-  const queries = asList(input.query)
-  const usernames = asList(input.username)
-  const urls = asList(input.url)
+  // The kernel has refused a call giving none or several of the three lists (the schema's oneOf).
+  const queries = input.query !== undefined ? listItems(ctx, QUERIES_LIST) : []
+  const usernames = input.username !== undefined ? listItems(ctx, USERNAMES_LIST) : []
+  const urls = input.url !== undefined ? listItems(ctx, POSTS_LIST) : []
 
-  if (queries.length) {
-    const items = batchOf(ctx, queries, 'queries')
-    for (const [i, query] of items.entries()) {
+  if (input.query !== undefined) {
+    await eachItem(ctx, QUERIES_LIST, queries, async (query, i) => {
       // Each item of a list gets its share of what is left, so the first query cannot take the whole cap.
-      const budget = Math.ceil((wanted - pushed) / (items.length - i))
+      const budget = Math.ceil((wanted - pushed) / (queries.length - i))
       const got = await paged('search', query, '/2/tweets/search/recent', { query, sort_order: input.sort_order }, 'next_token', budget)
       if (got === 0) ctx.warn(`No recent posts (last 7 days) match "${query}".`)
-    }
-  } else if (usernames.length) {
-    const items = batchOf(ctx, usernames, 'usernames')
+      return []
+    })
+  } else if (input.username !== undefined) {
     const exclude = [input.exclude_replies ? 'replies' : null, input.exclude_reposts ? 'retweets' : null].filter(Boolean).join(',')
-    for (const [i, given] of items.entries()) {
+    await eachItem(ctx, USERNAMES_LIST, usernames, async (given, i) => {
       const username = usernameOf(given)
-      if (!username) { ctx.warn(`"${given}" is not an X username or profile link.`); continue }
+      if (!username) { ctx.warn(`"${given}" is not an X username or profile link.`); return [] }
       ctx.stage(`Looking up @${username}`)
       const lookup = await get(`/2/users/by/username/${encodeURIComponent(username)}`, {})
       const userId = userIdOf(lookup)
-      if (!userId) { ctx.warn(`@${username}: ${partialErrors(lookup)[0] ?? 'not found'}.`); continue }
-      const budget = Math.ceil((wanted - pushed) / (items.length - i))
+      if (!userId) { ctx.warn(`@${username}: ${partialErrors(lookup)[0] ?? 'not found'}.`); return [] }
+      const budget = Math.ceil((wanted - pushed) / (usernames.length - i))
       const got = await paged('timeline', given, `/2/users/${encodeURIComponent(userId)}/tweets`, exclude ? { exclude } : {}, 'pagination_token', budget)
       if (got === 0) ctx.warn(`@${username} has no posts to show${exclude ? ` (without ${exclude})` : ''}.`)
-    }
-  } else if (urls.length) {
-    const items = batchOf(ctx, urls, 'posts')
+      return []
+    })
+  } else if (input.url !== undefined) {
     const idOf = new Map<string, string>()
-    for (const given of items) {
+    for (const given of urls) {
       const id = postIdOf(given)
       if (id) { if (!idOf.has(id)) idOf.set(id, given) } else ctx.warn(`"${given}" is not an X post link or id.`)
     }

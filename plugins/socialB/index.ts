@@ -2,9 +2,7 @@
 // following, through the web API with a logged-in session.
 import { Defaulted, defineTool, Nullable, NullableFields, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { SocialBSettingsSchema } from './settings.ts'
-
-/** Accounts per call: each is paged in turn; the per-run row ceiling spans them all. */
-export const MAX_ACCOUNTS = 20
+import { ACCOUNTS_LIST, MAX_ACCOUNTS } from './list.ts'
 
 const Account = Type.String({ minLength: 1, maxLength: 300 })
 
@@ -44,6 +42,7 @@ export default defineTool({
   notFor: ['reel', 'video', 'download', 'cover', 'thumbnail', 'caption', 'subtitles', 'facebook', 'twitter', 'tweets', 'youtube', 'tiktok', 'ads'],
   pollSeconds: 5,
   settings: SocialBSettingsSchema,
+  list: ACCOUNTS_LIST,
   // The run module loads with the first job, not at boot.
   run: async (ctx) => (await import('./run.ts')).runSocialB(ctx),
 })

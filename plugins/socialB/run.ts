@@ -4,9 +4,10 @@
 // `next_max_id`, with a pause between pages. The first refusal (checkpoint,
 // login wall, rate limit) ends the job blocked: retrying only deepens the flag
 // Instagram puts on the session.
-import { batchOf, MissingCredentialError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { eachItem, listItems, MissingCredentialError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import type { socialBInput, socialBRow } from './index.ts'
 import type { SocialBSettings } from './settings.ts'
+import { ACCOUNTS_LIST } from './list.ts'
 import { accountRows, instagramOutcome, instagramUsernameOf, nextMaxId, profileOf, type AccountRow } from './extract.ts'
 
 type Ctx = ToolContext<RunInput<typeof socialBInput>, Static<typeof socialBRow>, SocialBSettings>
@@ -58,22 +59,22 @@ export async function runSocialB (ctx: Ctx): Promise<void> {
 
   const wanted = Math.min(ctx.input.max_results, ctx.remaining())
   let pushed = 0
-  const givens = batchOf(ctx, Array.isArray(ctx.input.username) ? ctx.input.username : [ctx.input.username], 'accounts')
+  const givens = listItems(ctx, ACCOUNTS_LIST)
   let firstPage = true
 
-  for (const [i, given] of givens.entries()) {
+  await eachItem(ctx, ACCOUNTS_LIST, givens, async (given, i, push) => {
     const username = instagramUsernameOf(given)
-    if (!username) { ctx.warn(`"${given}" is not an Instagram username or profile link.`); continue }
+    if (!username) { ctx.warn(`"${given}" is not an Instagram username or profile link.`); return [] }
     const referer = `${base}/${username}/`
     if (!firstPage) await pause(settings.page_delay_ms, ctx.signal)
     firstPage = false
     ctx.stage(`Looking up @${username}`)
     const info = await get('/api/v1/users/web_profile_info/', { username }, referer)
     const profile = profileOf(info.body)
-    if (!profile) { ctx.warn(`@${username}: no such Instagram account.`); continue }
+    if (!profile) { ctx.warn(`@${username}: no such Instagram account.`); return [] }
     if (profile.is_private === true && profile.followed_by_viewer === false) {
       ctx.warn(`@${username} is private and the session's account does not follow it: its ${relation} cannot be read.`)
-      continue
+      return []
     }
     // Each account of a list gets its share of what is left.
     const budget = Math.ceil((wanted - pushed) / (givens.length - i))
@@ -81,6 +82,7 @@ export async function runSocialB (ctx: Ctx): Promise<void> {
     let maxId: string | null = null
     let pages = 0
     const seen = new Set<string>()
+    // The pages are pushed as they come (a long list shows its first accounts early): the item returns none.
     while (got < budget && ctx.remaining() > 0) {
       await pause(settings.page_delay_ms, ctx.signal)
       ctx.stage(`@${username} ${relation}: page ${pages + 1}, ${pushed} accounts so far`)
@@ -92,7 +94,7 @@ export async function runSocialB (ctx: Ctx): Promise<void> {
       pages++
       const rows: AccountRow[] = accountRows(page.body, profile.username, relation).filter(r => !seen.has(r.id) && seen.add(r.id))
       if (rows.length) {
-        const kept = await ctx.push(rows.slice(0, budget - got))
+        const kept = await push(rows.slice(0, budget - got))
         got += kept
         pushed += kept
       }
@@ -100,6 +102,7 @@ export async function runSocialB (ctx: Ctx): Promise<void> {
       if (!maxId || rows.length === 0) break
     }
     if (got === 0) ctx.warn(`@${username} shows no ${relation}.`)
-  }
+    return []
+  })
   ctx.summary({ requests })
 }

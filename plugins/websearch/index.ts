@@ -7,7 +7,7 @@ import { Defaulted, defineTool, Type } from '../../core/tools/contract.ts'
 import { researchTopic } from './research-prompt.ts'
 import { ENGINE_CHOICES } from './engine-catalog.ts'
 import { SearchStatusSchema, createEngineHealth } from './engine-health.ts'
-import { MAX_QUERIES, MAX_URLS, websearchInput, websearchRow } from './schema.ts'
+import { MAX_QUERIES, MAX_URLS, QUERIES_LIST, URLS_LIST, websearchInput, websearchRow } from './schema.ts'
 import { WebsearchSettingsSchema } from './settings.ts'
 
 const agentQuery = Type.Union([
@@ -110,6 +110,7 @@ const declaration = defineTool({
   notFor: ['google maps', 'map listings', 'nearby', 'near'],
   prompts: [researchTopic],
   settings: WebsearchSettingsSchema,
+  list: [QUERIES_LIST, URLS_LIST],
   renamedSettings: { cooldown_s: { to: 'cooldown_ms', fromSeconds: true }, google_cooldown_s: { to: 'google_cooldown_ms', fromSeconds: true }, scrape_concurrency: { to: 'concurrency' } },
   createState: (settings, { shared }) => createEngineHealth({ cooldownSeconds: settings.cooldown_ms / 1000, googleCooldownSeconds: settings.google_cooldown_ms / 1000, shared }),
   // The engines' health, readable (#search).

@@ -1,7 +1,7 @@
 // run(ctx) for the websearch key: search, search + scrape, or scrape known URLs.
 // The engine-health object comes from the kernel as ctx.state (one per app,
 // made by the declaration's createState; README.md, Engine health state).
-import { batchOf, InputError, ToolBlockedError, type ToolContext } from '../../core/tools/contract.ts'
+import { eachItem, InputError, listItems, type ToolContext } from '../../core/tools/contract.ts'
 import { choiceFor, type EngineChoice } from './engine-catalog.ts'
 import type { EngineHealth } from './engine-health.ts'
 import type { SerpPage } from './extract/serp-page.ts'
@@ -9,7 +9,7 @@ import { hostOf } from '../lib/domains.ts'
 import { pageScanner } from '../lib/page-scanner.ts'
 import { scrapePages, type PageExtractor, type ScrapedPage } from './page-scraper.ts'
 import { searchWeb } from './search.ts'
-import type { WebsearchInput, WebsearchRow } from './schema.ts'
+import { QUERIES_LIST, URLS_LIST, type WebsearchInput, type WebsearchRow } from './schema.ts'
 import type { WebsearchSettings } from './settings.ts'
 
 /** ctx.state is the app's EngineHealth, made by the declaration's createState. */
@@ -50,11 +50,11 @@ function scrapeOptions (ctx: WebsearchContext, deps: RunDeps) {
 }
 
 async function scrapeKnownUrls (ctx: WebsearchContext, deps: RunDeps, urls: string[]): Promise<void> {
-  // max_results is not applied here: the kernel defaults it to 10, and a caller who lists URLs wants them all.
-  const limit = Math.min(urls.length, ctx.remaining())
-  if (limit < urls.length) ctx.warn(`Only the first ${limit} of ${urls.length} URLs were scraped (the plan's per-run ceiling).`)
+  // max_results is not applied here: the kernel defaults it to 10, and a caller who lists URLs wants them all
+  // (listItems has cut the list to the rows the run may push).
+  const limit = urls.length
   let readable = 0
-  await scrapePages(urls.slice(0, limit), scrapeOptions(ctx, deps), async (page, index) => {
+  await scrapePages(urls, scrapeOptions(ctx, deps), async (page, index) => {
     ctx.stage(`scraped ${index + 1} of ${limit} pages`)
     if (page.text !== null) readable++
     const kept = await ctx.push([{ position: index + 1, url: page.url, domain: hostOf(page.final_url ?? page.url), title: page.title, ...pageFields(page) }])
@@ -64,7 +64,7 @@ async function scrapeKnownUrls (ctx: WebsearchContext, deps: RunDeps, urls: stri
 }
 
 /** One query: up to max_results rows (each naming the query), and the search's summary. Throws ToolBlockedError when every engine refused. */
-async function search (ctx: WebsearchContext, deps: RunDeps, query: string): Promise<Record<string, unknown> | null> {
+async function search (ctx: WebsearchContext, deps: RunDeps, query: string, push: (rows: WebsearchRow[]) => Promise<number> = rows => ctx.push(rows)): Promise<Record<string, unknown> | null> {
   const input = ctx.input
   const wanted = Math.min(input.max_results, ctx.remaining())
   if (wanted <= 0) {
@@ -99,14 +99,14 @@ async function search (ctx: WebsearchContext, deps: RunDeps, query: string): Pro
   }
 
   if (!input.scrape_results) {
-    await ctx.push(outcome.results.map(r => ({ query, position: r.position, title: r.title, url: r.url, domain: r.domain, snippet: r.snippet, engine: r.engine })))
+    await push(outcome.results.map(r => ({ query, position: r.position, title: r.title, url: r.url, domain: r.domain, snippet: r.snippet, engine: r.engine })))
     return summary
   }
   ctx.stage(`scraping ${outcome.results.length} result pages`)
   await scrapePages(outcome.results.map(r => r.url), scrapeOptions(ctx, deps), async (page, index) => {
     const result = outcome.results[index]!
     ctx.stage(`scraped ${index + 1} of ${outcome.results.length} result pages`)
-    const kept = await ctx.push([{
+    const kept = await push([{
       query, position: result.position, title: result.title, url: result.url, domain: result.domain, snippet: result.snippet, engine: result.engine,
       page_title: page.title, ...pageFields(page),
     }])
@@ -116,32 +116,21 @@ async function search (ctx: WebsearchContext, deps: RunDeps, query: string): Pro
 }
 
 /**
- * One query or a list of them, one after the other. A list's summary keeps
- * each search's extras under `searches`. A query that fails after earlier ones
- * gave rows stops the list with a warning (the rows stay); before any row, its
- * failure is the job's (blocked when every engine refused).
+ * One query or a list of them, one after the other, under the list's failure
+ * policy (schema.ts). A list's summary keeps each search's extras under
+ * `searches`; one query's is the job's.
  */
 async function searchAll (ctx: WebsearchContext, deps: RunDeps, queries: string[]): Promise<void> {
   const searches: Array<Record<string, unknown>> = []
-  for (const [index, query] of queries.entries()) {
-    if (ctx.signal.aborted) break
-    if (ctx.remaining() <= 0) {
-      ctx.warn(`Only ${index} of ${queries.length} queries were searched: the per-run row limit was reached.`)
-      break
-    }
-    if (queries.length > 1) ctx.stage(`query ${index + 1} of ${queries.length}: "${query}"`)
-    try {
-      const summary = await search(ctx, deps, query)
+  if (queries.length === 1) {
+    const summary = await search(ctx, deps, queries[0]!)
+    if (summary) searches.push({ query: queries[0], ...summary })
+  } else {
+    await eachItem(ctx, QUERIES_LIST, queries, async (query, _index, push) => {
+      const summary = await search(ctx, deps, query, push)
       if (summary) searches.push({ query, ...summary })
-    } catch (error) {
-      if (ctx.signal.aborted) throw error
-      if (index > 0 && !(error instanceof InputError)) {
-        ctx.warn(`Stopped after ${index} of ${queries.length} queries: "${query}" failed (${(error as Error).message}).`)
-        break
-      }
-      if (error instanceof ToolBlockedError) ctx.blocked(error.message)
-      throw error
-    }
+      return []
+    }, { stage: (index, total, query) => `query ${index + 1} of ${total}: "${query}"`, label: query => `"${query}" failed` })
   }
   if (queries.length === 1) {
     const { query: _query, ...only } = searches[0] ?? {}
@@ -154,12 +143,9 @@ async function searchAll (ctx: WebsearchContext, deps: RunDeps, queries: string[
 export function createWebsearchRun (deps: RunDeps) {
   return async function run (ctx: WebsearchContext): Promise<void> {
     // The kernel has already refused a call with neither or both (the schema's oneOf).
-    const given = ctx.input.query
-    const queries = given === undefined ? [] : batchOf(ctx, typeof given === 'string' ? [given] : given, 'queries')
-    const urls = ctx.input.urls?.filter(u => u.trim()) ?? []
-    if (queries.length && urls.length) throw new InputError('Give either query (to search the web) or urls (to scrape known pages), not both.')
-    if (urls.length) return scrapeKnownUrls(ctx, deps, urls)
-    if (!queries.length) throw new InputError('Give a query to search for, or urls to scrape.')
-    return searchAll(ctx, deps, queries)
+    if (ctx.input.query !== undefined && ctx.input.urls !== undefined) throw new InputError('Give either query (to search the web) or urls (to scrape known pages), not both.')
+    if (ctx.input.urls !== undefined) return scrapeKnownUrls(ctx, deps, listItems(ctx, URLS_LIST))
+    if (ctx.input.query === undefined) throw new InputError('Give a query to search for, or urls to scrape.')
+    return searchAll(ctx, deps, listItems(ctx, QUERIES_LIST))
   }
 }

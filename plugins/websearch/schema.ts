@@ -1,6 +1,6 @@
 // The one schema per thing: REST input (also the agent input, after renames)
 // and the result row shared by search, search+scrape and page scrapes.
-import { Defaulted, OneOrMany, Type, WebsiteUrl, type RunInput, type Static } from '../../core/tools/contract.ts'
+import { Defaulted, OneOrMany, Type, WebsiteUrl, type ListInput, type RunInput, type Static } from '../../core/tools/contract.ts'
 import { ENGINE_CHOICES } from './engine-catalog.ts'
 
 export const MAX_URLS = 1000
@@ -8,6 +8,22 @@ export const MAX_URLS = 1000
 export const MAX_QUERIES = 100
 
 const searchQuery = Type.String({ minLength: 1, maxLength: 2048 })
+
+/**
+ * Queries, one search each in turn (a call gives these or urls). A query that
+ * fails is a warning and the others go on; all failing is the job's failure.
+ * A refusal (every engine refused or cooling down) would meet the next queries
+ * too: the list stops there, the rows found kept; met first, it is the job's.
+ */
+export const QUERIES_LIST = { param: 'query', noun: 'queries', max: MAX_QUERIES, onItemError: 'warn-and-skip', onBlocked: 'stop-list' } satisfies ListInput
+
+/**
+ * Known pages. A page that cannot be read is its row's `error` (HTTP status,
+ * content type, fetch error), made by the page scraper, which fetches several
+ * at once and emits them in order, so the list is read with listItems and not
+ * run by eachItem.
+ */
+export const URLS_LIST = { param: 'urls', noun: 'URLs', max: MAX_URLS, onItemError: 'row-error' } satisfies ListInput
 
 export const websearchInput = Type.Object({
   query: Type.Optional(OneOrMany(searchQuery, { maxItems: MAX_QUERIES, description: 'What to search for, as typed into a search box (operators such as site: and quotes work on most engines), or a list of such queries: each is searched, up to max_results rows apiece, and each row names its query.' })),

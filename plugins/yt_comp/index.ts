@@ -3,8 +3,7 @@
 // one ranking row. It reads the channels through `yt` (ctx.tools.run).
 import { Defaulted, defineTool, LinkOrId, Nullable, NullableFields, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { YtCompSettingsSchema } from './settings.ts'
-
-export const MAX_CHANNELS = 5
+import { CHANNELS_LIST, MAX_CHANNELS } from './list.ts'
 
 const topVideo = Type.Object({ video_id: Type.String(), title: Nullable(Type.String()), url: Type.String(), view_count: Nullable(Type.Integer()), published_at: Nullable(Type.String()) })
 const rankEntry = Type.Object({
@@ -57,6 +56,7 @@ export default defineTool({
   notFor: ['download', 'transcript', 'thumbnail', 'ads', 'instagram', 'tiktok', 'facebook'],
   pollSeconds: 3,
   settings: YtCompSettingsSchema,
+  list: CHANNELS_LIST,
   uses: ['yt'],
   run: async (ctx) => (await import('./run.ts')).runYtComp(ctx),
 })

@@ -2,10 +2,11 @@
 // uploads, continuations followed there), then the newest few videos through
 // `yt` again for likes and comments, then the figures (compare.ts) and the
 // ranking. Nested runs are part of this job: one charge.
-import { batchOf, InputError, UpstreamError, type NestedRow, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
+import { eachItem, InputError, listItems, UpstreamError, type NestedRow, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { channelStats, rankChannels, type VideoLike } from './compare.ts'
 import type { ytCompInput, ytCompRow } from './index.ts'
 import type { YtCompSettings } from './settings.ts'
+import { CHANNELS_LIST } from './list.ts'
 
 type Row = Static<typeof ytCompRow>
 type Ctx = ToolContext<RunInput<typeof ytCompInput>, Row, YtCompSettings>
@@ -20,19 +21,18 @@ const EMPTY: Omit<Row, 'type' | 'input_url'> = {
 }
 
 export async function runYtComp (ctx: Ctx): Promise<void> {
-  // One row per channel plus the comparison row: keep room for the latter.
-  const given = batchOf({ remaining: () => ctx.remaining() - 1, warn: ctx.warn }, typeof ctx.input.channels === 'string' ? [ctx.input.channels] : ctx.input.channels, 'channels')
+  const given = listItems(ctx, CHANNELS_LIST)
   if (given.length === 0) throw new InputError('No channel to compare: give one to five channel links, @handles or UC… ids.')
   const rows: Row[] = []
-  for (const [i, input] of given.entries()) {
-    ctx.signal.throwIfAborted()
-    ctx.stage(`Reading channel ${i + 1} of ${given.length}`)
+  // Each channel's row waits for the ranking, pushed with the comparison row after the last.
+  await eachItem(ctx, CHANNELS_LIST, given, async input => {
     rows.push(await readChannel(ctx, input))
-  }
+    return []
+  }, { stage: (index, total) => `Reading channel ${index + 1} of ${total}` })
   const read = rows.filter(r => r.error === null)
   if (read.length === 0) throw new UpstreamError(`no channel could be read: ${rows.map(r => r.error).join('; ')}`)
   const ranked = rankChannels(read)
-  // Inputs are unique (batchOf), so the input names the row.
+  // Inputs are unique (listItems), so the input names the row.
   const rankOf = new Map(ranked.map(r => [r.input_url, r.rank]))
   for (const row of read) row.rank = rankOf.get(row.input_url) ?? null
   const comparison: Row = {

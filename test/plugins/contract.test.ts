@@ -65,6 +65,12 @@ t.test('boot fails on an unknown plugin, a key mismatch and a duplicate agent na
   writeFileSync(join(dir, 'package.json'), '{"type": "module"}\n')
   writeFileSync(join(dir, 'keyed', 'index.ts'), `export default { key: 'keyed', agentName: 'keyed_tool', title: 'Keyed', description: 'A fixture.', input: { type: 'object', properties: {} }, row: { type: 'object', properties: { id: { type: 'string' } } }, examples: [], rowKey: ['id'], watch: ['price'], run: async () => {} }\n`)
   await t.rejects(ToolRegistry.load({ tools: [{ key: 'keyed', plugin: './keyed', enabled: true }], retired: [] }, dir), /declares watch "price", which is not a field of its row schema/)
+
+  // A declared list reads input fields, each in one list only.
+  mkdirSync(join(dir, 'listed'))
+  const listed = (list: string) => `export default { key: 'listed', agentName: 'listed_tool', title: 'Listed', description: 'A fixture.', input: { type: 'object', properties: { url: { type: 'string' }, urls: { type: 'array' } } }, row: { type: 'object', properties: { id: { type: 'string' } } }, examples: [], list: ${list}, run: async () => {} }\n`
+  writeFileSync(join(dir, 'listed', 'index.ts'), listed("{ param: ['urls', 'link'], noun: 'links', onItemError: 'fail-job' }"))
+  await t.rejects(ToolRegistry.load({ tools: [{ key: 'listed', plugin: './listed', enabled: true }], retired: [] }, dir), /declares the list param "link", which is not a field of its input schema/)
 })
 
 /**

@@ -112,3 +112,26 @@ t.test("onBlocked 'stop-list': a refusal partway through keeps the rows read and
   await eachItem(policy.ctx, { ...list, onBlocked: undefined }, ['a', 'wall', 'b'], walled)
   t.same(policy.rows, [{ item: 'a' }, { item: 'wall', error: 'asked to sign in' }, { item: 'b' }], 'without it, a refusal follows the failure policy')
 })
+
+t.test('listItems: several params make one list, in order, de-duplicated across them; reserve keeps rows free', async t => {
+  t.same(listItems(fakeRun({ emails: ['a', 'b'], email: 'a' }).ctx, { param: ['emails', 'email'], noun: 'addresses' }), ['a', 'b'])
+  t.same(listItems(fakeRun({ email: 'c' }).ctx, { param: ['emails', 'email'], noun: 'addresses' }), ['c'])
+  const run = fakeRun({ channels: ['a', 'b', 'c'] }, 3)
+  t.same(listItems(run.ctx, { param: 'channels', noun: 'channels', reserve: 1 }), ['a', 'b'])
+  t.match(run.warnings, [/Only the first 2 of 3 channels/])
+})
+
+t.test('an item may push its pages itself: they count as read, so a later refusal stops the list', async t => {
+  const list: ListInput = { param: 'query', noun: 'queries', onItemError: 'fail-job', onBlocked: 'stop-list' }
+  const run = fakeRun({})
+  const paged = async (item: string, _index: number, push: (rows: unknown[]) => Promise<number>) => {
+    if (item === 'wall') throw new ToolBlockedError('captcha')
+    await push([{ item, page: 1 }])
+    await push([{ item, page: 2 }])
+    return []
+  }
+  t.same(await eachItem(run.ctx, list, ['a', 'wall', 'b'], paged), { rows: 2, failed: 1 })
+  t.same(run.rows, [{ item: 'a', page: 1 }, { item: 'a', page: 2 }])
+  t.match(run.warnings, [/2 of the queries were not read: "wall", "b"/])
+  await t.rejects(eachItem(fakeRun({}).ctx, list, ['wall', 'a'], paged), ToolBlockedError)
+})

@@ -222,9 +222,11 @@ export interface ToolDeclaration<Input extends TSchema = TSchema, Row extends TS
   /**
    * The input's list param (one value or a list), its cap and what a failing
    * item does (ItemFailurePolicy): the run reads it with `listItems(ctx, list)`
-   * and runs it with `eachItem(ctx, list, items, each)`, which apply it.
+   * and runs it with `eachItem(ctx, list, items, each)`, which apply it. An
+   * input with alternative lists (microblog's query, username or url; a call
+   * gives one) declares each, every one with its own noun, cap and policy.
    */
-  list?: ListInput<Static<Row>>
+  list?: ListInput<Static<Row>> | ReadonlyArray<ListInput<Static<Row>>>
   /** Takes an uploaded file on multipart tool-run (see UploadDeclaration); without it a file is refused (400). */
   upload?: UploadDeclaration
   run (ctx: ToolContext<RunInput<Input>, Static<Row>, Static<Settings>, State>): Promise<void>

@@ -13,14 +13,23 @@ import { BlockedTargetError, JobOutcomeError } from './outcomes.ts'
  */
 export type ItemFailurePolicy = 'row-error' | 'warn-and-skip' | 'fail-job'
 
-/** A declaration's list input (ToolDeclaration.list): one param, read by `listItems` and run by `eachItem`. */
+/** A declaration's list input (ToolDeclaration.list), read by `listItems` and run by `eachItem`. */
 export interface ListInput<Row = Record<string, unknown>> {
-  /** The input param holding one value or a list. */
-  param: string
+  /**
+   * The input param holding one value or a list; or the params whose values
+   * make one list together, in this order (email's `emails` and its one
+   * address `email`): the items are one batch, de-duplicated across them.
+   */
+  param: string | readonly string[]
   /** What the items are, plural, as warnings name them ("links"). */
   noun: string
   /** Most items one run takes, besides the rows it may still push. */
   max?: number
+  /**
+   * Rows the run pushes besides its items' (yt_comp's comparison row): kept
+   * free when the list is cut to the rows the run may still push.
+   */
+  reserve?: number
   onItemError: ItemFailurePolicy
   /** The row a failed item becomes under 'row-error'. */
   errorRow? (item: string, error: JobOutcomeError): Row
@@ -60,11 +69,19 @@ export function batchOf (ctx: Pick<ToolContext, 'remaining' | 'warn'>, values: I
   return items
 }
 
-/** The declared list param's items (batchOf), cut to `max` too (with a warning). */
-export function listItems (ctx: Pick<ToolContext<object>, 'input' | 'remaining' | 'warn'>, list: Pick<ListInput<unknown>, 'param' | 'noun' | 'max'>): string[] {
-  const value = (ctx.input as Record<string, unknown>)[list.param]
-  const values = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
-  const items = batchOf(ctx, values, list.noun)
+/** The params a list reads, in order. */
+export function listParams (list: Pick<ListInput<unknown>, 'param'>): readonly string[] {
+  return typeof list.param === 'string' ? [list.param] : list.param
+}
+
+/** The declared list's items (batchOf over its params' values), cut to `max` too (with a warning). */
+export function listItems (ctx: Pick<ToolContext<object>, 'input' | 'remaining' | 'warn'>, list: Pick<ListInput<unknown>, 'param' | 'noun' | 'max' | 'reserve'>): string[] {
+  const values = listParams(list).flatMap(param => {
+    const value = (ctx.input as Record<string, unknown>)[param]
+    return typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+  })
+  const reserve = list.reserve ?? 0
+  const items = batchOf(reserve ? { remaining: () => ctx.remaining() - reserve, warn: ctx.warn } : ctx, values, list.noun)
   if (list.max !== undefined && items.length > list.max) {
     ctx.warn(`Only the first ${list.max} of ${items.length} ${list.noun} were read: a run takes at most ${list.max}.`)
     items.length = list.max
@@ -91,13 +108,17 @@ type ItemOutcome<Row> = { rows: Row[] } | { error: unknown }
  * Runs `each` over the items (`concurrency` at a time, default one), pushes
  * their rows in the items' order, and applies the list's failure policy when
  * one throws. Stops with a warning when the run has no room for more rows. A
- * one-item list fails the job with its item's failure.
+ * one-item list fails the job with its item's failure. An item read page by
+ * page (an account's followers) may push its pages as they come through the
+ * `push` it is given (concurrency 1: they then come in the items' order) and
+ * return the rest; what it pushed counts as read (readRow) and stays when it
+ * fails after.
  */
 export async function eachItem<Row> (
   ctx: Pick<ToolContext<unknown, Row>, 'signal' | 'remaining' | 'warn' | 'stage' | 'push'>,
   list: ListInput<Row>,
   items: string[],
-  each: (item: string, index: number) => Promise<Row[]>,
+  each: (item: string, index: number, push: (rows: Row[]) => Promise<number>) => Promise<Row[]>,
   options: EachItemOptions = {},
 ): Promise<{ rows: number, failed: number }> {
   const label = options.label ?? ((item: string) => item.slice(0, 120))
@@ -107,6 +128,8 @@ export async function eachItem<Row> (
   /** Items that gave a row that counts as read (readRow): whether a refusal met later still leaves the caller something. */
   let read = 0
   let last: unknown = null
+  /** Items counted as read from the rows they pushed themselves. */
+  const readEarly = new Set<string>()
   // Started items, oldest first: each settles to its rows or its error, never rejects.
   const started: Array<{ item: string, outcome: Promise<ItemOutcome<Row>> }> = []
   let next = 0
@@ -121,7 +144,13 @@ export async function eachItem<Row> (
       const index = next++
       const item = items[index]!
       ctx.stage(options.stage ? options.stage(index, items.length, item) : `${list.noun} ${index + 1} of ${items.length}`)
-      const outcome = each(item, index).then(found => ({ rows: found }), (error: unknown) => ({ error }))
+      const push = async (found: Row[]) => {
+        const kept = await ctx.push(found)
+        rows += kept
+        if (!readEarly.has(item) && found.some(row => list.readRow?.(row) ?? true)) { readEarly.add(item); read++ }
+        return kept
+      }
+      const outcome = each(item, index, push).then(found => ({ rows: found }), (error: unknown) => ({ error }))
       started.push({ item, outcome })
     }
   }
@@ -131,7 +160,7 @@ export async function eachItem<Row> (
     const settled = await outcome
     if ('rows' in settled) {
       rows += await ctx.push(settled.rows)
-      if (settled.rows.some(row => list.readRow?.(row) ?? true)) read++
+      if (!readEarly.has(item) && settled.rows.some(row => list.readRow?.(row) ?? true)) read++
     } else {
       const error = settled.error
       if (ctx.signal.aborted || !(error instanceof JobOutcomeError) || error.needsOperator || error instanceof BlockedTargetError) throw error

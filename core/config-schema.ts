@@ -260,6 +260,10 @@ export const ConfigSchema = Type.Object({
     invalid: CONTROL_CHARACTERS_REFUSED,
     description: 'the `service.name` of the traces this process sends',
   }),
+  OTEL_TRACE_STATUS_POLLS: Type.Boolean({
+    default: false,
+    description: 'whether a job\'s status poll (`GET /api/tool-run/:id/status`) gets a request span. Off by default: polls are most requests and say nothing of the job, whose trace starts at its start request; `1` traces them like every other request. Sampling is the SDK\'s (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`: see Operations)',
+  }),
   // One origin, checked in core/config.ts (publicOrigin).
   PUBLIC_URL: Type.Optional(Type.String({
     defaultText: 'unset: the address each request was sent to',

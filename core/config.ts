@@ -123,6 +123,8 @@ export interface TracingConfig {
   endpoint: string | null
   /** OTEL_SERVICE_NAME. */
   serviceName: string
+  /** OTEL_TRACE_STATUS_POLLS: a span for each job status poll (off: the hot poll is not traced). */
+  statusPolls: boolean
 }
 
 interface ProxyConfig {
@@ -454,7 +456,7 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): Loaded
     redisUrl,
     metrics: { enabled: v.METRICS, port: v.METRICS_PORT ?? null },
     readyMinFreeMb: v.READY_MIN_FREE_MB,
-    tracing: { endpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', v.OTEL_EXPORTER_OTLP_ENDPOINT), serviceName: v.OTEL_SERVICE_NAME },
+    tracing: { endpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', v.OTEL_EXPORTER_OTLP_ENDPOINT), serviceName: v.OTEL_SERVICE_NAME, statusPolls: v.OTEL_TRACE_STATUS_POLLS },
     publicUrl: publicOrigin(v.PUBLIC_URL),
     distributed: {
       runJobs,

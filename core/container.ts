@@ -34,6 +34,7 @@ import { WebhookDeliveries } from './webhooks/webhook-deliveries.ts'
 import { AccountWebhooks } from './webhooks/account-webhooks.ts'
 import { JobEnding } from './jobs/job-ending.ts'
 import { createNetFactory, type NetFactory, type NetworkOverrides } from './net/net-factory.ts'
+import { RedisProxyHealth } from './net/redis-proxy-health.ts'
 import { ExtractionPool, type ExtractionPoolOptions } from './workers/extraction-pool.ts'
 import { EgressProxy } from './exec/egress-proxy.ts'
 import { ExecService } from './exec/process-runner.ts'
@@ -192,12 +193,14 @@ export function createAppContainer (base: {
     rateLimiter: asFunction(({ clock, redis }: Services) => redis ? new RedisRateLimiter(redis, new RateLimiter(clock)) : new RateLimiter(clock)).singleton(),
     events: asFunction(({ redis, logger }: Services): JobEvents => redis ? new RedisJobEvents(redis, logger) : new InProcessJobEvents()).singleton().disposer(events => events.close?.()),
     // The pool's health is read at each scrape; a cool-down's start is counted as it happens.
-    net: asFunction(({ config, clock, metrics }: Services) => {
+    // With Redis the health is the cluster's (core/net/redis-proxy-health.ts): a cool-down is counted by the process whose report began it.
+    net: asFunction(({ config, clock, metrics, redis, logger }: Services) => {
       const net = createNetFactory(config, base.network, clock)
       metrics.readProxies(() => net.proxies.health())
-      net.proxies.onHealthChange((health, index) => { if (health.cooling_down) metrics.proxyCooldowns.inc({ proxy: index }) })
+      net.proxies.onHealthChange((health, index, here) => { if (health.cooling_down && here) metrics.proxyCooldowns.inc({ proxy: index }) })
+      if (redis && net.proxies.size > 0) net.shared = new RedisProxyHealth(net.proxies, redis, { ...config.proxy, logger })
       return net
-    }).singleton(),
+    }).singleton().disposer(net => net.shared?.close()),
     // No worker starts before the first task; close() terminates whatever started. A borrowed pool stays open.
     extraction: base.extractionPools
       ? asFunction(({ config }: Services) => base.extractionPools!.poolFor(config.extraction)).singleton()

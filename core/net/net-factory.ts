@@ -21,6 +21,8 @@ export interface NetFactory {
   crawlers (signal: AbortSignal, job: { extract: Pick<Extraction, 'call'>, logger: Logger, proxies?: ProxyChooser | null }): CrawlerFactory
   /** The outbound proxies (PROXY_URLS) and their health. */
   readonly proxies: ProxyPool
+  /** With REDIS_URL: what shares the proxies' health with every process (the container sets it, and closes it with the app). */
+  shared?: { close (): void }
   /** The policy and resolver the guard applies, for the egress proxy of child processes (core/exec). */
   readonly guard: { policy: TargetPolicy, lookup: HostLookup }
   /** DNS lookups bound to `signal`, with the system's resolvers by default. */

@@ -11,7 +11,13 @@
 // again; one success resets its count. When every proxy is cooling down the
 // one that has been cooling longest is used: traffic never leaves the
 // server directly because the proxies failed (that would show its address).
-// Health is this process's own view (not shared across processes).
+//
+// Health is this process's view. With REDIS_URL a ProxyHealthSync
+// (redis-proxy-health.ts) shares it: this process's failures, and a success
+// after failures, are sent to Redis, which keeps the cluster's counts and
+// cooldowns and publishes each change; every process applies what it hears
+// (`applyShared`). Picking a proxy and a success on a healthy one never wait
+// for Redis.
 import type { Clock } from '../clock.ts'
 import type { ProxyHealth } from '../tools/contract/declaration.ts'
 
@@ -26,6 +32,23 @@ export interface ProxyChooser {
   /** `proxy` carried an answer. */
   succeeded (proxy: string): void
 }
+
+/** What a pool tells the cluster (redis-proxy-health.ts); each call is on a failure or a recovery, never on a healthy request. */
+export interface ProxyHealthSync {
+  failed (index: number, reason: string): void
+  recovered (index: number): void
+}
+
+/** A proxy's health as the cluster sees it (the shared counts, the time its cooldown has left). */
+export interface SharedProxyHealth {
+  consecutive: number
+  failures: number
+  lastError: string | null
+  cooldownRemainingMs: number
+}
+
+/** Hears a proxy's health change: `here` when this process's own report began it (the metrics count a cool-down once, where it began). */
+export type ProxyHealthListener = (health: ProxyHealth, index: number, here: boolean) => void
 
 interface ProxyState {
   url: string
@@ -50,7 +73,8 @@ function proxyLabel (url: string): string {
 export class ProxyPool {
   private readonly proxies: ProxyState[]
   private next = 0
-  private readonly listeners = new Set<(health: ProxyHealth, index: number) => void>()
+  private readonly listeners = new Set<ProxyHealthListener>()
+  private sync: ProxyHealthSync | null = null
 
   constructor (urls: readonly string[], private readonly options: { rotation: ProxyRotation, failureLimit: number, cooldownMs: number, clock: Clock }) {
     this.proxies = urls.map(url => ({ url, label: proxyLabel(url), consecutive: 0, coolingUntil: 0, requests: 0, failures: 0, lastError: null }))
@@ -62,9 +86,30 @@ export class ProxyPool {
   urls (): string[] { return this.proxies.map(p => p.url) }
 
   /** Calls `listener` whenever a proxy's health changes (ok, failing, cooling down), with its position in PROXY_URLS (the metrics' label); returns its removal. */
-  onHealthChange (listener: (health: ProxyHealth, index: number) => void): () => void {
+  onHealthChange (listener: ProxyHealthListener): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
+  }
+
+  /** Shares this pool's failures and recoveries with other processes (REDIS_URL); null: this process's own again. */
+  shareWith (sync: ProxyHealthSync | null): void {
+    this.sync = sync
+  }
+
+  /**
+   * Takes in the cluster's view of the proxy at `index` (a change another
+   * process, or Redis's answer to this one, published); `here` when it answers
+   * this process's own report.
+   */
+  applyShared (index: number, shared: SharedProxyHealth, here: boolean): void {
+    const p = this.proxies[index]
+    if (!p) return
+    const before = this.healthOf(p)
+    p.consecutive = shared.consecutive
+    p.failures = shared.failures
+    p.lastError = shared.lastError
+    p.coolingUntil = shared.cooldownRemainingMs > 0 ? this.options.clock().getTime() + shared.cooldownRemainingMs : 0
+    this.changed(before, p, index, here)
   }
 
   /** A chooser for one job (sticky under PROXY_ROTATION=job) or for requests with no job (webhooks: always per request); null without proxies. */
@@ -111,18 +156,26 @@ export class ProxyPool {
     const index = this.proxies.findIndex(candidate => candidate.url === url)
     const p = this.proxies[index]
     if (!p) return
+    // A success on a proxy with no failure (nearly every request) changes nothing and tells no one.
+    if (error === null && p.consecutive === 0 && p.coolingUntil === 0) return
     const before = this.healthOf(p)
     if (error === null) {
       p.consecutive = 0
       p.coolingUntil = 0
+      this.sync?.recovered(index)
     } else {
       p.consecutive++
       p.failures++
       p.lastError = error
       if (p.consecutive >= this.options.failureLimit) p.coolingUntil = this.options.clock().getTime() + this.options.cooldownMs
+      this.sync?.failed(index, error)
     }
+    this.changed(before, p, index, true)
+  }
+
+  private changed (before: ProxyHealth, p: ProxyState, index: number, here: boolean): void {
     const after = this.healthOf(p)
-    if (before.ok !== after.ok || before.cooling_down !== after.cooling_down) for (const listener of this.listeners) listener(after, index)
+    if (before.ok !== after.ok || before.cooling_down !== after.cooling_down) for (const listener of this.listeners) listener(after, index, here)
   }
 
   private healthOf (p: ProxyState): ProxyHealth {

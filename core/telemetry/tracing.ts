@@ -45,6 +45,17 @@ export async function startTracing (config: TracingConfig): Promise<void> {
   await started
 }
 
+const STATUS_POLL = /^\/api\/tool-run\/[^/?]+\/status(?:\?|$)/
+
+/**
+ * A job's status poll, `GET /api/tool-run/:id/status` (@fastify/otel's `ignorePaths`, asked with
+ * the route's pattern when a route is added and with the request's URL at each request).
+ */
+export function isStatusPoll (route: { url: string, method: string | string[] }): boolean {
+  const get = Array.isArray(route.method) ? route.method.includes('GET') : route.method === 'GET'
+  return get && (route.url === '/api/tool-run/:id/status' || STATUS_POLL.test(route.url))
+}
+
 /** Sends the spans still batched (an app's close, a test that reads what was sent). */
 export async function flushTraces (): Promise<void> {
   if (started) await (await started).flush()

@@ -49,7 +49,7 @@ export interface SearchStatusConfig {
   /** Credential name → environment variable, to name the variable in reasons. */
   credentialNames?: Readonly<Record<string, string>>
   proxyConfigured: boolean
-  /** The outbound proxies' health in this process (PROXY_URLS); none without proxies. */
+  /** The outbound proxies' health (PROXY_URLS; with REDIS_URL the cluster's); none without proxies. */
   proxies?: ProxyHealth[]
 }
 

@@ -84,6 +84,15 @@ t.test('embedded queue: the job\'s run continues the start request\'s trace', as
   const request = trace.find(s => s.name === 'request')!
   t.equal(request.parentSpanId, client.spanId, 'the request continues the client\'s span')
   t.equal(request.attributes['url.path'], '/api/tool-run', 'the path, never the query')
+
+  // A status poll gets no span (OTEL_TRACE_STATUS_POLLS unset), any other read does.
+  const poll = clientTrace()
+  const read = clientTrace()
+  t.equal((await app.inject({ method: 'GET', url: `/api/tool-run/${id}/status?x=1`, headers: { 'x-api-key': user.apiKey, traceparent: poll.traceparent } })).statusCode, 200)
+  t.equal((await app.inject({ method: 'GET', url: `/api/tool-run/${id}/results`, headers: { 'x-api-key': user.apiKey, traceparent: read.traceparent } })).statusCode, 200)
+  await flushTraces()
+  await until('the results read\'s span arrived', () => receiver.spans.some(s => s.traceId === read.traceId), 30_000)
+  t.same(receiver.spans.filter(s => s.traceId === poll.traceId), [], 'the status poll sent no span')
 })
 
 t.test('distributed: an API process offers, a worker process runs, one trace across both', async t => {

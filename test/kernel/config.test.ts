@@ -126,6 +126,7 @@ t.test('each bad value stops the boot (loadConfig, or the data-dir step for fold
     [{ EXEC_MEMORY_MB: '2G' }, /EXEC_MEMORY_MB/],
     [{ LLM_BASE_URL: '::' }, /LLM_BASE_URL/],
     [{ METRICS: 'sometimes' }, /METRICS/],
+    [{ OTEL_TRACE_STATUS_POLLS: 'sometimes' }, /OTEL_TRACE_STATUS_POLLS/],
     [{ METRICS_PORT: '70000' }, /METRICS_PORT/],
     [{ READY_MIN_FREE_MB: '-1' }, /READY_MIN_FREE_MB/],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /OTEL_EXPORTER_OTLP_ENDPOINT/],

@@ -75,7 +75,7 @@ export interface ProxyHealth {
   /** Skipped (while another is available) until its cooldown ends. */
   cooling_down: boolean
   cooldown_remaining_s: number
-  /** Requests and connections it was chosen for, and those that failed, since the process started. */
+  /** Requests and connections this process chose it for; the failures (with REDIS_URL, the cluster's). */
   requests: number
   failures: number
   last_error: string | null

@@ -16,6 +16,8 @@ import { BoundedMap } from '../bounded-map.ts'
 const UNCHANGED_READS_KEPT = 2048
 
 export interface HotReads {
+  /** Which database answers (the few reads whose SQL differs: JSON paths, core/jobs/result-rows.ts). */
+  readonly provider: 'sqlite' | 'postgresql'
   /** A read-only SELECT written once for both databases, with `?` placeholders. */
   select<T> (sql: string, params: Array<string | number>): Promise<T[]>
   /**
@@ -56,6 +58,7 @@ export function sqliteHotReads (file: string): HotReads {
   // the parameters, not the SQL text (hashing a few hundred characters each read).
   const unchangedStatements = new Map<string, { prefix: string, convert: (rows: never[]) => unknown }>()
   return {
+    provider: 'sqlite',
     async select<T> (sql: string, params: Array<string | number>): Promise<T[]> {
       return select<T>(sql, params)
     },
@@ -124,6 +127,7 @@ export function pgHotReads (pool: Pool, pgTypes: typeof import('pg').types): Hot
     return result.rows as T[]
   }
   return {
+    provider: 'postgresql',
     select,
     async selectUnchanged<Row, T> (sql: string, params: Array<string | number>, convert: (rows: Row[]) => T): Promise<T> {
       return convert(await select<Row>(sql, params))

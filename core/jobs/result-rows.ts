@@ -50,3 +50,40 @@ export async function * iterateRows (reads: HotReads, jobId: string, pageRows = 
     seq = nextSeqAfter(stored, seq)
   }
 }
+
+/** Rows whose fields `iterateRowFields` reads at a time (a few short JSON texts each). */
+const FIELD_PAGE_ROWS = 500
+
+/** The SQL of a page of rows' values at `count` paths (each a parameter), as JSON texts: SQLite's `->`, PostgreSQL's `#>` over the row parsed once. */
+function rowFieldsSql (provider: HotReads['provider'], count: number): string {
+  const columns = Array.from({ length: count }, (_, i) => provider === 'sqlite' ? `data -> ? AS f${i}` : `(d #> ?::text[])::text AS f${i}`)
+  if (provider === 'sqlite') return `SELECT seq, ${columns.join(', ')} FROM result_rows WHERE job_id = ? AND seq >= ? ORDER BY seq LIMIT ?`
+  return `SELECT seq, ${columns.join(', ')} FROM (SELECT seq, data::jsonb AS d FROM result_rows WHERE job_id = ? AND seq >= ? ORDER BY seq LIMIT ?) r ORDER BY seq`
+}
+
+/** A dotted path (`item.id`) as the database's path parameter: SQLite's `$."item"."id"`, PostgreSQL's text array `{"item","id"}`. */
+function pathParameter (provider: HotReads['provider'], path: string): string {
+  const parts = path.split('.')
+  if (provider === 'sqlite') return '$' + parts.map(p => `."${p.replace(/"/g, '""')}"`).join('')
+  return `{${parts.map(p => `"${p.replace(/["\\]/g, c => `\\${c}`)}"`).join(',')}}`
+}
+
+/**
+ * Every row of the job in order, as its values at `paths` (dotted paths into
+ * objects; null where the row has none), a page at a time. The database picks
+ * the values out (as JSON texts), so only they are parsed, never the rows: a
+ * monitor's comparison of a 100,000-row run reads its rows' identities and
+ * watched fields without building 100,000 row objects (scripts/bench/README.md,
+ * monitors.ts). A path's part is an object's key (not a list's index).
+ */
+export async function * iterateRowFields (reads: HotReads, jobId: string, paths: readonly string[], pageRows = FIELD_PAGE_ROWS): AsyncGenerator<unknown[]> {
+  const sql = rowFieldsSql(reads.provider, paths.length)
+  const pathParams = paths.map(p => pathParameter(reads.provider, p))
+  let seq = 0
+  for (;;) {
+    const stored = await reads.select<Record<string, unknown>>(sql, [...pathParams, jobId, seq, pageRows])
+    for (const r of stored) yield paths.map((_, i) => (r[`f${i}`] === null || r[`f${i}`] === undefined ? null : JSON.parse(r[`f${i}`] as string) as unknown))
+    if (stored.length < pageRows) return
+    seq = Number((stored[stored.length - 1] as { seq: number | bigint }).seq) + 1
+  }
+}

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.ts'
 import type { Db } from '../db/database.ts'
 import type { HotReads } from '../db/hot-reads.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
-import { iterateRows } from '../jobs/result-rows.ts'
+import { iterateRowFields } from '../jobs/result-rows.ts'
 import type { Schedule } from './schedule.ts'
 import { compareRun } from './run-comparison.ts'
 import type { MonitorRun, MonitorRunEnding } from '../jobs/job-ending.ts'
@@ -39,14 +39,15 @@ export class MonitorRuns implements MonitorRunEnding {
     const monitor = await db.monitor.findUnique({ where: { id: run.monitorId } })
     const declaration = monitor && registry.get(monitor.tool)?.declaration
     if (!monitor || !declaration?.rowKey?.length) return null
+    const watch = declaration.watch ?? []
     const counts = await compareRun({
       db,
       monitorId: monitor.id,
       runId: run.id,
       baselineRunId: monitor.baselineRunId,
       rowKey: declaration.rowKey,
-      watch: declaration.watch ?? [],
-      rows: iterateRows(this.deps.hotReads, run.id),
+      watch,
+      fields: iterateRowFields(this.deps.hotReads, run.id, [...declaration.rowKey, ...watch]),
     })
     return JSON.stringify(counts)
   }

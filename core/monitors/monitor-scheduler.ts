@@ -1,21 +1,21 @@
 // The database-backed scheduler (no REDIS_URL): one timer in the one process
 // sleeps until the earliest next_run_at of any running monitor (at most
 // MAX_SLEEP_MS, so a clock change is noticed), then fires every monitor whose
-// tick has come. A tick is recorded once (MonitorService.fire), so a pass that
+// tick has come, a batch at a time. A tick is recorded once (MonitorService), so a pass that
 // meets a tick already fired does nothing; after a stop, the first pass at the
 // next start fires each monitor whose ticks passed meanwhile once, said missed.
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Logger } from 'pino'
 import type { Clock } from '../clock.ts'
-import type { MonitorService } from './monitor-service.ts'
+import type { DueMonitor, MonitorService } from './monitor-service.ts'
 import type { ScheduleListener } from './monitor-runs.ts'
 
 /** The longest the timer sleeps: a monitor whose tick is earlier than the sleep's end wakes it (`scheduled`). */
 const MAX_SLEEP_MS = 30_000
-/** Monitors fired per read; a pass reads again until none is due. */
-const PASS_BATCH = 200
-/** Monitors fired between two turns of the event loop. */
-const YIELD_EVERY = 20
+/** Monitors fired per batch (one read, one tick insert, one next-tick update); a pass reads again until none is due. */
+const PASS_BATCH = 500
+/** A batch's runs started at once (one account's are admitted one at a time: the batch interleaves accounts). */
+const START_PARALLEL = 16
 
 /** What a process's monitor scheduler does: start at boot, stop at close. */
 export interface MonitorScheduler {
@@ -48,9 +48,10 @@ export class DatabaseMonitorScheduler implements MonitorScheduler, ScheduleListe
   }
 
   /**
-   * Fires every monitor whose tick has come, one after the other; passes run
-   * one at a time (a pass asked for during another runs after it). Returns
-   * how many monitors it fired.
+   * Fires every monitor whose tick has come, a batch at a time
+   * (MonitorService.fireDueBatch: a few statements per batch, the runs
+   * START_PARALLEL at a time); passes run one at a time (a pass asked for
+   * during another runs after it). Returns how many monitors it fired.
    */
   pass (): Promise<number> {
     this.running = this.running.catch(() => 0).then(async () => {
@@ -58,20 +59,21 @@ export class DatabaseMonitorScheduler implements MonitorScheduler, ScheduleListe
       this.failing = false
       for (;;) {
         const now = this.deps.clock()
-        const due = await this.deps.monitors.due(now, PASS_BATCH)
-        for (const monitor of due) {
-          try {
-            await this.deps.monitors.fireDue(monitor, now)
-          } catch (err) {
+        let due: DueMonitor[] = []
+        try {
+          due = await this.deps.monitors.due(now, PASS_BATCH)
+          const { failures } = await this.deps.monitors.fireDueBatch(due, now, START_PARALLEL)
+          for (const { monitorId, err } of failures) {
             this.failing = true
-            this.deps.logger.error({ err, monitorId: monitor.id }, 'a monitor\'s tick failed; it is tried again at the next pass')
+            this.deps.logger.error({ err, monitorId }, 'a monitor\'s tick failed; it is tried again at the next pass')
           }
-          fired++
-          // SQLite's driver answers synchronously: a pass over thousands of due monitors would
-          // otherwise hold the event loop (requests, the runs it starts) until its end.
-          if (fired % YIELD_EVERY === 0) await nextTurn()
+        } catch (err) {
+          this.failing = true
+          this.deps.logger.error({ err, monitors: due.length }, 'a batch of monitor ticks failed; its monitors are tried again at the next pass')
         }
+        fired += due.length
         if (due.length < PASS_BATCH || this.failing) return fired
+        await nextTurn()
       }
     })
     return this.running

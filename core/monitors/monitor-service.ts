@@ -7,6 +7,7 @@
 // started with an idempotency key of the tick, so two schedulers firing one
 // tick, or a tick retried after a restart, make one run. See README.md here.
 import { randomUUID } from 'node:crypto'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Clock } from '../clock.ts'
 import type { Db } from '../db/database.ts'
 import { AppError, badRequest, forbidden, notFound, tooManyRequests } from '../errors.ts'
@@ -45,6 +46,58 @@ export interface MonitorChanges {
 }
 
 type MonitorRow = NonNullable<Awaited<ReturnType<Db['monitor']['findUnique']>>>
+type MonitorWithAccount = MonitorRow & { account: NonNullable<Awaited<ReturnType<Db['account']['findUnique']>>> }
+
+export type FireOutcome = 'started' | 'skipped' | 'done-before' | 'gone'
+
+/** A monitor whose next tick has come, as the database scheduler reads it. */
+export interface DueMonitor { id: string, accountId: string, schedule: string, nextRunAt: Date | null }
+
+/** What a batch of due monitors came to: each one's outcome, and the ticks that failed (their monitors stay due). */
+export interface BatchOutcome {
+  outcomes: Map<string, FireOutcome>
+  failures: Array<{ monitorId: string, err: unknown }>
+}
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === 'P2002'
+
+/** A due monitor's tick: its latest (ticks that passed while the service was down: one run), said missed when late or skipped over. */
+function planTick (monitor: { schedule: string, nextRunAt: Date | null }, now: Date) {
+  const schedule = JSON.parse(monitor.schedule) as Schedule
+  const tick = latestTick(schedule, now)
+  const missed = now.getTime() - tick.getTime() > MISSED_AFTER_MS || (monitor.nextRunAt !== null && tick.getTime() > monitor.nextRunAt.getTime())
+  return { schedule, tick, trigger: (missed ? 'missed' : 'schedule') as TickTrigger }
+}
+
+/** The tasks reordered so that consecutive ones belong to different accounts where they can (round robin over the accounts). */
+function interleaveByAccount<T extends { accountId: string }> (tasks: readonly T[]): T[] {
+  const byAccount = new Map<string, T[]>()
+  for (const task of tasks) {
+    const queue = byAccount.get(task.accountId)
+    if (queue) queue.push(task)
+    else byAccount.set(task.accountId, [task])
+  }
+  const queues = [...byAccount.values()]
+  const out: T[] = []
+  for (let round = 0; out.length < tasks.length; round++) for (const queue of queues) if (round < queue.length) out.push(queue[round]!)
+  return out
+}
+
+/**
+ * `each` over the items, at most `limit` at a time; each worker gives the
+ * event loop a turn after each item (SQLite's driver answers synchronously:
+ * without it a batch would hold requests and the job runner until its end).
+ */
+async function eachInParallel<T> (items: readonly T[], limit: number, each: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      await each(items[next++]!)
+      await nextTurn()
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker))
+}
 
 /** Tells the scheduler in use that a monitor's schedule changed (the BullMQ one keeps a job scheduler per monitor). */
 export class MonitorService {
@@ -223,7 +276,7 @@ export class MonitorService {
    * off) skips the tick with its reason; repeated refusals other than quota
    * count as failures. Returns what happened, for the schedulers' logs and tests.
    */
-  async fire (monitorId: string, tick: Date, trigger: TickTrigger): Promise<'started' | 'skipped' | 'done-before' | 'gone'> {
+  async fire (monitorId: string, tick: Date, trigger: TickTrigger): Promise<FireOutcome> {
     const { db, clock } = this.deps
     const tickText = tick.toISOString()
     const existing = await db.monitorTick.findUnique({ where: { monitorId_tick: { monitorId, tick: tickText } } })
@@ -237,12 +290,18 @@ export class MonitorService {
         await db.monitorTick.create({ data: { id: tickId, monitorId, tick: tickText, scheduledFor: tick, trigger, createdAt: clock() } })
       } catch (err) {
         // Another scheduler recorded it first: its run is that one's.
-        if ((err as { code?: string }).code === 'P2002') return 'done-before'
+        if (isUniqueViolation(err)) return 'done-before'
         throw err
       }
     }
-    const now = clock()
-    const tier = effectiveTier(monitor.account, now)
+    return this.runTick(monitor, tickId, tickText, existing !== null)
+  }
+
+  /** A recorded tick's run: started as the account's owner with the tick's idempotency key; a refusal skips the tick. */
+  private async runTick (monitor: MonitorWithAccount, tickId: string, tickText: string, recordedBefore: boolean): Promise<FireOutcome> {
+    const { db, clock } = this.deps
+    const monitorId = monitor.id
+    const tier = effectiveTier(monitor.account, clock())
     const { id, email, name, tier: storedTier, proEligible, proClaimedAt, proExpiresAt, createdAt } = monitor.account
     const account = { id, email, name, tier: storedTier, proEligible, proClaimedAt, proExpiresAt, createdAt }
     const caller: AccountCaller = { account, tier, principal: { kind: 'personal', account, tier, keyId: `monitor:${monitorId}` } }
@@ -253,7 +312,7 @@ export class MonitorService {
     } catch (err) {
       if (!(err instanceof AppError)) throw err
       // A tick another scheduler recorded and is still starting: its key is in flight (409), the run is that one's.
-      if (existing && err.statusCode === 409) return 'done-before'
+      if (recordedBefore && err.statusCode === 409) return 'done-before'
       await db.monitorTick.update({ where: { id: tickId }, data: { skipped: err.message } })
       // Out of quota is the account's state, not the monitor's fault: skipped, not counted.
       if (err.statusCode !== 429) await this.deps.monitorRuns.countFailure(monitorId, err.message)
@@ -276,9 +335,9 @@ export class MonitorService {
 
   // ------------------------------------------------------------ the schedulers' reads
 
-  /** Monitors whose next tick has come (the database scheduler), earliest first. */
-  async due (now: Date, limit: number) {
-    return this.deps.db.monitor.findMany({ where: { pausedAt: null, nextRunAt: { lte: now } }, orderBy: { nextRunAt: 'asc' }, take: limit, select: { id: true, schedule: true, nextRunAt: true } })
+  /** Monitors whose next tick has come (the database scheduler), earliest first; of one time, by id (a batch mixes accounts). */
+  async due (now: Date, limit: number): Promise<DueMonitor[]> {
+    return this.deps.db.monitor.findMany({ where: { pausedAt: null, nextRunAt: { lte: now } }, orderBy: [{ nextRunAt: 'asc' }, { id: 'asc' }], take: limit, select: { id: true, accountId: true, schedule: true, nextRunAt: true } })
   }
 
   /**
@@ -286,12 +345,80 @@ export class MonitorService {
    * down: one run, said missed), its run, then its next tick written.
    */
   async fireDue (monitor: { id: string, schedule: string, nextRunAt: Date | null }, now: Date): Promise<string> {
-    const schedule = JSON.parse(monitor.schedule) as Schedule
-    const tick = latestTick(schedule, now)
-    const missed = now.getTime() - tick.getTime() > MISSED_AFTER_MS || (monitor.nextRunAt !== null && tick.getTime() > monitor.nextRunAt.getTime())
-    const outcome = await this.fire(monitor.id, tick, missed ? 'missed' : 'schedule')
+    const { schedule, tick, trigger } = planTick(monitor, now)
+    const outcome = await this.fire(monitor.id, tick, trigger)
     await this.deps.db.monitor.updateMany({ where: { id: monitor.id, pausedAt: null }, data: { nextRunAt: nextTick(schedule, now) } })
     return outcome
+  }
+
+  /**
+   * `fireDue` for a batch of due monitors (the database scheduler's pass), in
+   * a few statements: one read of the monitors and their accounts, one of
+   * their ticks already recorded, one insert of the new ticks; then the runs,
+   * `parallel` at a time with the accounts interleaved (one account's starts
+   * are admitted one at a time); then one update of the next ticks per
+   * distinct next tick, in one transaction, for the monitors whose tick did
+   * not fail (those stay due and are tried at the next pass). The next ticks
+   * are written after the runs started, so a process that stops in between
+   * finds the tick recorded and still due at its next start and finishes it
+   * (idempotent on the tick). A tick already recorded (another scheduler, or
+   * a stopped process) and an insert that meets one take `fire`'s path, one
+   * monitor at a time: one tick, one run.
+   */
+  async fireDueBatch (batch: readonly DueMonitor[], now: Date, parallel: number): Promise<BatchOutcome> {
+    const { db, clock } = this.deps
+    const outcomes = new Map<string, FireOutcome>()
+    const failures: Array<{ monitorId: string, err: unknown }> = []
+    if (!batch.length) return { outcomes, failures }
+    const planned = batch.map(m => ({ id: m.id, ...planTick(m, now) }))
+    const ids = planned.map(p => p.id)
+    const monitors = new Map((await db.monitor.findMany({ where: { id: { in: ids } }, include: { account: true } })).map(m => [m.id, m]))
+    const recorded = await db.monitorTick.findMany({ where: { monitorId: { in: ids }, tick: { in: [...new Set(planned.map(p => p.tick.toISOString()))] } }, select: { monitorId: true, tick: true, jobId: true, skipped: true } })
+    const recordedBy = new Map(recorded.map(r => [`${r.monitorId} ${r.tick}`, r]))
+    let fresh: Array<{ plan: typeof planned[number], monitor: MonitorWithAccount, tickId: string }> = []
+    const again: Array<typeof planned[number]> = []
+    for (const plan of planned) {
+      const monitor = monitors.get(plan.id)
+      const before = recordedBy.get(`${plan.id} ${plan.tick.toISOString()}`)
+      if (!monitor) outcomes.set(plan.id, 'gone')
+      else if (monitor.pausedAt) outcomes.set(plan.id, 'skipped')
+      else if (before && (before.jobId || before.skipped)) outcomes.set(plan.id, 'done-before')
+      else if (before) again.push(plan)
+      else fresh.push({ plan, monitor, tickId: randomUUID() })
+    }
+    if (fresh.length) {
+      const createdAt = clock()
+      try {
+        await db.monitorTick.createMany({ data: fresh.map(f => ({ id: f.tickId, monitorId: f.plan.id, tick: f.plan.tick.toISOString(), scheduledFor: f.plan.tick, trigger: f.plan.trigger, createdAt })) })
+      } catch (err) {
+        // Another scheduler recorded one of them meanwhile: each is fired on its own, which finds whose tick is whose.
+        if (!isUniqueViolation(err)) throw err
+        again.push(...fresh.map(f => f.plan))
+        fresh = []
+      }
+    }
+    const tasks: Array<{ id: string, accountId: string, run: () => Promise<FireOutcome> }> = [
+      ...fresh.map(f => ({ id: f.plan.id, accountId: f.monitor.accountId, run: () => this.runTick(f.monitor, f.tickId, f.plan.tick.toISOString(), false) })),
+      ...again.map(p => ({ id: p.id, accountId: monitors.get(p.id)!.accountId, run: () => this.fire(p.id, p.tick, p.trigger) })),
+    ]
+    await eachInParallel(interleaveByAccount(tasks), parallel, async task => {
+      try {
+        outcomes.set(task.id, await task.run())
+      } catch (err) {
+        failures.push({ monitorId: task.id, err })
+      }
+    })
+    const failed = new Set(failures.map(f => f.monitorId))
+    const byNext = new Map<number, string[]>()
+    for (const plan of planned) {
+      if (failed.has(plan.id)) continue
+      const next = nextTick(plan.schedule, now).getTime()
+      const group = byNext.get(next)
+      if (group) group.push(plan.id)
+      else byNext.set(next, [plan.id])
+    }
+    await db.$transaction([...byNext].map(([next, group]) => db.monitor.updateMany({ where: { id: { in: group }, pausedAt: null }, data: { nextRunAt: new Date(next) } })))
+    return { outcomes, failures }
   }
 
   /** The earliest next tick of any running monitor (the database scheduler sleeps until then). */

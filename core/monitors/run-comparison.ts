@@ -3,7 +3,8 @@
 // tool's declared identity (`rowKey`); the nth row of one identity in a run is
 // "<identity>#n" and is matched with the nth of the baseline, so two rows with
 // one identity are both kept, compared and reported (`duplicate`), never
-// merged. The run's rows stream through one page at a time. The baseline is
+// merged. The run's rows stream through one page at a time, as their identity
+// and watched values only (the database picks them out of each row). The baseline is
 // held as digests only: per item, a digest of its identity and one of its
 // watched values (SHA-256, 132 bits, 22 characters each) and its seq, about
 // 150 bytes an item whatever the rows' size (100,000 items: ≈ 15 MB where
@@ -24,15 +25,6 @@ const READ_PAGE = 2000
 
 type ChangeKind = 'added' | 'removed' | 'changed' | 'duplicate'
 
-function valueAt (row: Row, path: string): unknown {
-  let value: unknown = row
-  for (const part of path.split('.')) {
-    if (value === null || typeof value !== 'object') return undefined
-    value = (value as Row)[part]
-  }
-  return value
-}
-
 /** A value as text that is the same for equal values whatever their keys' order. */
 function stableText (value: unknown): string {
   if (value === undefined) return 'null'
@@ -40,8 +32,6 @@ function stableText (value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableText).join(',')}]`
   return `{${Object.keys(value).sort().map(k => `${JSON.stringify(k)}:${stableText((value as Row)[k])}`).join(',')}}`
 }
-
-const pick = (row: Row, paths: readonly string[]) => Object.fromEntries(paths.map(p => [p, valueAt(row, p) ?? null]))
 
 /** A fixed-size stand-in for a text: 132 bits of its SHA-256. */
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22)
@@ -107,7 +97,8 @@ export interface Comparison {
   baselineRunId: string | null
   rowKey: readonly string[]
   watch: readonly string[]
-  rows: AsyncIterable<Row>
+  /** Each row of the run, in order, as its values at the `rowKey` paths then the `watch` paths (iterateRowFields). */
+  fields: AsyncIterable<unknown[]>
 }
 
 /**
@@ -156,15 +147,15 @@ export async function compareRun (c: Comparison): Promise<MonitorChangeCounts> {
   }
   let sinceTurn = 0
 
-  for await (const row of c.rows) {
-    const keyValues = rowKey.map(p => valueAt(row, p) ?? null)
-    const base = stableText(keyValues)
+  const named = (paths: readonly string[], values: unknown[], from: number) => Object.fromEntries(paths.map((p, i) => [p, values[from + i] ?? null]))
+  for await (const values of c.fields) {
+    const base = stableText(rowKey.map((_, i) => values[i] ?? null))
     const baseDigest = digest(base)
     const occurrence = (seen.get(baseDigest) ?? 0) + 1
     seen.set(baseDigest, occurrence)
     const identity = occurrence === 1 ? base : `${base}#${occurrence}`
-    const key = pick(row, rowKey)
-    const after = pick(row, watch)
+    const key = named(rowKey, values, 0)
+    const after = named(watch, values, rowKey.length)
     items.push({ monitorId, runId, seq: itemSeq++, identity, watched: JSON.stringify({ key, watched: after }) })
     if (occurrence > 1) { counts.duplicates++; change('duplicate', identity, key, { occurrence }) }
     const matched = baseline?.match(identity, digest(stableText(after)))

@@ -65,9 +65,10 @@ const SOURCE_DIRS = ['core', 'plugins', 'prisma/generated']
 /**
  * Modules that other programs import from dist/ by path besides the entry
  * points found below: test/kernel/compiled-start.test.ts (the configuration's
- * error with a mapped stack, the extraction pool run from outside the server).
+ * error with a mapped stack, the extraction pool run from outside the server),
+ * scripts/bench/monitor-compare-compiled.mjs (an app built in its own process).
  */
-const ADDRESSABLE = ['core/config.ts', 'core/workers/extraction-pool.ts', 'core/tools/contract.ts']
+const ADDRESSABLE = ['core/config.ts', 'core/workers/extraction-pool.ts', 'core/tools/contract.ts', 'core/app.ts']
 
 /**
  * Packages bundled with the code, with every package they depend on: what a

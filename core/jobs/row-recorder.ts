@@ -7,6 +7,7 @@
 import type { Logger } from 'pino'
 import type { Clock } from '../clock.ts'
 import type { Db } from '../db/database.ts'
+import { insertRows } from '../db/insert-rows.ts'
 import type { QuotaService } from '../quotas/quota-service.ts'
 import type { SecretScrubber } from '../secrets/secret-scrubber.ts'
 import type { ToolContext } from '../tools/contract.ts'
@@ -103,7 +104,7 @@ export class RowRecorder {
       for (const row of kept) for (const k of Object.keys(row)) if (!columns.includes(k)) columns.push(k)
       const start = live.records
       // Rows are the caller's data, kept as they are, except this server's own credential values.
-      await db.resultRow.createMany({ data: kept.map((row, i) => ({ jobId: job.id, seq: start + i, data: secrets.redactKnownValues(JSON.stringify(row)) })) })
+      await insertRows(db, 'result_rows', ['job_id', 'seq', 'data'], kept.map((row, i) => [job.id, start + i, secrets.redactKnownValues(JSON.stringify(row))]))
       live.records += kept.length
       this.deps.metrics.rowsWritten.inc({ tool: job.tool }, kept.length)
       this.unflushedRecords += kept.length

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Db } from '../db/database.ts'
+import { insertRows } from '../db/insert-rows.ts'
 import type { MonitorChangeCounts } from '../jobs/job-view.ts'
 
 type Row = Record<string, unknown>
@@ -118,14 +119,15 @@ export async function compareRun (c: Comparison): Promise<MonitorChangeCounts> {
   const counts: MonitorChangeCounts = { added: 0, removed: 0, changed: 0, duplicates: 0, first_run: baselineRunId === null }
   // Rows seen per identity (its digest), for the nth occurrence's "#n".
   const seen = new Map<string, number>()
-  let items: Array<{ monitorId: string, runId: string, seq: number, identity: string, watched: string }> = []
-  let changes: Array<{ jobId: string, seq: number, kind: string, identity: string, data: string }> = []
+  // Rows to insert, as their columns' values: monitor_items (monitor_id, run_id, seq, identity, watched), monitor_changes (job_id, seq, kind, identity, data).
+  let items: Array<[string, string, number, string, string]> = []
+  let changes: Array<[string, number, string, string, string]> = []
   // Changed rows whose `before` is still to be read back: the change's seq is taken when found, so changes keep the run's order.
   let pending: Array<{ seq: number, identity: string, key: Record<string, unknown>, after: Row, baseSeq: number }> = []
   let itemSeq = 0
   let changeSeq = 0
   const change = (kind: ChangeKind, identity: string, key: Record<string, unknown>, data: Record<string, unknown>, seq = changeSeq++) => {
-    changes.push({ jobId: runId, seq, kind, identity, data: JSON.stringify({ key, ...data }) })
+    changes.push([runId, seq, kind, identity, JSON.stringify({ key, ...data })])
   }
   const resolvePending = async () => {
     if (!pending.length || !baselineRunId) return
@@ -142,8 +144,8 @@ export async function compareRun (c: Comparison): Promise<MonitorChangeCounts> {
   }
   const flush = async (force: boolean) => {
     if (pending.length >= WRITE_BATCH || (force && pending.length)) await resolvePending()
-    if (items.length >= WRITE_BATCH || (force && items.length)) { await db.monitorItem.createMany({ data: items }); items = [] }
-    if (changes.length >= WRITE_BATCH || (force && changes.length)) { await db.monitorChange.createMany({ data: changes }); changes = [] }
+    if (items.length >= WRITE_BATCH || (force && items.length)) { await insertRows(db, 'monitor_items', ['monitor_id', 'run_id', 'seq', 'identity', 'watched'], items); items = [] }
+    if (changes.length >= WRITE_BATCH || (force && changes.length)) { await insertRows(db, 'monitor_changes', ['job_id', 'seq', 'kind', 'identity', 'data'], changes); changes = [] }
   }
   let sinceTurn = 0
 
@@ -156,7 +158,7 @@ export async function compareRun (c: Comparison): Promise<MonitorChangeCounts> {
     const identity = occurrence === 1 ? base : `${base}#${occurrence}`
     const key = named(rowKey, values, 0)
     const after = named(watch, values, rowKey.length)
-    items.push({ monitorId, runId, seq: itemSeq++, identity, watched: JSON.stringify({ key, watched: after }) })
+    items.push([monitorId, runId, itemSeq++, identity, JSON.stringify({ key, watched: after })])
     if (occurrence > 1) { counts.duplicates++; change('duplicate', identity, key, { occurrence }) }
     const matched = baseline?.match(identity, digest(stableText(after)))
     if (!matched) {

@@ -6,9 +6,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { Worker } from 'node:worker_threads'
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import type { FastifyInstance } from 'fastify'
 import { buildApp, type BuildOptions } from '../../core/app.ts'
 
@@ -148,41 +145,7 @@ export function goal (text: string, met: boolean): void {
 
 // ---------------------------------------------------------------- memory
 
-let gcFn: (() => void) | undefined
-/** A full GC when the process can be given one (--expose-gc set at runtime). */
-export function collectGarbage (): void {
-  if (!gcFn) {
-    setFlagsFromString('--expose-gc')
-    gcFn = runInNewContext('gc') as () => void
-  }
-  gcFn()
-}
-
-/**
- * Samples process RSS every `intervalMs` from a worker thread, so the samples
- * keep coming while the main event loop is busy (RSS is per process).
- */
-export function startRssSampler (intervalMs = 50): { stop (): Promise<{ peak: number, samples: number }> } {
-  const shared = new Int32Array(new SharedArrayBuffer(12))
-  const worker = new Worker(`
-    const { workerData } = require('node:worker_threads')
-    const s = workerData
-    const tick = () => {
-      const mb16 = Math.ceil(process.memoryUsage.rss() / 65536)
-      if (mb16 > Atomics.load(s, 0)) Atomics.store(s, 0, mb16)
-      Atomics.add(s, 1, 1)
-      if (Atomics.load(s, 2) === 0) setTimeout(tick, ${intervalMs})
-    }
-    tick()
-  `, { eval: true, workerData: shared })
-  return {
-    async stop () {
-      Atomics.store(shared, 2, 1)
-      await worker.terminate()
-      return { peak: Atomics.load(shared, 0) * 65536, samples: Atomics.load(shared, 1) }
-    },
-  }
-}
+export { collectGarbage, startRssSampler } from './memory.mjs'
 
 export function ratioText (x: number): string { return Number.isFinite(x) ? x.toFixed(2) : 'n/a' }
 

@@ -11,8 +11,9 @@
 // 2. The comparison of two 100,000-row runs (BENCH_ROWS): two jobs of one
 //    monitor with product-like rows written into result_rows (the second: 1 %
 //    removed, 1 % added, 2 % with a changed price), the first compared (the
-//    baseline written), then the second timed, with the process's peak RSS
-//    sampled from a worker thread.
+//    baseline written), then the second timed on the compiled service
+//    (monitor-compare-compiled.mjs; `npm run build` first), with the process's
+//    peak RSS sampled from a worker thread.
 //
 // Run: node --import tsx scripts/bench/monitors.ts
 // Goals: tick lateness p99 < 60 s (a one-minute schedule keeps up); the
@@ -20,7 +21,9 @@
 import { randomUUID } from 'node:crypto'
 import { spawnSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
-import { COUNTER_PLUGIN, REPO, collectGarbage, goal, mb, percentile, printTable, runMain, startBenchApp, startRssSampler } from './harness.ts'
+import { join } from 'node:path'
+import { COUNTER_PLUGIN, REPO, goal, mb, percentile, printTable, runMain, startBenchApp } from './harness.ts'
+import { startCommand, startEnvironment } from './server-process.ts'
 
 const MONITORS = Number(process.env.BENCH_MONITORS ?? 10_000)
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 1)
@@ -132,44 +135,14 @@ async function writeComparisonFixture (): Promise<{ dir: string, monitorId: stri
   }
 }
 
-/**
- * The timed part, in a process of its own (BENCH_COMPARE set): a fresh app on
- * the fixture's database, the second run compared, the process's RSS before
- * and its peak during the comparison. Prints one JSON line.
- */
-async function timedComparison (fixture: { dir: string, monitorId: string, runId: string }): Promise<void> {
-  const bench = await startBenchApp(COMPARE_TOOLS, {}, { dir: fixture.dir, keep: true })
-  try {
-    const { monitorRuns } = bench.app.services
-    collectGarbage()
-    const before = process.memoryUsage.rss()
-    const sampler = startRssSampler()
-    // The JS heap's share of the peak, sampled between the comparison's awaits.
-    const heap = { used: 0, total: 0, external: 0 }
-    const heapTimer = setInterval(() => {
-      const m = process.memoryUsage()
-      heap.used = Math.max(heap.used, m.heapUsed)
-      heap.total = Math.max(heap.total, m.heapTotal)
-      heap.external = Math.max(heap.external, m.external)
-    }, 100)
-    const started = performance.now()
-    const counts = JSON.parse((await monitorRuns.compare({ id: fixture.runId, monitorId: fixture.monitorId }))!) as Record<string, number>
-    const ms = performance.now() - started
-    clearInterval(heapTimer)
-    const { peak } = await sampler.stop()
-    console.log(JSON.stringify({ ms, counts, before, peak, heap }))
-  } finally {
-    await bench.close()
-  }
-}
-
 async function comparison (): Promise<void> {
   const fixture = await writeComparisonFixture()
   try {
-    // The comparison's own process, started as `npm start` starts the service (its glibc settings), under tsx.
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--max-semi-space-size=4', ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), import.meta.filename], {
+    // The comparison's own process: the compiled service (dist/), started with `npm start`'s node flags and glibc settings.
+    const [node, ...startFlags] = startCommand().slice(0, -1)
+    const child = spawnSync(node!, [...startFlags, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), join(import.meta.dirname, 'monitor-compare-compiled.mjs')], {
       cwd: REPO,
-      env: { ...process.env, BENCH_COMPARE: JSON.stringify(fixture), MALLOC_ARENA_MAX: '1', MALLOC_MMAP_THRESHOLD_: '4194304', MALLOC_TRIM_THRESHOLD_: '8388608' },
+      env: { ...process.env, ...startEnvironment(), BENCH_COMPARE: JSON.stringify(fixture) },
       stdio: ['ignore', 'pipe', 'inherit'],
       encoding: 'utf8',
       maxBuffer: 1 << 20,
@@ -190,7 +163,6 @@ async function comparison (): Promise<void> {
 }
 
 runMain(async () => {
-  if (process.env.BENCH_COMPARE) return timedComparison(JSON.parse(process.env.BENCH_COMPARE) as { dir: string, monitorId: string, runId: string })
   if (process.env.BENCH_PART !== 'ticks') await comparison()
   if (process.env.BENCH_PART !== 'compare') await tickLateness()
 })

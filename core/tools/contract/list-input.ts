@@ -17,8 +17,8 @@ export type ItemFailurePolicy = 'row-error' | 'warn-and-skip' | 'fail-job'
 export interface ListInput<Row = Record<string, unknown>> {
   /**
    * The input param holding one value or a list; or the params whose values
-   * make one list together, in this order (email's `emails` and its one
-   * address `email`): the items are one batch, de-duplicated across them.
+   * make one list together, in this order (a list param and its one-value
+   * twin, `items` and `item`): the items are one batch, de-duplicated across them.
    */
   param: string | readonly string[]
   /** What the items are, plural, as warnings name them ("links"). */
@@ -26,7 +26,7 @@ export interface ListInput<Row = Record<string, unknown>> {
   /** Most items one run takes, besides the rows it may still push. */
   max?: number
   /**
-   * Rows the run pushes besides its items' (yt_comp's comparison row): kept
+   * Rows the run pushes besides its items' (a summary row over all of them): kept
    * free when the list is cut to the rows the run may still push.
    */
   reserve?: number

@@ -1,0 +1,2 @@
+export function collectGarbage (): void
+export function startRssSampler (intervalMs?: number): { stop (): Promise<{ peak: number, samples: number }> }

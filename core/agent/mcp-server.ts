@@ -169,7 +169,8 @@ export function createMcpServer (deps: McpServerDeps, who: McpCaller, era: 'lega
 const REQUEST_SCHEMAS = new Map<string, StandardSchemaV1Sync<unknown>>([
   ['initialize', specTypeSchemas.InitializeRequest], ['ping', specTypeSchemas.PingRequest], ['tools/list', specTypeSchemas.ListToolsRequest],
   ['tools/call', specTypeSchemas.CallToolRequest], ['prompts/list', specTypeSchemas.ListPromptsRequest], ['prompts/get', specTypeSchemas.GetPromptRequest],
-  ['resources/list', specTypeSchemas.ListResourcesRequest], ['resources/read', specTypeSchemas.ReadResourceRequest],
+  ['resources/list', specTypeSchemas.ListResourcesRequest], ['resources/templates/list', specTypeSchemas.ListResourceTemplatesRequest],
+  ['resources/read', specTypeSchemas.ReadResourceRequest],
 ])
 
 /**

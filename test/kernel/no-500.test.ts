@@ -84,12 +84,14 @@ t.test('MCP params that do not fit the method are -32602 Invalid params, not -32
     { jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: 5 } },
     { jsonrpc: '2.0', id: 3, method: 'prompts/get', params: { name: [] } },
     { jsonrpc: '2.0', id: 4, method: 'resources/read', params: {} },
+    // Every paged list: a cursor that is not a string (a fuzzer's find on resources/templates/list).
+    ...['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'].map((method, i) => ({ jsonrpc: '2.0', id: 5 + i, method, params: { cursor: { a: 1 } } })),
   ]
   for (const payload of bad) {
     const res = await app.inject({ method: 'POST', url: '/mcp', headers: { 'x-api-key': user.apiKey }, payload })
     t.equal(res.statusCode, 200)
     t.match(res.json(), { jsonrpc: '2.0', id: payload.id, error: { code: -32602, message: new RegExp(`Invalid params for ${payload.method}`) } })
   }
-  const fine = await app.inject({ method: 'POST', url: '/mcp', headers: { 'x-api-key': user.apiKey }, payload: { jsonrpc: '2.0', id: 9, method: 'tools/list' } })
+  const fine = await app.inject({ method: 'POST', url: '/mcp', headers: { 'x-api-key': user.apiKey }, payload: { jsonrpc: '2.0', id: 99, method: 'tools/list' } })
   t.ok(fine.json().result.tools.length > 0, 'a valid request still reaches the server')
 })

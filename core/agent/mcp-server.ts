@@ -140,8 +140,7 @@ export function createMcpServer (deps: McpServerDeps, who: McpCaller, era: 'lega
       const job = await jobOf(params.taskId)
       const state = taskState(job)
       if (state !== 'completed') return taskHandle(job)
-      const tool = catalog.jobTools().find(t => t.restKey === job.tool)
-      return { ...taskHandle(job), result: await calls.endedJobResult(tool?.name ?? job.tool, job, { caller, origin }) }
+      return { ...taskHandle(job), result: await calls.taskResult(job, { caller, origin }) }
     })
 
     server.setRequestHandler('tasks/cancel', { params: TaskParams }, async (params, ctx) => {

@@ -158,11 +158,11 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
     const who: McpCaller = { caller, log: req.log, origin: `${req.protocol}://${req.host}` }
     const modern = claimsPerRequestEnvelope(req.body)
     if (modern) {
-      // The poll a task's client repeats while its job runs is answered without a per-request SDK Server (task-poll.ts); any other request, or a poll that path declines, goes on to the SDK.
+      // The poll a task's client repeats while its job runs, and its last, is answered without a per-request SDK Server (task-poll.ts); any other request, or a poll that path declines, goes on to the SDK.
       const { answerTaskPoll } = await import('./task-poll.ts')
       const single = (name: string) => { const value = req.headers[name]; return typeof value === 'string' ? value : undefined }
       identity ??= (await import('./mcp-server.ts')).serverIdentity(info)
-      const answer = await answerTaskPoll(jobs, identity, who, {
+      const answer = await answerTaskPoll(mcpDeps(), identity, who, {
         contentType: single('content-type'), protocolVersion: single('mcp-protocol-version'), method: single('mcp-method'), name: single('mcp-name'),
       }, req.body)
       if (answer !== undefined) return reply.type('application/json').send(answer)

@@ -215,6 +215,12 @@ export class AgentToolCalls {
     return this.endedJobResult(name, final, ctx, maxBytes)
   }
 
+  /** A completed task's result (tasks/get): the ended job's answer under the agent name of its tool. */
+  taskResult (final: JobStatusRecord, ctx: Pick<CallContext, 'caller' | 'origin'>): Promise<CallToolResult> {
+    const tool = this.deps.catalog.jobTools().find(t => t.restKey === final.tool)
+    return this.endedJobResult(tool?.name ?? final.tool, final, ctx)
+  }
+
   /**
    * What a job tool call answers for a job that has ended: its first rows
    * (within the row cap and `maxBytes`), a link to the rest, or the error.

@@ -120,7 +120,7 @@ async function taskFollow (agent: Agent, base: string, key: string, into: Timing
   }
 }
 
-interface CrowdResult { kind: 'tasks/get' | 'REST status', polls: number[], errors: number, samples: string[], cpuPerPoll: number, seconds: number }
+interface CrowdResult { kind: 'tasks/get' | 'REST status', polls: number[], working: number[], finals: number[], errors: number, samples: string[], cpuPerPoll: number, seconds: number }
 
 /**
  * CROWD_JOBS jobs started alternately on the two API processes (as tasks, or
@@ -128,7 +128,7 @@ interface CrowdResult { kind: 'tasks/get' | 'REST status', polls: number[], erro
  * own connection, alternating processes, every interval the start gave.
  */
 async function crowd (kind: CrowdResult['kind'], apis: ServerProcess[], keys: string[]): Promise<CrowdResult> {
-  const result: CrowdResult = { kind, polls: [], errors: 0, samples: [], cpuPerPoll: 0, seconds: 0 }
+  const result: CrowdResult = { kind, polls: [], working: [], finals: [], errors: 0, samples: [], cpuPerPoll: 0, seconds: 0 }
   const failed = (what: string) => { result.errors++; if (result.samples.length < 10) result.samples.push(what) }
   const starter = new Agent({ keepAlive: true, maxSockets: 4 })
   const jobs: Array<{ id: string, key: string, interval: number, results?: string }> = []
@@ -162,6 +162,7 @@ async function crowd (kind: CrowdResult['kind'], apis: ServerProcess[], keys: st
           if (kind === 'tasks/get') {
             const got = await mcp(agent, base, job.key, 'tasks/get', { taskId: job.id })
             result.polls.push(got.ms)
+            ;(got.body.result?.status === 'working' ? result.working : result.finals).push(got.ms)
             if (got.status !== 200 || got.body.error) { failed(`${got.status} ${JSON.stringify(got.body).slice(0, 200)}`) } else if (got.body.result.status !== 'working') {
               if (got.body.result.result?.structuredContent?.records !== CROWD_JOB.max_results) failed(`task ${job.id} ended ${JSON.stringify(got.body.result).slice(0, 200)}`)
               return
@@ -169,10 +170,12 @@ async function crowd (kind: CrowdResult['kind'], apis: ServerProcess[], keys: st
           } else {
             const status = await restGet(agent, base, job.key, `/api/tool-run/${job.id}/status`)
             result.polls.push(status.ms)
+            result.working.push(status.ms)
             if (status.status !== 200) { failed(`${status.status} ${JSON.stringify(status.body).slice(0, 200)}`) } else if (status.body.status !== 'running') {
               // The rows, as the final tasks/get carries them.
               const rows = await restGet(agent, base, job.key, job.results!)
               result.polls.push(rows.ms)
+              result.finals.push(rows.ms)
               if (status.body.status !== 'done' || rows.body.results?.length !== CROWD_JOB.max_results) failed(`job ${job.id} ended ${status.body.status} with ${rows.body.results?.length} rows`)
               return
             }
@@ -189,7 +192,7 @@ async function crowd (kind: CrowdResult['kind'], apis: ServerProcess[], keys: st
   await Promise.all(Array.from({ length: POLLERS }, (_, n) => poller(n)))
   result.seconds = (performance.now() - t0) / 1000
   result.cpuPerPoll = (cpu() - cpuBefore) / Math.max(1, result.polls.length)
-  result.polls.sort((a, b) => a - b)
+  for (const xs of [result.polls, result.working, result.finals]) xs.sort((a, b) => a - b)
   return result
 }
 
@@ -257,8 +260,8 @@ async function main (): Promise<void> {
       ['the rows (GET results | tasks/get completed)', f(rest.last, 50), f(rest.last, 90), f(task.last, 50), f(task.last, 90), (percentile(task.last, 50) - percentile(rest.last, 50)).toFixed(1)],
     ])
     printTable(`pollers: ${POLLERS} clients (own connection each, alternating 2 API processes) following ${CROWD_JOBS} jobs (counter ${JSON.stringify(CROWD_JOB)}) at the advised interval, to their rows`, [
-      ['polling', 'polls', 'errors', 'p50 ms', 'p99 ms', 'max ms', 'API CPU ms/poll', 'seconds'],
-      ...[restCrowd, taskCrowd].map(c => [c.kind, String(c.polls.length), String(c.errors), f(c.polls, 50), f(c.polls, 99), f(c.polls, 100), c.cpuPerPoll.toFixed(2), c.seconds.toFixed(1)]),
+      ['polling', 'polls', 'errors', 'p50 ms', 'p99 ms', 'max ms', 'running p50/p99', 'final p50/p99', 'API CPU ms/poll', 'seconds'],
+      ...[restCrowd, taskCrowd].map(c => [c.kind, String(c.polls.length), String(c.errors), f(c.polls, 50), f(c.polls, 99), f(c.polls, 100), `${f(c.working, 50)} / ${f(c.working, 99)}`, `${f(c.finals, 50)} / ${f(c.finals, 99)}`, c.cpuPerPoll.toFixed(2), c.seconds.toFixed(1)]),
     ])
     const ratio = (q: number) => percentile(taskCrowd.polls, q) / percentile(restCrowd.polls, q)
     console.log(`tasks/get / REST status: p50 ${ratio(50).toFixed(2)}×, p99 ${ratio(99).toFixed(2)}×, API CPU per poll ${(taskCrowd.cpuPerPoll / restCrowd.cpuPerPoll).toFixed(2)}×; the worker's CPU ${processCpuMs(worker.pid).toFixed(0)} ms in all`)

@@ -1,8 +1,9 @@
 // The tasks/get poll answered without a per-request SDK Server
 // (core/agent/task-poll.ts) gives the SDK's own answer to the same request,
-// and declines (undefined: the SDK answers) everything it does not serve: a
-// completed task, another caller's or an unknown task, a request without the
-// tasks extension, headers that disagree with the body, other methods and params.
+// a completed task's tool result included, and declines (undefined: the SDK
+// answers) everything it does not serve: another caller's or an unknown task,
+// a request without the tasks extension, headers that disagree with the body,
+// other methods and params.
 import t from 'tap'
 import { createMcpHandler } from '@modelcontextprotocol/server'
 import { AppError } from '../../core/errors.ts'
@@ -29,13 +30,21 @@ function jobsWith (job: JobStatusRecord): JobService {
     },
   } as unknown as JobService
 }
+/** The ended job's tool result, as AgentToolCalls.taskResult gives it (tested with the agent endpoint's tool calls). */
+const calls = {
+  taskResult: async (job: JobStatusRecord) => ({
+    content: [{ type: 'text', text: `counter finished job ${job.job_id}: ${job.records} rows.` }, { type: 'text', text: '[{"n":1},{"n":2}]' }],
+    structuredContent: { job_id: job.job_id, status: job.status, records: job.records, results: [{ n: 1 }, { n: 2 }] },
+  }),
+} as unknown as McpServerDeps['calls']
+const deps = (jobs: JobService) => ({ jobs, calls })
 const who = (account: string): McpCaller => ({ caller: { account: { id: account } } as McpCaller['caller'], log: { debug () {} } as unknown as McpCaller['log'], origin: 'http://127.0.0.1' })
 const info = { name: 'extraction-jobs', version: '1.0.0' }
 
 /** The SDK's answer to the same request (the path every other request takes). */
 async function sdkAnswer (jobs: JobService, caller: McpCaller, headers: Record<string, string>, body: unknown): Promise<unknown> {
-  const deps = { info, jobs, catalog: { jobTools: () => [] }, calls: {}, guide: '', instructions: '' } as unknown as McpServerDeps
-  const handler = createMcpHandler(() => createMcpServer(deps, caller, 'modern'), { legacy: 'reject' })
+  const sdkDeps = { info, jobs, catalog: { jobTools: () => [] }, calls, guide: '', instructions: '' } as unknown as McpServerDeps
+  const handler = createMcpHandler(() => createMcpServer(sdkDeps, caller, 'modern'), { legacy: 'reject' })
   const request = new Request('http://localhost/mcp', { method: 'POST', headers: Object.fromEntries(Object.entries(headers).filter(([k]) => k !== 'authorization')) })
   const response = await handler.fetch(request, { parsedBody: body })
   return response.json()
@@ -45,13 +54,15 @@ const pollHeaders = (headers: Record<string, string>): TaskPollHeaders => ({
   contentType: headers['content-type'], protocolVersion: headers['mcp-protocol-version'], method: headers['mcp-method'], name: headers['mcp-name'],
 })
 
-t.test('a working or cancelled task: the same answer as the SDK gives', async t => {
-  for (const job of [record('running'), record('cancelled', { error: 'cancelled', finished_at: '2026-11-28T18:47:00.000Z', expires_at: '2026-12-05T18:47:00.000Z' })]) {
+t.test('a working, cancelled or completed task: the same answer as the SDK gives', async t => {
+  const ended = { finished_at: '2026-11-28T18:47:00.000Z', expires_at: '2026-12-05T18:47:00.000Z' }
+  for (const job of [record('running'), record('cancelled', { error: 'cancelled', ...ended }), record('done', ended), record('error', { error: 'upstream failed', ...ended })]) {
     const jobs = jobsWith(job)
     const { headers, body } = modernMcpRequest('k', 'tasks/get', { taskId: TASK })
-    const fast = await answerTaskPoll(jobs, serverIdentity(info), who('a'), pollHeaders(headers), body)
+    const fast = await answerTaskPoll(deps(jobs), serverIdentity(info), who('a'), pollHeaders(headers), body)
     t.ok(fast, `${job.status}: answered`)
     t.same(JSON.parse(fast!), await sdkAnswer(jobs, who('a'), headers, body), `${job.status}: as the SDK answers`)
+    if (job.status !== 'running' && job.status !== 'cancelled') t.match(JSON.parse(fast!), { result: { status: 'completed', result: { structuredContent: { records: 2 } } } }, `${job.status}: the tool result inline`)
   }
 })
 
@@ -59,9 +70,8 @@ t.test('what it declines goes to the SDK', async t => {
   const running = jobsWith(record('running'))
   const { headers, body } = modernMcpRequest('k', 'tasks/get', { taskId: TASK })
   const declined = async (what: string, jobs: JobService, caller: McpCaller, h: Record<string, string>, b: unknown) =>
-    t.equal(await answerTaskPoll(jobs, serverIdentity(info), caller, pollHeaders(h), b), undefined, what)
+    t.equal(await answerTaskPoll(deps(jobs), serverIdentity(info), caller, pollHeaders(h), b), undefined, what)
 
-  await declined('a completed task (its result is the tool result)', jobsWith(record('done', { finished_at: '2026-11-28T18:47:00.000Z' })), who('a'), headers, body)
   await declined('another account\'s task', running, who('b'), headers, body)
   t.match(await sdkAnswer(running, who('b'), headers, body), { error: { code: -32602 } }, 'which the SDK path calls unknown')
   await declined('an unknown task', running, who('a'), { ...headers, 'mcp-name': 'nope' }, modernMcpRequest('k', 'tasks/get', { taskId: 'nope' }).body)

@@ -78,19 +78,24 @@ t.test('one playability reader for every YouTube tool: every real player answer 
   const watch = readCapture(t, 'youtube/watch_page_youtube.html')
   const embedded = watch && /ytInitialPlayerResponse\s*=\s*(\{.+?\});(?:var |<\/script>)/s.exec(watch)?.[1]
   if (embedded) answers.push(['watch_page_youtube.html (ytInitialPlayerResponse)', embedded])
-  t.same(answers.map(([name]) => name), [
+  const names = answers.map(([name]) => name)
+  for (const name of [
     'innertube_player_caption_tracks_2025.json', 'innertube_player_response.json', 'innertube_player_response_ww1_nl_en.json',
     'innertube_v1_player_mrbeast_2024.json', 'watch_page_youtube.html (ytInitialPlayerResponse)',
-  ], 'every player answer of the captures is checked')
+  ]) t.ok(names.includes(name), `${name} is checked`)
   for (const [name, body] of answers) {
     const read = playabilityOf(JSON.parse(body))
-    t.same(read, { status: 'OK', reason: null, age_gate: false, bot_wall: false, error: null }, `${name}: plays`)
+    // A capture named for an age-restricted video (the real 2025 /player answer asked for in the
+    // captures: LOGIN_REQUIRED, "This video may be inappropriate for some users.",
+    // desktopLegacyAgeGateReason 1) is read as the age gate; every other one plays.
+    if (/age[_-]?restricted/.test(name)) t.match(read, { status: 'LOGIN_REQUIRED', age_gate: true, bot_wall: false, error: /^age-restricted: / }, `${name}: an age gate`)
+    else t.same(read, { status: 'OK', reason: null, age_gate: false, bot_wall: false, error: null }, `${name}: plays`)
     // yt and yt_tx read it through the same reader.
     t.same(readVideo(body, null, 'x').playability, read, `${name}: yt reads the same`)
     t.same(captionsFromPlayer(body).playability, read, `${name}: yt_tx reads the same`)
   }
 
-  // No capture holds a refusal: these are the fields YouTube answers them with.
+  // No capture holds a refusal yet: these are the fields YouTube answers them with (AGE_GATE_PLAYER's are a real 2025 answer's).
   const age = playabilityOf(AGE_GATE_PLAYER)
   t.same(age, {
     status: 'LOGIN_REQUIRED', reason: 'This video may be inappropriate for some users.', age_gate: true, bot_wall: false,

@@ -108,6 +108,8 @@ t.test('one playability reader for every YouTube tool: every real player answer 
     { status: 'LOGIN_REQUIRED', errorScreen: { playerErrorMessageRenderer: { reason: { simpleText: 'Sign in to confirm your age' }, subreason: { runs: [{ text: 'This video may be inappropriate for some users.' }] } } } },
     { status: 'AGE_CHECK_REQUIRED', reason: 'Sign in to confirm your age' },
     { status: 'UNPLAYABLE', errorScreen: { playerAgeGateRenderer: {} } },
+    // The real 2025 answer's shape: a sign-in dialog beside the reason, and the legacy age-gate field.
+    { status: 'LOGIN_REQUIRED', reason: 'This video may be inappropriate for some users.', errorScreen: { confirmDialogRenderer: { title: { runs: [{ text: 'You must sign in to view this video' }] }, dialogMessages: [{ runs: [{ text: 'This video may be inappropriate for some users.' }] }] } }, desktopLegacyAgeGateReason: 1, reasonTitle: 'You must sign in to view this video' },
   ]
   for (const p of gates) t.match(playabilityOf({ playabilityStatus: p }), { age_gate: true, bot_wall: false, error: /^age-restricted/ }, JSON.stringify(p))
   t.match(playabilityOf({ playabilityStatus: { status: 'LOGIN_REQUIRED', reason: 'Sign in to confirm you’re not a bot', errorScreen: {} } }), { age_gate: false, bot_wall: true })

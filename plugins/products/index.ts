@@ -2,6 +2,7 @@
 // Shopify's /products.json, the WooCommerce Store API, or schema.org JSON-LD.
 import { Defaulted, defineTool, Nullable, NullableFields, OneOrMany, Type, WebsiteUrl } from '../../core/tools/contract.ts'
 import { ProductsSettingsSchema } from './settings.ts'
+import { MAX_STORES, STORES_LIST } from './list.ts'
 
 const Variant = Type.Object({
   ...NullableFields(Type.String(), 'id', 'title', 'sku'),
@@ -12,9 +13,6 @@ const Variant = Type.Object({
   options: Type.Record(Type.String(), Type.String()),
   ...NullableFields(Type.String(), 'image', 'url'),
 })
-
-/** Stores per call: each is one catalogue; the per-run row ceiling spans them all. */
-export const MAX_STORES = 50
 
 export const productRow = Type.Object({
   store_url: Type.Optional(Type.String({ description: 'The store address as given (the one of the list this product came from).' })),
@@ -66,6 +64,7 @@ export default defineTool({
   rowKey: ['store_url', 'id'],
   watch: ['title', 'price', 'price_max', 'compare_at_price', 'available', 'stock_status', 'stock_quantity'],
   renames: { limit: 'max_results' },
+  list: STORES_LIST,
   examples: [
     { task: 'list the products and prices of an online store', args: { url: 'https://shop.example.com', platform: 'auto', max_results: 100, max_pages: 50 } },
     { task: 'get the variants and stock of a Shopify shop', args: { url: 'example-store.myshopify.com', platform: 'shopify', max_results: 250, max_pages: 50 } },

@@ -3,22 +3,15 @@
 // read for schema.org JSON-LD. Parsing lives in extract.ts.
 import { eachItem, ExtractionError, InputError, listItems, ResponseTooLargeError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
 import { STORES_LIST } from './list.ts'
+import type { Platform, ProductRow, ProductsInput } from './schema.ts'
 import type { ProductsSettings } from './settings.ts'
 import {
   looksLikeProductUrl, robotsSitemaps,
-  type Platform, type ProductRow, type readProductPage, type readSitemap, type readShopifyPage, type readWooPage, type shopifyPageProblem,
+  type readProductPage, type readSitemap, type readShopifyPage, type readWooPage, type shopifyPageProblem,
 } from './extract.ts'
 
 /** This folder's parsers, for the kernel's worker pool (ctx.extract.call). */
 const EXTRACT_MODULE = new URL('./extract.ts', import.meta.url)
-
-export interface ProductsInput {
-  url: string | string[]
-  platform: 'auto' | Platform
-  max_results: number
-  max_pages: number
-}
-
 
 /** The context of one store's read: its input names that store alone. */
 type Ctx = ToolContext<ProductsInput & { url: string }, ProductRow, ProductsSettings>

@@ -1,6 +1,6 @@
 // The one schema per thing: REST input (also the agent input, after renames)
 // and the listing row.
-import { Defaulted, OneOrMany, Type, type ListInput, type RunInput, type Static } from '../../core/tools/contract.ts'
+import { Defaulted, Nullable, OneOrMany, Type, type ListInput, type RunInput, type Static } from '../../core/tools/contract.ts'
 
 const SOURCE_CHOICES = ['auto', 'serper', 'serpapi', 'google_places', 'osm'] as const
 
@@ -35,23 +35,20 @@ export const mapsInput = Type.Object({
 })
 export type MapsInput = RunInput<typeof mapsInput>
 
-const nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Number> | ReturnType<typeof Type.Integer>>(schema: T, description: string) =>
-  Type.Union([schema, Type.Null()], { description })
-
 const socialSchema = Type.Object({ platform: Type.String(), url: Type.String(), host: Type.String() })
 
 export const mapsRow = Type.Object({
   query: Type.String({ description: 'The query or prompt (as given) whose search found this listing.' }),
   name: Type.String({ description: 'Business name.' }),
-  category: nullable(Type.String(), 'Business category as the source names it (e.g. Dentist, Cafe (pizza)).'),
-  address: nullable(Type.String(), 'Postal address as one line.'),
-  phone: nullable(Type.String(), 'Phone number as listed.'),
-  website: nullable(Type.String(), 'Website URL as listed.'),
-  rating: nullable(Type.Number(), 'Average rating (Google sources; null for OpenStreetMap).'),
-  review_count: nullable(Type.Integer(), 'Number of ratings or reviews.'),
-  latitude: nullable(Type.Number(), 'WGS84 latitude.'),
-  longitude: nullable(Type.Number(), 'WGS84 longitude.'),
-  source_id: nullable(Type.String(), 'The listing id at its source: Google cid or place id, or OSM node/way/relation id.'),
+  category: Nullable(Type.String(), { description: 'Business category as the source names it (e.g. Dentist, Cafe (pizza)).' }),
+  address: Nullable(Type.String(), { description: 'Postal address as one line.' }),
+  phone: Nullable(Type.String(), { description: 'Phone number as listed.' }),
+  website: Nullable(Type.String(), { description: 'Website URL as listed.' }),
+  rating: Nullable(Type.Number(), { description: 'Average rating (Google sources; null for OpenStreetMap).' }),
+  review_count: Nullable(Type.Integer(), { description: 'Number of ratings or reviews.' }),
+  latitude: Nullable(Type.Number(), { description: 'WGS84 latitude.' }),
+  longitude: Nullable(Type.Number(), { description: 'WGS84 longitude.' }),
+  source_id: Nullable(Type.String(), { description: 'The listing id at its source: Google cid or place id, or OSM node/way/relation id.' }),
   source: Type.String({ description: 'Which source answered: serper, serpapi, google_places or osm.' }),
   emails: Type.Optional(Type.Array(Type.String(), { description: 'deep_scan: e-mail addresses found on the website.' })),
   phones: Type.Optional(Type.Array(Type.String(), { description: 'deep_scan: phone numbers (E.164), the listing\'s first, then the website\'s.' })),

@@ -3,58 +3,7 @@
 // rows. No network here; run.ts fetches and pages.
 import { load } from 'cheerio'
 import { isRecord, textOf, type Json } from '../lib/json.ts'
-
-export type Platform = 'shopify' | 'woocommerce' | 'schemaorg'
-
-export interface ProductOption { name: string, values: string[] }
-export interface ProductVariant {
-  id: string | null
-  title: string | null
-  sku: string | null
-  price: number | null
-  compare_at_price: number | null
-  currency: string | null
-  available: boolean | null
-  stock_quantity: number | null
-  options: Record<string, string>
-  image: string | null
-  url: string | null
-}
-export interface ProductAddOn {
-  name: string
-  type: string | null
-  required: boolean | null
-  options: Array<{ label: string, price: number | null }>
-}
-export interface ProductRow {
-  platform: Platform
-  id: string | null
-  title: string
-  url: string | null
-  handle: string | null
-  sku: string | null
-  brand: string | null
-  product_type: string | null
-  categories: string[]
-  tags: string[]
-  description: string | null
-  price: number | null
-  price_max: number | null
-  compare_at_price: number | null
-  currency: string | null
-  available: boolean | null
-  stock_status: string | null
-  stock_quantity: number | null
-  images: string[]
-  options: ProductOption[]
-  variants: ProductVariant[]
-  add_ons: ProductAddOn[]
-  rating: number | null
-  review_count: number | null
-  created_at: string | null
-  updated_at: string | null
-  source_url: string
-}
+import type { Platform, ProductAddOn, ProductOption, ProductRow, ProductVariant } from './schema.ts'
 
 const DESCRIPTION_LIMIT = 5000
 

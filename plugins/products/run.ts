@@ -1,23 +1,17 @@
 // Fetches a store's catalogue: Shopify /products.json pages, the WooCommerce
 // Store API pages, or (neither answering) a sitemap-led crawl of product pages
 // read for schema.org JSON-LD. Parsing lives in extract.ts.
-import { batchOf, ExtractionError, InputError, ResponseTooLargeError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import { eachItem, ExtractionError, InputError, listItems, ResponseTooLargeError, ToolBlockedError, UpstreamError, type ToolContext } from '../../core/tools/contract.ts'
+import { STORES_LIST } from './list.ts'
+import type { Platform, ProductRow, ProductsInput } from './schema.ts'
 import type { ProductsSettings } from './settings.ts'
 import {
   looksLikeProductUrl, robotsSitemaps,
-  type Platform, type ProductRow, type readProductPage, type readSitemap, type readShopifyPage, type readWooPage, type shopifyPageProblem,
+  type readProductPage, type readSitemap, type readShopifyPage, type readWooPage, type shopifyPageProblem,
 } from './extract.ts'
 
 /** This folder's parsers, for the kernel's worker pool (ctx.extract.call). */
 const EXTRACT_MODULE = new URL('./extract.ts', import.meta.url)
-
-export interface ProductsInput {
-  url: string | string[]
-  platform: 'auto' | Platform
-  max_results: number
-  max_pages: number
-}
-
 
 /** The context of one store's read: its input names that store alone. */
 type Ctx = ToolContext<ProductsInput & { url: string }, ProductRow, ProductsSettings>
@@ -421,44 +415,40 @@ async function probeWoo (ctx: Ctx, catalogue: Catalogue, fetched: Fetches): Prom
 }
 
 /**
- * One store or a list of them, read in turn; every row names its store
- * (store_url). One store that fails does not sink the others: it is warned
- * about; when every store fails, the last failure is the job's.
+ * One store or a list of them, read in turn under the list's failure policy
+ * (list.ts); every row names its store (store_url). One store's summary is the
+ * job's; a list's has one entry per store under `stores`, a failed store's
+ * with its `error`.
  */
 export async function runProducts (ctx: ToolContext<ProductsInput, ProductRow, ProductsSettings>): Promise<void> {
-  const stores = batchOf(ctx, typeof ctx.input.url === 'string' ? [ctx.input.url] : ctx.input.url, 'stores')
+  const stores = listItems(ctx, STORES_LIST)
   const summaries: Array<Record<string, unknown>> = []
-  let lastError: unknown = null
-  let answered = 0
-  for (const [index, store] of stores.entries()) {
-    if (ctx.signal.aborted) break
-    if (ctx.remaining() <= 0) {
-      ctx.warn(`Only ${index} of ${stores.length} stores were read: the per-run row limit was reached.`)
-      break
-    }
-    const summary: Record<string, unknown> = { store_url: store }
-    const storeCtx: Ctx = {
-      ...ctx,
-      input: { ...ctx.input, url: store },
-      push: rows => ctx.push(rows.map(row => ({ store_url: store, ...row }))),
-      stage: text => ctx.stage(stores.length > 1 ? `store ${index + 1} of ${stores.length} (${store}): ${text}` : text),
-      summary: data => Object.assign(summary, data),
-    }
-    try {
-      await readStore(storeCtx)
-      answered++
-    } catch (err) {
-      // One store alone: its failure is the job's, as before lists existed.
-      if (ctx.signal.aborted || stores.length === 1) throw err
-      lastError = err
-      summary.error = (err as Error).message
-      ctx.warn(`${store} failed: ${(err as Error).message}`)
-    }
-    summaries.push(summary)
+  try {
+    await eachItem(ctx, STORES_LIST, stores, async (store, index, push) => {
+      const summary: Record<string, unknown> = { store_url: store }
+      summaries.push(summary)
+      const storeCtx: Ctx = {
+        ...ctx,
+        input: { ...ctx.input, url: store },
+        push: rows => push(rows.map(row => ({ store_url: store, ...row }))),
+        stage: text => ctx.stage(stores.length > 1 ? `store ${index + 1} of ${stores.length} (${store}): ${text}` : text),
+        summary: data => Object.assign(summary, data),
+      }
+      try {
+        await readStore(storeCtx)
+      } catch (err) {
+        summary.error = (err as Error).message
+        throw err
+      }
+      return []
+    }, {
+      stage: (index, total, store) => total > 1 ? `store ${index + 1} of ${total} (${store})` : `Reading ${store}`,
+      label: store => `${store.slice(0, 120)} failed`,
+    })
+  } finally {
+    if (stores.length === 1) ctx.summary(Object.fromEntries(Object.entries(summaries[0] ?? {}).filter(([field]) => field !== 'store_url')))
+    else ctx.summary({ stores: summaries })
   }
-  if (stores.length === 1) ctx.summary(Object.fromEntries(Object.entries(summaries[0] ?? {}).filter(([k]) => k !== 'store_url')))
-  else ctx.summary({ stores: summaries })
-  if (answered === 0 && lastError) throw lastError
 }
 
 async function readStore (ctx: Ctx): Promise<void> {

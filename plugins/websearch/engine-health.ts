@@ -16,7 +16,7 @@ import {
   AUTO_ORDER, ENGINE_CHOICES, ENGINE_IDS, PROVIDER_CREDENTIALS, backendsFor, choiceFor, isConfigured, missingCredentials,
   type CredentialLookup, type EngineChoice, type EngineId,
 } from './engine-catalog.ts'
-import { Type, type ProxyHealth, type SharedState, type Static } from '../../core/tools/contract.ts'
+import { Nullable, Type, type ProxyHealth, type SharedState, type Static } from '../../core/tools/contract.ts'
 
 export type Clock = () => Date
 
@@ -73,7 +73,7 @@ const ProxyHealthSchema = Type.Object({
   cooldown_remaining_s: Type.Integer(),
   requests: Type.Integer(),
   failures: Type.Integer(),
-  last_error: Type.Union([Type.String(), Type.Null()]),
+  last_error: Nullable(Type.String()),
 })
 
 /** The Search status record (GET /api/search/status), every field of the spec; also the endpoint's documented answer. */

@@ -1,6 +1,6 @@
 // The one schema per thing: REST input (also the agent input, after renames)
 // and the result row shared by search, search+scrape and page scrapes.
-import { Defaulted, OneOrMany, Type, WebsiteUrl, type ListInput, type RunInput, type Static } from '../../core/tools/contract.ts'
+import { Defaulted, Nullable, OneOrMany, Type, WebsiteUrl, type ListInput, type RunInput, type Static } from '../../core/tools/contract.ts'
 import { ENGINE_CHOICES } from './engine-catalog.ts'
 
 export const MAX_URLS = 1000
@@ -39,7 +39,7 @@ export const websearchInput = Type.Object({
 })
 export type WebsearchInput = RunInput<typeof websearchInput>
 
-const nullableString = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Null()], { description }))
+const nullableString = (description: string) => Type.Optional(Nullable(Type.String(), { description }))
 
 export const websearchRow = Type.Object({
   query: Type.Optional(Type.String({ description: 'Search: the query this result answered (one of the list when several were given).' })),
@@ -57,7 +57,7 @@ export const websearchRow = Type.Object({
   text: nullableString('Readable main text of the page (Readability), cut at the configured limit.'),
   text_truncated: Type.Optional(Type.Boolean()),
   word_count: Type.Optional(Type.Integer({ minimum: 0 })),
-  status: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the page fetch; null when the fetch failed before a response.' })),
+  status: Type.Optional(Nullable(Type.Integer(), { description: 'HTTP status of the page fetch; null when the fetch failed before a response.' })),
   final_url: nullableString('URL after redirects.'),
   content_type: nullableString('Content-Type of the page (e.g. text/html, application/pdf).'),
   error: nullableString('Why the page has no text: HTTP error, not HTML, unreachable, refused target.'),

@@ -59,7 +59,7 @@ export function notReadWarning (notRead: readonly string[], noun: string, reason
  * A list input as the caller gave it: trimmed, blanks and repeats dropped, and
  * cut to the rows this run may still push (with a warning saying so).
  */
-export function batchOf (ctx: Pick<ToolContext, 'remaining' | 'warn'>, values: Iterable<string>, noun: string): string[] {
+function batchOf (ctx: Pick<ToolContext, 'remaining' | 'warn'>, values: Iterable<string>, noun: string): string[] {
   const items = [...new Set([...values].map(v => v.trim()).filter(v => v !== ''))]
   const room = Math.max(0, ctx.remaining())
   if (items.length > room) {

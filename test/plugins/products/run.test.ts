@@ -168,15 +168,22 @@ t.test('products jobs through the kernel, on one app', async t => {
       if (req.url.pathname === '/products.json') return sendJson(res, 200, { products: Number(req.url.searchParams.get('page')) === 1 ? [shopifyProduct(7)] : [] })
       send(res, 404, 'not found')
     })
+    // A store's refusal is its own: the list goes on to the next site (no 'stop-list').
+    const refusing = await startServer(t, (_req, res) => send(res, 429, 'slow down'))
     const h = await withFreshAccount(products)
-    const { status, rows } = await h.run('products', { url: [shopA.base, 'http://127.0.0.1:1', shopB.base], platform: 'shopify' })
-    t.match(status, { status: 'done', records: 3, warning: /http:\/\/127\.0\.0\.1:1 failed/ })
+    const { status, rows } = await h.run('products', { url: [shopA.base, 'http://127.0.0.1:1', refusing.base, shopB.base], platform: 'shopify' })
+    t.match(status, { status: 'done', records: 3, blocked: false, warning: /http:\/\/127\.0\.0\.1:1 failed: The upstream failed/ })
+    t.match(status.warning, `${refusing.base} failed: The source refused the request`)
     t.same(rows.map(r => [r.store_url, r.title]), [[shopA.base, 'Chair 1'], [shopA.base, 'Chair 2'], [shopB.base, 'Chair 7']])
-    t.same(status.summary.stores.map((s: any) => [s.store_url, s.platform ?? null, typeof s.error]), [[shopA.base, 'shopify', 'undefined'], ['http://127.0.0.1:1', null, 'string'], [shopB.base, 'shopify', 'undefined']])
+    t.same(status.summary.stores.map((s: any) => [s.store_url, s.platform ?? null, typeof s.error]), [[shopA.base, 'shopify', 'undefined'], ['http://127.0.0.1:1', null, 'string'], [refusing.base, null, 'string'], [shopB.base, 'shopify', 'undefined']])
     t.equal((await h.usage()).calls_today, 1)
 
     const allFail = await h.run('products', { url: ['http://127.0.0.1:1', 'http://127.0.0.1:2'], platform: 'shopify' })
-    t.match(allFail.status, { status: 'error', refunded: true }, 'every store failed: the last failure is the job\'s')
+    t.match(allFail.status, { status: 'error', refunded: true, error: /127\.0\.0\.1:2/ }, 'every store failed: the last failure is the job\'s')
+    t.equal((await h.usage()).calls_today, 1, 'refunded')
+
+    const one = await h.run('products', { url: [refusing.base], platform: 'shopify' })
+    t.match(one.status, { status: 'error', blocked: true, refunded: true }, 'a list of one store fails with its store')
   })
 })
 

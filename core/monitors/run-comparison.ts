@@ -20,8 +20,16 @@ import type { MonitorChangeCounts } from '../jobs/job-view.ts'
 
 type Row = Record<string, unknown>
 
-/** Rows written to the database at once (items and changes), and baseline items read back at once. */
-const WRITE_BATCH = 100
+/**
+ * Rows written to the database at once (items and changes), and baseline
+ * items read back at once. A write goes through Prisma's raw path, which
+ * serializes its parameters to JSON and parses them back: what reached the old
+ * generation was mostly that, and the more a statement carries, the more of it
+ * outlives a young-generation collection (a 100,000-row comparison peaked at
+ * 295 MB with 500, 265 with 100, 247 with 50, 239 with 25 but took twice as
+ * long; scripts/bench/README.md, monitors.ts).
+ */
+const WRITE_BATCH = 50
 /** Baseline items read at once while loading the digests. */
 const READ_PAGE = 2000
 /** Rows compared between two turns of the event loop. */

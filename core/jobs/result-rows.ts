@@ -51,8 +51,8 @@ export async function * iterateRows (reads: HotReads, jobId: string, pageRows = 
   }
 }
 
-/** Rows whose fields `iterateRowFields` reads at a time (a few short JSON texts each). */
-const FIELD_PAGE_ROWS = 500
+/** Rows whose fields `iterateRowFields` reads at a time (a few short JSON texts each): a page held while its rows are compared, small so that it dies young. */
+const FIELD_PAGE_ROWS = 100
 
 /** The SQL of a page of rows' values at `count` paths (each a parameter), as JSON texts: SQLite's `->`, PostgreSQL's `#>` over the row parsed once. */
 function rowFieldsSql (provider: HotReads['provider'], count: number): string {

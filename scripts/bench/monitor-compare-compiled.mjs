@@ -4,9 +4,13 @@
 // fresh app on the fixture's database compares the second run with the first.
 // Plain JavaScript because it imports dist/ with no TypeScript loader. Prints
 // one JSON line: time, counts, RSS before and at its peak, the JS heap's
-// share of the peak.
+// share of the peak. BENCH_HEAP_SNAPSHOTS=<ms>,<ms>… writes a heap snapshot
+// (live objects only: V8 collects first) that many milliseconds into the
+// comparison, into BENCH_HEAP_SNAPSHOT_DIR (default: the system's temp folder).
 import { existsSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { writeHeapSnapshot } from 'node:v8'
 import { collectGarbage, startRssSampler } from './memory.mjs'
 
 const compiledApp = new URL('../../dist/core/app.js', import.meta.url)
@@ -39,10 +43,18 @@ try {
     heap.total = Math.max(heap.total, m.heapTotal)
     heap.external = Math.max(heap.external, m.external)
   }, 100)
+  const snapshotDir = process.env.BENCH_HEAP_SNAPSHOT_DIR ?? tmpdir()
+  const snapshotTimers = (process.env.BENCH_HEAP_SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number).map(ms =>
+    setTimeout(() => {
+      const at = performance.now() - started
+      const used = process.memoryUsage().heapUsed
+      console.error(`heap snapshot at ${at.toFixed(0)} ms (heap ${(used / 1048576).toFixed(1)} MB used): ${writeHeapSnapshot(join(snapshotDir, `monitor-compare-${ms}.heapsnapshot`))}`)
+    }, ms))
   const started = performance.now()
   const counts = JSON.parse(await app.services.monitorRuns.compare({ id: fixture.runId, monitorId: fixture.monitorId }))
   const ms = performance.now() - started
   clearInterval(heapTimer)
+  for (const timer of snapshotTimers) clearTimeout(timer)
   const { peak } = await sampler.stop()
   console.log(JSON.stringify({ ms, counts, before, peak, heap }))
 } finally {

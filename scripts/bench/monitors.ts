@@ -158,7 +158,9 @@ async function comparison (): Promise<void> {
     const exact = r.counts.added === ROWS / 100 && r.counts.removed === ROWS / 100 && r.counts.changed === ROWS / 50 - (ROWS / 100) / 50
     goal('counts exact, peak RSS < 200 MB', exact && r.peak < 200 * 1024 * 1024)
   } finally {
-    rmSync(fixture.dir, { recursive: true, force: true })
+    // Kept, the timed part can be rerun alone on it (a rerun of a comparison starts from nothing).
+    if (process.env.BENCH_KEEP_FIXTURE) console.log(`fixture kept: BENCH_COMPARE='${JSON.stringify(fixture)}'`)
+    else rmSync(fixture.dir, { recursive: true, force: true })
   }
 }
 

@@ -119,7 +119,7 @@ export interface AppConfig {
 
 /** Where traces go (core/telemetry/tracing.ts). */
 export interface TracingConfig {
-  /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's base URL (traces are POSTed to `<endpoint>/v1/traces`, OTLP over HTTP, JSON); null: no tracing. */
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's base URL (traces are POSTed to `<endpoint>/v1/traces`, OTLP over HTTP, protobuf); null: no tracing. */
   endpoint: string | null
   /** OTEL_SERVICE_NAME. */
   serviceName: string

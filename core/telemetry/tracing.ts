@@ -20,7 +20,8 @@ export const tracingOn = (): boolean => on
 
 /**
  * Starts the process's tracing when the configuration names an endpoint:
- * the tracer provider (batching spans to the OTLP HTTP exporter), the
+ * the tracer provider (batching spans to the OTLP HTTP exporter, protobuf:
+ * the JSON encoding cost about twice its CPU per span, scripts/bench/README.md), the
  * AsyncLocalStorage context manager and the W3C trace-context propagator,
  * registered globally. Later calls reuse the first.
  */
@@ -30,7 +31,7 @@ export async function startTracing (config: TracingConfig): Promise<void> {
   started ??= (async () => {
     const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
       import('@opentelemetry/sdk-trace-node'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/exporter-trace-otlp-proto'),
       import('@opentelemetry/resources'),
     ])
     const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` })

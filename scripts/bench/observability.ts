@@ -34,7 +34,7 @@ export const TRACING_GOAL = 0.85
 type Variant = 'off' | 'metrics' | 'tracing' | 'sampled' | 'polls'
 const VARIANTS: Variant[] = ['off', 'metrics', 'tracing', 'sampled', 'polls']
 
-/** A stand-in OTLP HTTP receiver: answers every export 200, counts the exports and their bytes. */
+/** A stand-in OTLP HTTP receiver (protobuf): answers every export 200 with an empty response, counts the exports and their bytes. */
 async function startReceiver (): Promise<{ url: string, exports: () => { requests: number, bytes: number }, close (): Promise<void> }> {
   let requests = 0
   let bytes = 0
@@ -42,7 +42,7 @@ async function startReceiver (): Promise<{ url: string, exports: () => { request
     req.on('data', (chunk: Buffer) => { bytes += chunk.length })
     req.on('end', () => {
       if (req.url === '/v1/traces') requests++
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()
     })
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))

@@ -21,7 +21,7 @@
 import { load, type CheerioAPI } from 'cheerio'
 // Types only: the row schema is the one description of a page (nothing loads in the worker).
 import type { Static } from '../../core/tools/contract.ts'
-import type { fbPageRow } from './index.ts'
+import type { fbPageRow } from './schema.ts'
 
 type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)

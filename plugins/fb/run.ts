@@ -6,7 +6,7 @@
 // Parsing runs in the kernel's worker pool (ctx.extract.call on ./extract.ts).
 import { eachItem, ExtractionError, listItems, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { mergeDetails, missingFields, pagePath, pageRef, wallOfPath, type GraphReading, type HtmlReading, type PageDetails, type PageRef, type Wall } from './extract.ts'
-import type { fbInput, fbPageRow } from './index.ts'
+import type { fbInput, fbPageRow } from './schema.ts'
 import { PAGES_LIST } from './list.ts'
 import type { FbSettings } from './settings.ts'
 

@@ -5,7 +5,7 @@
 import { ExtractionError, InputError, ToolBlockedError, UpstreamError, type RunInput, type Static } from '../../core/tools/contract.ts'
 import { ytdlpFailure, ytdlpInfoArgs } from '../lib/media/index.ts'
 import { eachLink, linksOf, observeYtdlpRun, shortLink, type MediaToolContext } from '../lib/media-tools/index.ts'
-import type { igCaptionsInput, igCaptionsRow } from './index.ts'
+import type { igCaptionsInput, igCaptionsRow } from './schema.ts'
 
 type Row = Static<typeof igCaptionsRow>
 type Ctx = MediaToolContext<RunInput<typeof igCaptionsInput>, Row>

@@ -4,7 +4,7 @@
 // paged by `pagination_token`), posts by id (GET /2/tweets?ids=, 100 a request).
 // Parsing is in extract.ts; the first refusal ends the job (no retry loop).
 import { eachItem, InputError, listItems, MissingCredentialError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
-import type { microblogInput, microblogRow } from './index.ts'
+import type { microblogInput, microblogRow } from './schema.ts'
 import type { MicroblogSettings } from './settings.ts'
 import { POSTS_LIST, QUERIES_LIST, USERNAMES_LIST } from './list.ts'
 import { nextToken, partialErrors, postIdOf, tweetRows, userIdOf, usernameOf, xOutcome, type MicroblogMode, type MicroblogRow } from './extract.ts'

@@ -5,7 +5,7 @@
 // login wall, rate limit) ends the job blocked: retrying only deepens the flag
 // Instagram puts on the session.
 import { eachItem, listItems, MissingCredentialError, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
-import type { socialBInput, socialBRow } from './index.ts'
+import type { socialBInput, socialBRow } from './schema.ts'
 import type { SocialBSettings } from './settings.ts'
 import { ACCOUNTS_LIST } from './list.ts'
 import { accountRows, instagramOutcome, instagramUsernameOf, nextMaxId, profileOf, type AccountRow } from './extract.ts'

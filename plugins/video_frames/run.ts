@@ -11,7 +11,7 @@ import { InputError, ToolBlockedError, UpstreamError, type RunInput, type Static
 import { bestVideoFormat, frameTimesFromShowinfo, imageSize, videoFramesCommands, type FramesMode, type MediaItem } from '../lib/media/index.ts'
 import type { PlatformHealth } from '../lib/media-tools/platform-health.ts'
 import { ytdlpRows } from '../lib/media-tools/ytdlp-info.ts'
-import type { videoFramesInput, videoFramesRow } from './index.ts'
+import type { videoFramesInput, videoFramesRow } from './schema.ts'
 import type { VideoFramesSettings } from './settings.ts'
 
 type Row = Static<typeof videoFramesRow>

@@ -1,18 +1,10 @@
 // Tool `yt` / agent `videoA_extract`: metadata and stats of YouTube videos,
 // channels (their figures and recent videos) and playlists, over InnerTube
 // (youtubei.js, its fetch through the guarded client).
-import { Defaulted, defineTool, LinkOrId, OneOrMany, Type } from '../../core/tools/contract.ts'
+import { defineTool } from '../../core/tools/contract.ts'
 import { ENTRIES_LIST } from './list.ts'
-import { ytRow } from './schema.ts'
+import { ytInput, ytRow } from './schema.ts'
 import { YtSettingsSchema } from './settings.ts'
-
-/** Links per call; the per-run row ceiling spans them all. */
-export const MAX_TARGETS = 50
-
-export const ytInput = Type.Object({
-  url: OneOrMany(LinkOrId(), { maxItems: MAX_TARGETS, description: 'A YouTube video (watch, youtu.be, shorts, live link or 11-character id), channel (/channel/UC…, /@handle, @handle, /c/…, /user/… or a UC… id) or playlist (/playlist?list=… or a PL… id), or a list mixing them: each row names its entry in input_url.' }),
-  max_results: Defaulted(Type.Integer({ minimum: 1, maximum: 500, description: 'Videos listed at most per channel or playlist (newest first for a channel); a larger value is clamped to 500 and to the plan\'s per-run ceiling.' }), 30),
-}, { additionalProperties: false })
 
 const yt = defineTool({
   key: 'yt',

@@ -6,9 +6,8 @@
 // pool by extract.ts. See README.md for what fails how.
 import { eachItem, InputError, listItems, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { DEFAULT_YOUTUBE_BASE, openInnertube, type InnertubeSession } from '../lib/youtube/innertube.ts'
-import type { ytInput } from './index.ts'
 import { ENTRIES_LIST } from './list.ts'
-import type { ChannelFields, VideoFields, YtRow, ytRow } from './schema.ts'
+import type { ChannelFields, VideoFields, YtRow, ytInput, ytRow } from './schema.ts'
 import type { YtSettings } from './settings.ts'
 import { parseTarget, type Target } from './targets.ts'
 import type * as Extract from './extract.ts'

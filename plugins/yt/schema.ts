@@ -1,6 +1,7 @@
-// The `yt` row and its parts, one TypeBox schema each; extract.ts imports
-// only their types, so the worker pool that runs it loads no TypeBox.
-import { Nullable, NullableFields, Type, type Static } from '../../core/tools/contract.ts'
+// The `yt` input, and the row and its parts, one TypeBox schema each (index.ts
+// declares them, run.ts and extract.ts take their types from here); extract.ts
+// imports only types, so the worker pool that runs it loads no TypeBox.
+import { Defaulted, LinkOrId, Nullable, NullableFields, OneOrMany, Type, type Static } from '../../core/tools/contract.ts'
 
 const thumbnailSchema = Type.Object({ url: Type.String(), width: Nullable(Type.Integer()), height: Nullable(Type.Integer()) })
 const chapterSchema = Type.Object({ title: Type.String(), start_seconds: Type.Integer() })
@@ -83,3 +84,11 @@ export const ytRow = Type.Object({
 })
 
 export type YtRow = Static<typeof ytRow>
+
+/** Links per call; the per-run row ceiling spans them all. */
+const MAX_TARGETS = 50
+
+export const ytInput = Type.Object({
+  url: OneOrMany(LinkOrId(), { maxItems: MAX_TARGETS, description: 'A YouTube video (watch, youtu.be, shorts, live link or 11-character id), channel (/channel/UC…, /@handle, @handle, /c/…, /user/… or a UC… id) or playlist (/playlist?list=… or a PL… id), or a list mixing them: each row names its entry in input_url.' }),
+  max_results: Defaulted(Type.Integer({ minimum: 1, maximum: 500, description: 'Videos listed at most per channel or playlist (newest first for a channel); a larger value is clamped to 500 and to the plan\'s per-run ceiling.' }), 30),
+}, { additionalProperties: false })

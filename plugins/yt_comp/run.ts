@@ -4,7 +4,7 @@
 // ranking. Nested runs are part of this job: one charge.
 import { eachItem, InputError, listItems, UpstreamError, type NestedRow, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { channelStats, rankChannels, type VideoLike } from './compare.ts'
-import type { ytCompInput, ytCompRow } from './index.ts'
+import type { ytCompInput, ytCompRow } from './schema.ts'
 import type { YtCompSettings } from './settings.ts'
 import { CHANNELS_LIST } from './list.ts'
 

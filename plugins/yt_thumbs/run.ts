@@ -7,7 +7,7 @@
 import { eachItem, InputError, listItems, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { imageSize, youtubeVideoId, youtubeWatchUrl } from '../lib/media/index.ts'
 import { ImageKeeper } from '../lib/media-tools/stored-image.ts'
-import type { ytThumbsInput, ytThumbsRow } from './index.ts'
+import type { ytThumbsInput, ytThumbsRow } from './schema.ts'
 import { VIDEOS_LIST } from './list.ts'
 import type { YtThumbsSettings } from './settings.ts'
 

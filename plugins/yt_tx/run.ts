@@ -5,7 +5,7 @@
 import { eachItem, InputError, listItems, ToolBlockedError, UpstreamError, type RunInput, type Static, type ToolContext } from '../../core/tools/contract.ts'
 import { youtubeVideoId, youtubeWatchUrl } from '../lib/media/index.ts'
 import { DEFAULT_YOUTUBE_BASE, guardedFetch, openInnertube, type InnertubeSession } from '../lib/youtube/innertube.ts'
-import type { ytTxInput, ytTxRow } from './index.ts'
+import type { ytTxInput, ytTxRow } from './schema.ts'
 import { VIDEOS_LIST } from './list.ts'
 import type { YtTxSettings } from './settings.ts'
 import type * as Tracks from './tracks.ts'

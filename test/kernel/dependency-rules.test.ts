@@ -57,12 +57,15 @@ t.test('the layer, circle and plugin rules: each broken one fails with its name'
     // The kernel imports a plugin.
     'core/agent/guide.ts': 'import tool from \'../../plugins/one/index.ts\'\nexport const guide = tool\n',
     'core/tools/contract.ts': 'export const defineTool = (x: unknown) => x\n',
-    // A plugin: its run.ts takes types from index.ts (allowed), imports the contract and the library (allowed),
+    // A plugin: its run.ts takes types from its schema module (allowed), imports the contract and the library (allowed),
     // a kernel file that is not the contract, and another plugin's folder (both refused).
-    'plugins/one/index.ts': 'import { defineTool } from \'../../core/tools/contract.ts\'\nexport interface OneRow { a: string }\nexport default defineTool({ run: async () => (await import(\'./run.ts\')).run() })\n',
-    'plugins/one/run.ts': 'import type { OneRow } from \'./index.ts\'\nimport { helper } from \'../lib/helper.ts\'\nimport { badRequest } from \'../../core/errors.ts\'\nimport { two } from \'../two/index.ts\'\nexport const run = (): OneRow[] => [{ a: String([helper, badRequest, two]) }]\n',
+    'plugins/one/index.ts': 'import { defineTool } from \'../../core/tools/contract.ts\'\nimport { oneRow } from \'./schema.ts\'\nexport default defineTool({ row: oneRow, run: async () => (await import(\'./run.ts\')).run() })\n',
+    'plugins/one/schema.ts': 'export const oneRow = { type: \'object\' }\nexport interface OneRow { a: string }\n',
+    'plugins/one/run.ts': 'import type { OneRow } from \'./schema.ts\'\nimport { helper } from \'../lib/helper.ts\'\nimport { badRequest } from \'../../core/errors.ts\'\nimport { two } from \'../two/index.ts\'\nexport const run = (): OneRow[] => [{ a: String([helper, badRequest, two]) }]\n',
     'plugins/two/index.ts': 'import { three } from \'./three.ts\'\nexport const two = 2\nexport const also = three\n',
-    // A circle at run time in a plugin is refused.
+    // A circle in a plugin is refused, at run time or through types only (run.ts taking its types from the index.ts that loads it).
+    'plugins/three/index.ts': 'import { defineTool } from \'../../core/tools/contract.ts\'\nexport interface ThreeRow { a: string }\nexport default defineTool({ run: async () => (await import(\'./run.ts\')).run() })\n',
+    'plugins/three/run.ts': 'import type { ThreeRow } from \'./index.ts\'\nexport const run = (): ThreeRow[] => []\n',
     'plugins/two/three.ts': 'import { two } from \'./index.ts\'\nexport const three = two + 1\n',
     'plugins/lib/helper.ts': 'export const helper = 1\n',
   }
@@ -83,8 +86,9 @@ t.test('the layer, circle and plugin rules: each broken one fails with its name'
   t.match(out, /plugins-import-only-contract-and-lib: plugins\/one\/run\.ts → plugins\/two\/index\.ts/)
   t.notMatch(out, /plugins\/one\/run\.ts → plugins\/lib\/helper\.ts/, 'the plugin library is allowed')
   t.notMatch(out, /plugins\/one\/index\.ts → core\/tools\/contract\.ts/, 'the contract is allowed')
-  t.match(out, /no-circular-at-run-time: plugins\/two\/(index|three)\.ts/)
-  t.notMatch(out, /no-circular-at-run-time: plugins\/one\//, 'run.ts may take its types from index.ts')
+  t.match(out, /no-circular: plugins\/two\/(index|three)\.ts/, 'a circle at run time in a plugin')
+  t.match(out, /no-circular: plugins\/three\/(index|run)\.ts/, 'a type-only circle in a plugin')
+  t.notMatch(out, /no-circular: plugins\/one\//, 'index.ts and run.ts share the schema module, no circle')
 })
 
 t.test('no-circular-folders: two kernel folders that import each other fail with the rule\'s name, with no module circle', async t => {

@@ -25,6 +25,8 @@ export class DatabaseMonitorScheduler implements MonitorScheduler, ScheduleListe
   private timer: NodeJS.Timeout | null = null
   private running: Promise<number> = Promise.resolve(0)
   private stopped = true
+  /** Set by stop: a pass ends after its batch (with monitors always due, a pass would not end by itself). */
+  private stopping = false
   /** The last pass met an error: the next waits a second rather than retrying at once. */
   private failing = false
 
@@ -34,12 +36,14 @@ export class DatabaseMonitorScheduler implements MonitorScheduler, ScheduleListe
 
   async start (): Promise<void> {
     this.stopped = false
+    this.stopping = false
     await this.pass()
     this.arm()
   }
 
   async stop (): Promise<void> {
     this.stopped = true
+    this.stopping = true
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
     await this.running.catch(() => 0)
@@ -70,7 +74,7 @@ export class DatabaseMonitorScheduler implements MonitorScheduler, ScheduleListe
           this.deps.logger.error({ err, monitors: due.length }, 'a batch of monitor ticks failed; its monitors are tried again at the next pass')
         }
         fired += due.length
-        if (due.length < PASS_BATCH || this.failing) return fired
+        if (due.length < PASS_BATCH || this.failing || this.stopping) return fired
         await nextTurn()
       }
     })

@@ -4,6 +4,7 @@
 import { secondsUntilNextUtcDay, secondsUntilNextUtcMonth, type Clock } from '../clock.ts'
 import { tooManyRequests, type AppError } from '../errors.ts'
 import type { Db } from '../db/database.ts'
+import { join } from '@prisma/client/runtime/client'
 import type { HotReads } from '../db/hot-reads.ts'
 import { tierLimits, type TierName } from './tiers.ts'
 import type { Metrics } from '../metrics/metrics.ts'
@@ -146,6 +147,14 @@ export class QuotaService {
     const { day, month } = periodsOf(this.clock())
     // One round trip instead of two typed queries (the me endpoint is the hot read path).
     return await this.reads.selectUnchanged(USAGE_SQL, [accountId, day, accountId, month, accountId, day, accountId, accountId], usageOf)
+  }
+
+  /** The unfinished jobs of many accounts at once (a batch start), in one statement; an account without any is absent. */
+  async jobCountsOf (accountIds: readonly string[]): Promise<Map<string, JobCounts>> {
+    if (!accountIds.length) return new Map()
+    const rows = await this.db.$queryRaw<Array<{ account_id: string, running: number | bigint, queued: number | bigint }>>`SELECT account_id, count(started_at) AS running, count(*) - count(started_at) AS queued
+      FROM jobs WHERE account_id IN (${join(accountIds)}) AND status = 'running' GROUP BY account_id`
+    return new Map(rows.map(r => [r.account_id, { running: n(r.running), queued: n(r.queued) }]))
   }
 
   /** The account's unfinished jobs, for the per-tier job caps (JobService.start). */

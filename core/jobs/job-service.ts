@@ -3,14 +3,17 @@
 // costs nothing. Every read takes the caller: which jobs it sees is decided
 // once, in find and list (core/auth/guards.ts, jobVisibility).
 import { randomUUID } from 'node:crypto'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Clock } from '../clock.ts'
 import { sha256Hex } from '../crypto.ts'
 import type { Db } from '../db/database.ts'
 import type { HotReads } from '../db/hot-reads.ts'
-import { badRequest, conflict, notFound, tooManyRequests, unavailable } from '../errors.ts'
+import { insertRows, isUniqueViolation } from '../db/insert-rows.ts'
+import { join } from '@prisma/client/runtime/client'
+import { AppError, badRequest, conflict, notFound, tooManyRequests, unavailable } from '../errors.ts'
 import { jobVisibility, maySeeJob, requireToolAllowed, type AccountCaller } from '../auth/guards.ts'
-import type { QuotaService } from '../quotas/quota-service.ts'
-import { tierLimits } from '../quotas/tiers.ts'
+import type { Charge, JobCounts, QuotaService } from '../quotas/quota-service.ts'
+import { tierLimits, type TierLimits, type TierName } from '../quotas/tiers.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
 import type { JobOffers } from './job-queue.ts'
 import type { RunningJobs } from './running-jobs.ts'
@@ -32,6 +35,13 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000
  * frees it after ttlMs; a start that waited waitMs for it answers 503, retry.
  */
 const ADMISSION_LOCK = { ttlMs: 15_000, waitMs: 10_000 }
+/**
+ * A batch start of many accounts gives the event loop a turn after this much
+ * work, not after each account: a turn lets the rest of the process
+ * (requests, the job runner) run what it has waiting, tens of ms in a busy
+ * process, and a turn per account added seconds to a 500-start batch.
+ */
+const TURN_AFTER_MS = 25
 /** Retry-After of a start refused by the job caps: about one poll of a short job (when a slot frees is unknown). */
 const JOB_CAP_RETRY_SECONDS = 10
 
@@ -58,6 +68,43 @@ export interface StartResponse {
   poll_seconds: number
 }
 
+/** What one start of a batch came to: started, replayed, or its refusal (as `start` would have thrown it). */
+export type StartOutcome = (StartResponse & { replayed: boolean }) | AppError
+
+/** A start that passed the checks needing no database, with what they made. */
+interface PreparedStart {
+  /** Its place in the batch. */
+  index: number
+  req: StartRequest
+  accountId: string
+  upload: IncomingUpload | null
+  input: Record<string, unknown>
+  limits: TierLimits
+  /** The request's digest, when it has an idempotency key. */
+  bodyHash: string | null
+  pollSeconds: number
+  jobId: string
+  resultsPath: 'tool-run' | 'jobs'
+  /** Its place in its account's line once admitted (the queue's priority). */
+  place: number
+}
+
+const NO_JOBS: JobCounts = { running: 0, queued: 0 }
+
+/** The columns a start writes (the others keep their defaults). */
+const JOB_COLUMNS = ['id', 'account_id', 'tool', 'status', 'stage', 'input', 'webhook', 'token_id', 'retention_hours', 'max_records', 'tier', 'upload', 'results_path', 'monitor_id', 'created_at']
+
+function groupBy<T, K> (items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>()
+  for (const item of items) {
+    const key = keyOf(item)
+    const group = groups.get(key)
+    if (group) group.push(item)
+    else groups.set(key, [item])
+  }
+  return groups
+}
+
 export class JobService {
   /**
    * Starts of one account in this process pass the cap check, the charge and
@@ -71,16 +118,34 @@ export class JobService {
     if (webhook) checkWebhookUrl(webhook.url, 'webhook.url')
   }
 
+  /** One start: the batch of one (`startMany`), its refusal thrown. */
   async start (req: StartRequest): Promise<StartResponse & { replayed: boolean }> {
-    const upload = req.upload ?? null
-    if (!upload) return this.admitStart(req, null)
-    let adopted = false
+    const [outcome] = await this.startMany([req])
+    if (outcome instanceof AppError) throw outcome
+    return outcome!
+  }
+
+  /**
+   * Starts many jobs at once (a batch of monitor ticks; `start` is a batch of
+   * one), each checked as a start alone is (tool, scope, params, webhook,
+   * idempotency key; then, inside its account's admission, the replay, the
+   * job caps, the charge), with the database's share done per account and per
+   * batch rather than per job: one count of the account's unfinished jobs and
+   * one charge for its n starts (`QuotaService.chargeUpTo`), one insert of the
+   * batch's idempotency records and one of its jobs. An account that can take
+   * only k of its n starts (caps or quota) starts its first k, in the batch's
+   * order, and the others get the refusal the (k+1)th start alone would have
+   * had. Returns each request's outcome in order: started, replayed, or its
+   * refusal (never charged). A failure of the database fails the whole batch,
+   * refunded.
+   */
+  async startMany (requests: readonly StartRequest[]): Promise<StartOutcome[]> {
+    const adopted = new Set<IncomingUpload>()
     try {
-      const started = await this.admitStart(req, upload, () => { adopted = true })
-      return started
+      return await this.admitMany(requests, adopted)
     } finally {
       // Refused, replayed or failed: the file has no job to belong to.
-      if (!adopted) await this.deps.workspace.discard(upload)
+      for (const req of requests) if (req.upload && !adopted.has(req.upload)) await this.deps.workspace.discard(req.upload)
     }
   }
 
@@ -100,9 +165,11 @@ export class JobService {
     return params
   }
 
-  private async admitStart (req: StartRequest, upload: IncomingUpload | null, onAdopted?: () => void): Promise<StartResponse & { replayed: boolean }> {
-    const { db, clock, quotas, registry } = this.deps
+  /** The checks that need no database (tool, scope, params, webhook, the key's length), in a start's order; throws the refusal. */
+  private prepare (req: StartRequest, index: number): PreparedStart {
+    const { registry } = this.deps
     const { caller } = req
+    const upload = req.upload ?? null
     registry.catalog.check(req.tool)
     requireToolAllowed(caller, req.tool)
     const tool = registry.get(req.tool)!
@@ -110,75 +177,166 @@ export class JobService {
     const params = upload ? this.uploadParams(req.tool, req.params, upload) : this.withoutUploadMarker(tool.declaration.upload?.param, req.params)
     const input = registry.prepareInput(tool, params, limits.max_records_per_run)
     this.validateWebhook(req.webhook)
-    const pollSeconds = tool.declaration.pollSeconds ?? 2
-
-    let bodyHash: string | undefined
+    let bodyHash: string | null = null
     if (req.idempotencyKey !== undefined) {
       if (req.idempotencyKey.length === 0 || req.idempotencyKey.length > 200) throw badRequest('Idempotency-Key must be 1 to 200 characters.')
       // The file's digest is part of the request: the same key with another file is a conflict.
       bodyHash = sha256Hex(JSON.stringify({ tool: req.tool, params: req.params ?? null, webhook: req.webhook ?? null, ...(upload ? { upload: upload.sha256 } : {}) }))
     }
+    return { index, req, accountId: caller.account.id, upload, input, limits, bodyHash, pollSeconds: tool.declaration.pollSeconds ?? 2, jobId: randomUUID(), resultsPath: req.resultsPath ?? 'tool-run', place: 0 }
+  }
 
-    const jobId = randomUUID()
-    const resultsPath = req.resultsPath ?? 'tool-run'
-    const release = await this.admit(caller.account.id)
-    try {
-      // A replay inside the admission: it is free and must not meet the caps of the job it replays.
-      if (req.idempotencyKey !== undefined) {
-        const replay = await this.replay(caller.account.id, req.idempotencyKey, bodyHash!, pollSeconds)
-        if (replay) return replay
-      }
-      const ahead = await this.checkJobCaps(caller)
-      const now = clock()
-      const charge = await quotas.charge(caller.account.id, caller.tier, now)
-      let created = false
-      let recorded = false
+  /**
+   * `startMany` less the uploads' discard. A key used twice in one batch (one
+   * account's) is started after the rest, so it replays the first as two
+   * starts one after the other would.
+   */
+  private async admitMany (requests: readonly StartRequest[], adopted: Set<IncomingUpload>): Promise<StartOutcome[]> {
+    const outcomes: Array<StartOutcome | undefined> = new Array(requests.length)
+    const prepared: PreparedStart[] = []
+    const later: number[] = []
+    const keys = new Set<string>()
+    for (const [index, req] of requests.entries()) {
       try {
-        if (req.idempotencyKey !== undefined) {
-          // The record goes in first: of two concurrent requests with one key (in two processes), one wins here.
-          await db.idempotencyRecord.create({ data: { accountId: caller.account.id, key: req.idempotencyKey, bodyHash: bodyHash!, jobId, createdAt: now } })
-          recorded = true
+        const start = this.prepare(req, index)
+        if (start.bodyHash !== null) {
+          const key = `${start.accountId}\0${req.idempotencyKey!}`
+          if (keys.has(key)) { later.push(index); continue }
+          keys.add(key)
         }
-        await db.job.create({
-          data: {
-            id: jobId,
-            accountId: caller.account.id,
-            tool: req.tool,
-            status: 'running',
-            stage: 'queued',
-            input: JSON.stringify(input),
-            webhook: req.webhook ? JSON.stringify(req.webhook) : null,
-            tokenId: caller.principal.kind === 'scoped' ? caller.principal.tokenId : null,
-            retentionHours: limits.retention_hours,
-            maxRecords: limits.max_records_per_run,
-            tier: caller.tier,
-            upload: upload ? JSON.stringify({ name: upload.name, size: upload.size, content_type: upload.contentType } satisfies StoredUpload) : null,
-            resultsPath,
-            monitorId: req.monitorId ?? null,
-            createdAt: now,
-          },
-        })
-        created = true
-        // Moved in once the job exists: the workspace sweeper keeps only running jobs' files.
-        if (upload) { await this.deps.workspace.adopt(upload, jobId); onAdopted?.() }
+        prepared.push(start)
       } catch (err) {
-        if (created) await db.job.delete({ where: { id: jobId } }).catch(() => {})
-        // A record left pointing at no job would refuse every retry of the key (409) for its whole window.
-        if (recorded) await db.idempotencyRecord.deleteMany({ where: { accountId: caller.account.id, key: req.idempotencyKey!, jobId } }).catch(() => {})
-        await quotas.refund(charge)
-        if ((err as { code?: string }).code === 'P2002' && req.idempotencyKey !== undefined) {
-          const replay = await this.replay(caller.account.id, req.idempotencyKey, bodyHash!, pollSeconds)
-          if (replay) return replay
+        if (!(err instanceof AppError)) throw err
+        outcomes[index] = err
+      }
+    }
+    const oneByOne = await this.admitPrepared(prepared, outcomes, adopted)
+    for (const start of oneByOne) outcomes[start.index] = (await this.admitMany([start.req], adopted))[0]!
+    if (later.length) {
+      const again = await this.admitMany(later.map(i => requests[i]!), adopted)
+      later.forEach((index, i) => { outcomes[index] = again[i]! })
+    }
+    return outcomes as StartOutcome[]
+  }
+
+  /**
+   * The part of a batch inside its accounts' admissions: every account's
+   * admission (taken in one order, so two batches never wait for each other in
+   * a circle), the replays, each account's caps and charge, the inserts and
+   * the offers. Fills `outcomes`; returns the starts to run again one at a time
+   * (the batch's idempotency records met a record another process wrote
+   * meanwhile: each alone finds whose it is), already refunded.
+   */
+  private async admitPrepared (prepared: readonly PreparedStart[], outcomes: Array<StartOutcome | undefined>, adopted: Set<IncomingUpload>): Promise<PreparedStart[]> {
+    if (!prepared.length) return []
+    const { clock, quotas } = this.deps
+    const byAccount = groupBy(prepared, s => s.accountId)
+    const releases: Array<() => Promise<void>> = []
+    try {
+      for (const accountId of [...byAccount.keys()].sort()) {
+        try {
+          releases.push(await this.admit(accountId))
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err
+          for (const start of byAccount.get(accountId)!) outcomes[start.index] = err
+          byAccount.delete(accountId)
+        }
+      }
+      // Replays inside the admission: they are free and must not meet the caps of the jobs they replay.
+      await this.replays([...byAccount.values()].flat(), outcomes)
+      const now = clock()
+      const admitted: PreparedStart[] = []
+      const charges: Array<{ charge: Charge, count: number }> = []
+      let ranSince = performance.now()
+      // Counted inside the admission: a batch of many accounts in one statement, a start alone on the hot reader.
+      const counts = byAccount.size > 1 ? await quotas.jobCountsOf([...byAccount.keys()]) : new Map<string, JobCounts>()
+      for (const [accountId, starts] of byAccount) {
+        const waiting = starts.filter(s => outcomes[s.index] === undefined)
+        if (!waiting.length) continue
+        // The caps' count, taken inside the admission, is each new job's place in line: the offer needs no count of its own.
+        const { running, queued: queuedBefore } = (byAccount.size > 1 ? counts.get(accountId) : await quotas.jobCounts(accountId)) ?? NO_JOBS
+        let queued = queuedBefore
+        // One account's starts of one batch have one tier, save a Pro window that ended in between.
+        for (const run of groupBy(waiting, s => s.req.caller.tier).values()) {
+          const { tier } = run[0]!.req.caller
+          const { limits } = run[0]!
+          const room = Math.max(0, limits.max_running_jobs + limits.max_queued_jobs - running - queued)
+          const { charge, charged, refusal } = await quotas.chargeUpTo(accountId, tier, Math.min(run.length, room), now)
+          if (charged) charges.push({ charge, count: charged })
+          for (const [i, start] of run.entries()) {
+            if (i < charged) {
+              queued++
+              admitted.push({ ...start, place: running + queued })
+            } else {
+              outcomes[start.index] = refusal ?? this.jobCapRefusal(tier, running, queued)
+            }
+          }
+        }
+        // SQLite's driver answers synchronously: a batch of many accounts gives the rest of the process a turn now and then.
+        if (performance.now() - ranSince > TURN_AFTER_MS) { await nextTurn(); ranSince = performance.now() }
+      }
+      if (!admitted.length) return []
+      try {
+        await this.insertJobs(admitted, now, adopted)
+      } catch (err) {
+        for (const { charge, count } of charges) await quotas.refund(charge, count)
+        // A record of one of the keys went in meanwhile (another process): alone, each start finds whose it is.
+        if (isUniqueViolation(err) && admitted.some(s => s.bodyHash !== null)) {
+          if (admitted.length > 1) return admitted
+          await this.replays(admitted, outcomes)
+          if (outcomes[admitted[0]!.index] !== undefined) return []
         }
         throw err
       }
-      // The caps' count, taken inside the admission lock, is the new job's place in line: the offer needs no count of its own.
-      this.deps.queue.enqueue({ id: jobId, accountId: caller.account.id, maxRunning: limits.max_running_jobs, place: ahead + 1 })
+      for (const start of admitted) {
+        this.deps.queue.enqueue({ id: start.jobId, accountId: start.accountId, maxRunning: start.limits.max_running_jobs, place: start.place })
+        const ref = { id: start.jobId, resultsPath: start.resultsPath }
+        outcomes[start.index] = { job_id: start.jobId, status: 'running', tool: start.req.tool, status_url: statusUrl(ref), results_url: resultsUrl(ref), poll_seconds: start.pollSeconds, replayed: false }
+      }
+      return []
     } finally {
-      await release()
+      for (const release of releases.reverse()) await release()
     }
-    const ref = { id: jobId, resultsPath }
-    return { job_id: jobId, status: 'running', tool: req.tool, status_url: statusUrl(ref), results_url: resultsUrl(ref), poll_seconds: pollSeconds, replayed: false }
+  }
+
+  /**
+   * The admitted starts' rows: their idempotency records first (of two
+   * concurrent requests with one key, in two processes, one wins there), then
+   * their jobs, one multi-row INSERT each; then the uploads moved in (the
+   * workspace sweeper keeps only running jobs' files). On a failure what was
+   * written is removed: a record left pointing at no job would refuse every
+   * retry of its key (409) for its whole window.
+   */
+  private async insertJobs (admitted: readonly PreparedStart[], now: Date, adopted: Set<IncomingUpload>): Promise<void> {
+    const { db } = this.deps
+    const keyed = admitted.filter(s => s.bodyHash !== null)
+    let recorded = false
+    let created = false
+    try {
+      if (keyed.length) {
+        await insertRows(db, 'idempotency_records', ['account_id', '"key"', 'body_hash', 'job_id', 'created_at'], keyed.map(s => [s.accountId, s.req.idempotencyKey!, s.bodyHash, s.jobId, now]))
+        recorded = true
+      }
+      await insertRows(db, 'jobs', JOB_COLUMNS, admitted.map(s => {
+        const { req, limits, upload } = s
+        return [
+          s.jobId, s.accountId, req.tool, 'running', 'queued', JSON.stringify(s.input), req.webhook ? JSON.stringify(req.webhook) : null,
+          req.caller.principal.kind === 'scoped' ? req.caller.principal.tokenId : null, limits.retention_hours, limits.max_records_per_run, req.caller.tier,
+          upload ? JSON.stringify({ name: upload.name, size: upload.size, content_type: upload.contentType } satisfies StoredUpload) : null,
+          s.resultsPath, req.monitorId ?? null, now,
+        ]
+      }))
+      created = true
+      for (const { upload, jobId } of admitted) {
+        if (!upload) continue
+        await this.deps.workspace.adopt(upload, jobId)
+        adopted.add(upload)
+      }
+    } catch (err) {
+      if (created) await db.job.deleteMany({ where: { id: { in: admitted.map(s => s.jobId) } } }).catch(() => {})
+      if (recorded) await db.idempotencyRecord.deleteMany({ where: { jobId: { in: keyed.map(s => s.jobId) } } }).catch(() => {})
+      throw err
+    }
   }
 
   /**
@@ -215,32 +373,53 @@ export class JobService {
   /**
    * Per-tier job caps: an account holds at most max_running_jobs running plus
    * max_queued_jobs queued; the scheduler keeps the running ones to their cap,
-   * so a start past the sum is refused (429, nothing charged). Else returns
-   * how many unfinished jobs the account has (the new job's place in line, less one).
+   * so a start past the sum is refused (429, nothing charged).
    */
-  private async checkJobCaps (caller: AccountCaller): Promise<number> {
-    const limits = tierLimits(caller.tier)
-    const { running, queued } = await this.deps.quotas.jobCounts(caller.account.id)
-    if (running + queued < limits.max_running_jobs + limits.max_queued_jobs) return running + queued
+  private jobCapRefusal (tier: TierName, running: number, queued: number): AppError {
+    const limits = tierLimits(tier)
     this.deps.metrics.refusals.inc({ reason: 'job-cap' })
-    throw tooManyRequests(
-      `Job cap reached: at most ${limits.max_queued_jobs} queued jobs on the ${caller.tier} plan, behind at most ${limits.max_running_jobs} running; ` +
+    return tooManyRequests(
+      `Job cap reached: at most ${limits.max_queued_jobs} queued jobs on the ${tier} plan, behind at most ${limits.max_running_jobs} running; ` +
       `this account has ${running} running and ${queued} waiting. Start again when one ends (GET /api/jobs lists them); nothing was charged.`,
       JOB_CAP_RETRY_SECONDS)
   }
 
-  private async replay (accountId: string, key: string, bodyHash: string, pollSeconds: number): Promise<(StartResponse & { replayed: boolean }) | null> {
+  /**
+   * The starts among `starts` whose idempotency key has a record: each one's
+   * outcome is its replay (the record's job), or 409 when the key came with
+   * another body or its job is gone; a record past its window is dropped and
+   * the start goes on. One read of the records and one of their jobs.
+   */
+  private async replays (starts: readonly PreparedStart[], outcomes: Array<StartOutcome | undefined>): Promise<void> {
     const { db, clock } = this.deps
-    const record = await db.idempotencyRecord.findUnique({ where: { accountId_key: { accountId, key } } })
-    if (!record) return null
-    if (clock().getTime() - record.createdAt.getTime() > IDEMPOTENCY_WINDOW_MS) {
-      await db.idempotencyRecord.deleteMany({ where: { accountId, key, createdAt: record.createdAt } })
-      return null
+    const keyed = starts.filter(s => s.bodyHash !== null && outcomes[s.index] === undefined)
+    if (!keyed.length) return
+    const accounts = [...new Set(keyed.map(s => s.accountId))]
+    const keys = [...new Set(keyed.map(s => s.req.idempotencyKey!))]
+    const records = await db.$queryRaw<Array<{ account_id: string, key: string, body_hash: string, job_id: string, created_at: Date | string }>>`SELECT account_id, "key", body_hash, job_id, created_at FROM idempotency_records WHERE account_id IN (${join(accounts)}) AND "key" IN (${join(keys)})`
+    const recordOf = new Map(records.map(r => [`${r.account_id}\0${r.key}`, r]))
+    const pending: Array<[PreparedStart, string]> = []
+    for (const start of keyed) {
+      const key = start.req.idempotencyKey!
+      const record = recordOf.get(`${start.accountId}\0${key}`)
+      if (!record) continue
+      const createdAt = new Date(record.created_at)
+      if (clock().getTime() - createdAt.getTime() > IDEMPOTENCY_WINDOW_MS) {
+        await db.idempotencyRecord.deleteMany({ where: { accountId: start.accountId, key, createdAt } })
+        continue
+      }
+      if (record.body_hash !== start.bodyHash) outcomes[start.index] = conflict('This Idempotency-Key was already used with a different request body.')
+      else pending.push([start, record.job_id])
     }
-    if (record.bodyHash !== bodyHash) throw conflict('This Idempotency-Key was already used with a different request body.')
-    const job = await db.job.findUnique({ where: { id: record.jobId } })
-    if (!job) throw conflict('This Idempotency-Key belongs to a job that no longer exists; use a new key.')
-    return { job_id: job.id, status: 'running', tool: job.tool, status_url: statusUrl(job), results_url: resultsUrl(job), poll_seconds: pollSeconds, replayed: true }
+    if (!pending.length) return
+    const jobs = await db.job.findMany({ where: { id: { in: pending.map(([, id]) => id) } }, select: { id: true, tool: true, resultsPath: true } })
+    const jobOf = new Map(jobs.map(j => [j.id, j]))
+    for (const [start, jobId] of pending) {
+      const job = jobOf.get(jobId)
+      outcomes[start.index] = job
+        ? { job_id: job.id, status: 'running', tool: job.tool, status_url: statusUrl(job), results_url: resultsUrl(job), poll_seconds: start.pollSeconds, replayed: true }
+        : conflict('This Idempotency-Key belongs to a job that no longer exists; use a new key.')
+    }
   }
 
   /**

@@ -12,10 +12,8 @@ import type { ScheduleListener } from './monitor-runs.ts'
 
 /** The longest the timer sleeps: a monitor whose tick is earlier than the sleep's end wakes it (`scheduled`). */
 const MAX_SLEEP_MS = 30_000
-/** Monitors fired per batch (one read, one tick insert, one next-tick update); a pass reads again until none is due. */
+/** Monitors fired per batch (one read, one tick insert, one batch start, one next-tick update); a pass reads again until none is due. */
 const PASS_BATCH = 500
-/** A batch's runs started at once (one account's are admitted one at a time: the batch interleaves accounts). */
-const START_PARALLEL = 16
 
 /** What a process's monitor scheduler does: start at boot, stop at close. */
 export interface MonitorScheduler {
@@ -27,6 +25,8 @@ export class DatabaseMonitorScheduler implements MonitorScheduler, ScheduleListe
   private timer: NodeJS.Timeout | null = null
   private running: Promise<number> = Promise.resolve(0)
   private stopped = true
+  /** Set by stop: a pass ends after its batch (with monitors always due, a pass would not end by itself). */
+  private stopping = false
   /** The last pass met an error: the next waits a second rather than retrying at once. */
   private failing = false
 
@@ -36,12 +36,14 @@ export class DatabaseMonitorScheduler implements MonitorScheduler, ScheduleListe
 
   async start (): Promise<void> {
     this.stopped = false
+    this.stopping = false
     await this.pass()
     this.arm()
   }
 
   async stop (): Promise<void> {
     this.stopped = true
+    this.stopping = true
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
     await this.running.catch(() => 0)
@@ -49,8 +51,8 @@ export class DatabaseMonitorScheduler implements MonitorScheduler, ScheduleListe
 
   /**
    * Fires every monitor whose tick has come, a batch at a time
-   * (MonitorService.fireDueBatch: a few statements per batch, the runs
-   * START_PARALLEL at a time); passes run one at a time (a pass asked for
+   * (MonitorService.fireDueBatch: a few statements per batch, its runs one
+   * batch start); passes run one at a time (a pass asked for
    * during another runs after it). Returns how many monitors it fired.
    */
   pass (): Promise<number> {
@@ -62,7 +64,7 @@ export class DatabaseMonitorScheduler implements MonitorScheduler, ScheduleListe
         let due: DueMonitor[] = []
         try {
           due = await this.deps.monitors.due(now, PASS_BATCH)
-          const { failures } = await this.deps.monitors.fireDueBatch(due, now, START_PARALLEL)
+          const { failures } = await this.deps.monitors.fireDueBatch(due, now)
           for (const { monitorId, err } of failures) {
             this.failing = true
             this.deps.logger.error({ err, monitorId }, 'a monitor\'s tick failed; it is tried again at the next pass')
@@ -72,7 +74,7 @@ export class DatabaseMonitorScheduler implements MonitorScheduler, ScheduleListe
           this.deps.logger.error({ err, monitors: due.length }, 'a batch of monitor ticks failed; its monitors are tried again at the next pass')
         }
         fired += due.length
-        if (due.length < PASS_BATCH || this.failing) return fired
+        if (due.length < PASS_BATCH || this.failing || this.stopping) return fired
         await nextTurn()
       }
     })

@@ -7,14 +7,15 @@
 // started with an idempotency key of the tick, so two schedulers firing one
 // tick, or a tick retried after a restart, make one run. See README.md here.
 import { randomUUID } from 'node:crypto'
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Clock } from '../clock.ts'
 import type { Db } from '../db/database.ts'
+import { insertRows, isUniqueViolation, updateColumn } from '../db/insert-rows.ts'
+import { join } from '@prisma/client/runtime/client'
 import { AppError, badRequest, forbidden, notFound, tooManyRequests } from '../errors.ts'
 import { requireToolAllowed, type AccountCaller } from '../auth/guards.ts'
 import { effectiveTier, tierLimits } from '../quotas/tiers.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
-import type { JobService } from '../jobs/job-service.ts'
+import type { JobService, StartRequest } from '../jobs/job-service.ts'
 import type { WebhookSpec } from '../webhooks/webhook-deliveries.ts'
 import { checkSchedule, latestTick, nextTick, type Schedule } from './schedule.ts'
 import type { MonitorRuns, ScheduleListener, ScheduleNotices } from './monitor-runs.ts'
@@ -50,8 +51,8 @@ type MonitorWithAccount = MonitorRow & { account: NonNullable<Awaited<ReturnType
 
 export type FireOutcome = 'started' | 'skipped' | 'done-before' | 'gone'
 
-/** A monitor whose next tick has come, as the database scheduler reads it. */
-export interface DueMonitor { id: string, accountId: string, schedule: string, nextRunAt: Date | null }
+/** A monitor whose next tick has come, with its account: the database scheduler's one read carries what its batch needs. */
+export type DueMonitor = MonitorWithAccount
 
 /** What a batch of due monitors came to: each one's outcome, and the ticks that failed (their monitors stay due). */
 export interface BatchOutcome {
@@ -59,7 +60,25 @@ export interface BatchOutcome {
   failures: Array<{ monitorId: string, err: unknown }>
 }
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === 'P2002'
+/** A due monitor's tick as its batch plans it. */
+interface PlannedTick { monitor: DueMonitor, schedule: Schedule, tick: Date, trigger: TickTrigger }
+/** A tick this batch recorded, before its run. */
+type FreshTick = PlannedTick & { tickId: string }
+
+/** A tick's idempotency key: a tick retried (a restart, a second scheduler) replays its one run. */
+const tickKey = (monitorId: string, tick: string) => `monitor:${monitorId}:${tick}`
+
+/** A monitor's run as a job start: its tool, params and webhook, linked to it. */
+function runRequest (caller: AccountCaller, monitor: MonitorRow, idempotencyKey: string | undefined): StartRequest {
+  return {
+    caller,
+    tool: monitor.tool,
+    params: JSON.parse(monitor.params) as Record<string, unknown>,
+    webhook: monitor.webhook ? JSON.parse(monitor.webhook) as WebhookSpec : undefined,
+    idempotencyKey,
+    monitorId: monitor.id,
+  }
+}
 
 /** A due monitor's tick: its latest (ticks that passed while the service was down: one run), said missed when late or skipped over. */
 function planTick (monitor: { schedule: string, nextRunAt: Date | null }, now: Date) {
@@ -67,36 +86,6 @@ function planTick (monitor: { schedule: string, nextRunAt: Date | null }, now: D
   const tick = latestTick(schedule, now)
   const missed = now.getTime() - tick.getTime() > MISSED_AFTER_MS || (monitor.nextRunAt !== null && tick.getTime() > monitor.nextRunAt.getTime())
   return { schedule, tick, trigger: (missed ? 'missed' : 'schedule') as TickTrigger }
-}
-
-/** The tasks reordered so that consecutive ones belong to different accounts where they can (round robin over the accounts). */
-function interleaveByAccount<T extends { accountId: string }> (tasks: readonly T[]): T[] {
-  const byAccount = new Map<string, T[]>()
-  for (const task of tasks) {
-    const queue = byAccount.get(task.accountId)
-    if (queue) queue.push(task)
-    else byAccount.set(task.accountId, [task])
-  }
-  const queues = [...byAccount.values()]
-  const out: T[] = []
-  for (let round = 0; out.length < tasks.length; round++) for (const queue of queues) if (round < queue.length) out.push(queue[round]!)
-  return out
-}
-
-/**
- * `each` over the items, at most `limit` at a time; each worker gives the
- * event loop a turn after each item (SQLite's driver answers synchronously:
- * without it a batch would hold requests and the job runner until its end).
- */
-async function eachInParallel<T> (items: readonly T[], limit: number, each: (item: T) => Promise<void>): Promise<void> {
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      await each(items[next++]!)
-      await nextTurn()
-    }
-  }
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker))
 }
 
 /** Tells the scheduler in use that a monitor's schedule changed (the BullMQ one keeps a job scheduler per monitor). */
@@ -301,12 +290,8 @@ export class MonitorService {
   private async runTick (monitor: MonitorWithAccount, tickId: string, tickText: string, recordedBefore: boolean): Promise<FireOutcome> {
     const { db, clock } = this.deps
     const monitorId = monitor.id
-    const tier = effectiveTier(monitor.account, clock())
-    const { id, email, name, tier: storedTier, proEligible, proClaimedAt, proExpiresAt, createdAt } = monitor.account
-    const account = { id, email, name, tier: storedTier, proEligible, proClaimedAt, proExpiresAt, createdAt }
-    const caller: AccountCaller = { account, tier, principal: { kind: 'personal', account, tier, keyId: `monitor:${monitorId}` } }
     try {
-      const started = await this.startRun(caller, monitor, `monitor:${monitorId}:${tickText}`)
+      const started = await this.startRun(this.ownerOf(monitor, clock()), monitor, tickKey(monitorId, tickText))
       await db.monitorTick.update({ where: { id: tickId }, data: { jobId: started.job_id } })
       return 'started'
     } catch (err) {
@@ -321,23 +306,24 @@ export class MonitorService {
   }
 
   private async startRun (caller: AccountCaller, monitor: MonitorRow, idempotencyKey: string | undefined) {
-    const started = await this.deps.jobs.start({
-      caller,
-      tool: monitor.tool,
-      params: JSON.parse(monitor.params) as Record<string, unknown>,
-      webhook: monitor.webhook ? JSON.parse(monitor.webhook) as WebhookSpec : undefined,
-      idempotencyKey,
-      monitorId: monitor.id,
-    })
+    const started = await this.deps.jobs.start(runRequest(caller, monitor, idempotencyKey))
     await this.deps.db.monitor.updateMany({ where: { id: monitor.id }, data: { lastRunId: started.job_id } })
     return started
   }
 
+  /** A scheduled run's caller: the account's owner, with the tier of now. */
+  private ownerOf (monitor: MonitorWithAccount, now: Date): AccountCaller {
+    const tier = effectiveTier(monitor.account, now)
+    const { id, email, name, tier: storedTier, proEligible, proClaimedAt, proExpiresAt, createdAt } = monitor.account
+    const account = { id, email, name, tier: storedTier, proEligible, proClaimedAt, proExpiresAt, createdAt }
+    return { account, tier, principal: { kind: 'personal', account, tier, keyId: `monitor:${monitor.id}` } }
+  }
+
   // ------------------------------------------------------------ the schedulers' reads
 
-  /** Monitors whose next tick has come (the database scheduler), earliest first; of one time, by id (a batch mixes accounts). */
+  /** Monitors whose next tick has come (the database scheduler), with their accounts, earliest first; of one time, by id (a batch mixes accounts). */
   async due (now: Date, limit: number): Promise<DueMonitor[]> {
-    return this.deps.db.monitor.findMany({ where: { pausedAt: null, nextRunAt: { lte: now } }, orderBy: [{ nextRunAt: 'asc' }, { id: 'asc' }], take: limit, select: { id: true, accountId: true, schedule: true, nextRunAt: true } })
+    return this.deps.db.monitor.findMany({ where: { pausedAt: null, nextRunAt: { lte: now } }, orderBy: [{ nextRunAt: 'asc' }, { id: 'asc' }], take: limit, include: { account: true } })
   }
 
   /**
@@ -352,73 +338,126 @@ export class MonitorService {
   }
 
   /**
-   * `fireDue` for a batch of due monitors (the database scheduler's pass), in
-   * a few statements: one read of the monitors and their accounts, one of
-   * their ticks already recorded, one insert of the new ticks; then the runs,
-   * `parallel` at a time with the accounts interleaved (one account's starts
-   * are admitted one at a time); then one update of the next ticks per
-   * distinct next tick, in one transaction, for the monitors whose tick did
-   * not fail (those stay due and are tried at the next pass). The next ticks
-   * are written after the runs started, so a process that stops in between
-   * finds the tick recorded and still due at its next start and finishes it
-   * (idempotent on the tick). A tick already recorded (another scheduler, or
-   * a stopped process) and an insert that meets one take `fire`'s path, one
-   * monitor at a time: one tick, one run.
+   * `fireDue` for a batch of due monitors as `due` read them (the database
+   * scheduler's pass), in a few statements: one read of the batch's ticks
+   * already recorded, one insert of the new ticks, one delete of those whose
+   * monitor was paused since the batch was read (that tick does not run);
+   * then the runs as one batch start (`JobService.startMany`: one admission,
+   * job count and charge per account, one insert of the jobs); one update of
+   * the started ticks' jobs and one of the monitors' last runs, one per
+   * refusal's text of the skipped ticks; then one update of the next ticks
+   * per distinct next tick, for the monitors whose tick did not fail (those
+   * stay due and are tried at the next pass), never of a monitor paused
+   * meanwhile (the update's condition). The next ticks are written after the
+   * runs started, so a process that stops in between finds the tick recorded
+   * and still due at its next start and finishes it (idempotent on the
+   * tick). A tick already recorded (another scheduler, or a stopped process)
+   * and an insert that meets one take `fire`'s path, one monitor at a time:
+   * one tick, one run.
    */
-  async fireDueBatch (batch: readonly DueMonitor[], now: Date, parallel: number): Promise<BatchOutcome> {
+  async fireDueBatch (batch: readonly DueMonitor[], now: Date): Promise<BatchOutcome> {
     const { db, clock } = this.deps
     const outcomes = new Map<string, FireOutcome>()
     const failures: Array<{ monitorId: string, err: unknown }> = []
     if (!batch.length) return { outcomes, failures }
-    const planned = batch.map(m => ({ id: m.id, ...planTick(m, now) }))
-    const ids = planned.map(p => p.id)
-    const monitors = new Map((await db.monitor.findMany({ where: { id: { in: ids } }, include: { account: true } })).map(m => [m.id, m]))
-    const recorded = await db.monitorTick.findMany({ where: { monitorId: { in: ids }, tick: { in: [...new Set(planned.map(p => p.tick.toISOString()))] } }, select: { monitorId: true, tick: true, jobId: true, skipped: true } })
+    const planned: PlannedTick[] = batch.map(monitor => ({ monitor, ...planTick(monitor, now) }))
+    const recorded = await db.monitorTick.findMany({ where: { monitorId: { in: batch.map(m => m.id) }, tick: { in: [...new Set(planned.map(p => p.tick.toISOString()))] } }, select: { monitorId: true, tick: true, jobId: true, skipped: true } })
     const recordedBy = new Map(recorded.map(r => [`${r.monitorId} ${r.tick}`, r]))
-    let fresh: Array<{ plan: typeof planned[number], monitor: MonitorWithAccount, tickId: string }> = []
-    const again: Array<typeof planned[number]> = []
+    let fresh: FreshTick[] = []
+    const again: PlannedTick[] = []
     for (const plan of planned) {
-      const monitor = monitors.get(plan.id)
-      const before = recordedBy.get(`${plan.id} ${plan.tick.toISOString()}`)
-      if (!monitor) outcomes.set(plan.id, 'gone')
-      else if (monitor.pausedAt) outcomes.set(plan.id, 'skipped')
-      else if (before && (before.jobId || before.skipped)) outcomes.set(plan.id, 'done-before')
+      const before = recordedBy.get(`${plan.monitor.id} ${plan.tick.toISOString()}`)
+      if (before && (before.jobId || before.skipped)) outcomes.set(plan.monitor.id, 'done-before')
       else if (before) again.push(plan)
-      else fresh.push({ plan, monitor, tickId: randomUUID() })
+      else fresh.push({ ...plan, tickId: randomUUID() })
     }
     if (fresh.length) {
       const createdAt = clock()
       try {
-        await db.monitorTick.createMany({ data: fresh.map(f => ({ id: f.tickId, monitorId: f.plan.id, tick: f.plan.tick.toISOString(), scheduledFor: f.plan.tick, trigger: f.plan.trigger, createdAt })) })
+        await insertRows(db, 'monitor_ticks', ['id', 'monitor_id', 'tick', 'scheduled_for', '"trigger"', 'created_at'], fresh.map(f => [f.tickId, f.monitor.id, f.tick.toISOString(), f.tick, f.trigger, createdAt]))
       } catch (err) {
         // Another scheduler recorded one of them meanwhile: each is fired on its own, which finds whose tick is whose.
         if (!isUniqueViolation(err)) throw err
-        again.push(...fresh.map(f => f.plan))
+        again.push(...fresh)
         fresh = []
       }
     }
-    const tasks: Array<{ id: string, accountId: string, run: () => Promise<FireOutcome> }> = [
-      ...fresh.map(f => ({ id: f.plan.id, accountId: f.monitor.accountId, run: () => this.runTick(f.monitor, f.tickId, f.plan.tick.toISOString(), false) })),
-      ...again.map(p => ({ id: p.id, accountId: monitors.get(p.id)!.accountId, run: () => this.fire(p.id, p.tick, p.trigger) })),
-    ]
-    await eachInParallel(interleaveByAccount(tasks), parallel, async task => {
+    if (fresh.length) {
       try {
-        outcomes.set(task.id, await task.run())
+        await this.runTicks(await this.withoutPaused(fresh, outcomes), outcomes)
       } catch (err) {
-        failures.push({ monitorId: task.id, err })
+        for (const f of fresh) failures.push({ monitorId: f.monitor.id, err })
       }
-    })
+    }
+    for (const plan of again) {
+      try {
+        outcomes.set(plan.monitor.id, await this.fire(plan.monitor.id, plan.tick, plan.trigger))
+      } catch (err) {
+        failures.push({ monitorId: plan.monitor.id, err })
+      }
+    }
     const failed = new Set(failures.map(f => f.monitorId))
     const byNext = new Map<number, string[]>()
     for (const plan of planned) {
-      if (failed.has(plan.id)) continue
+      if (failed.has(plan.monitor.id)) continue
       const next = nextTick(plan.schedule, now).getTime()
       const group = byNext.get(next)
-      if (group) group.push(plan.id)
-      else byNext.set(next, [plan.id])
+      if (group) group.push(plan.monitor.id)
+      else byNext.set(next, [plan.monitor.id])
     }
     await db.$transaction([...byNext].map(([next, group]) => db.monitor.updateMany({ where: { id: { in: group }, pausedAt: null }, data: { nextRunAt: new Date(next) } })))
     return { outcomes, failures }
+  }
+
+  /**
+   * The just-recorded ticks less those whose monitor was paused since the
+   * batch was read: their ticks are deleted (a paused monitor records no
+   * tick) and they are skipped. One statement when none was (the usual case).
+   */
+  private async withoutPaused (fresh: FreshTick[], outcomes: Map<string, FireOutcome>): Promise<FreshTick[]> {
+    const { db } = this.deps
+    const ids = fresh.map(f => f.tickId)
+    const gone = await db.$executeRaw`DELETE FROM monitor_ticks WHERE id IN (${join(ids)}) AND EXISTS (SELECT 1 FROM monitors WHERE monitors.id = monitor_ticks.monitor_id AND monitors.paused_at IS NOT NULL)`
+    if (!gone) return fresh
+    const kept = new Set((await db.monitorTick.findMany({ where: { id: { in: ids } }, select: { id: true } })).map(t => t.id))
+    for (const f of fresh) if (!kept.has(f.tickId)) outcomes.set(f.monitor.id, 'skipped')
+    return fresh.filter(f => kept.has(f.tickId))
+  }
+
+  /**
+   * Recorded ticks' runs, as one batch start (each as the account's owner,
+   * with its tick's idempotency key); a refusal skips its tick with the
+   * refusal's text and, unless it is the account's quota or caps (429),
+   * counts as a failure.
+   */
+  private async runTicks (fresh: readonly FreshTick[], outcomes: Map<string, FireOutcome>): Promise<void> {
+    if (!fresh.length) return
+    const { db, clock, jobs, monitorRuns } = this.deps
+    const now = clock()
+    const started = await jobs.startMany(fresh.map(f => runRequest(this.ownerOf(f.monitor, now), f.monitor, tickKey(f.monitor.id, f.tick.toISOString()))))
+    const jobOfTick: Array<[string, string]> = []
+    const lastRun: Array<[string, string]> = []
+    const skipped = new Map<string, string[]>()
+    const failed: Array<[string, string]> = []
+    for (const [i, f] of fresh.entries()) {
+      const outcome = started[i]!
+      if (outcome instanceof AppError) {
+        const ticks = skipped.get(outcome.message)
+        if (ticks) ticks.push(f.tickId)
+        else skipped.set(outcome.message, [f.tickId])
+        // Out of quota or at the caps is the account's state, not the monitor's fault: skipped, not counted.
+        if (outcome.statusCode !== 429) failed.push([f.monitor.id, outcome.message])
+        outcomes.set(f.monitor.id, 'skipped')
+      } else {
+        jobOfTick.push([f.tickId, outcome.job_id])
+        lastRun.push([f.monitor.id, outcome.job_id])
+        outcomes.set(f.monitor.id, 'started')
+      }
+    }
+    await updateColumn(db, 'monitor_ticks', 'id', 'job_id', jobOfTick)
+    await updateColumn(db, 'monitors', 'id', 'last_run_id', lastRun)
+    for (const [reason, ticks] of skipped) await db.monitorTick.updateMany({ where: { id: { in: ticks } }, data: { skipped: reason } })
+    for (const [monitorId, reason] of failed) await monitorRuns.countFailure(monitorId, reason)
   }
 
   /** The earliest next tick of any running monitor (the database scheduler sleeps until then). */

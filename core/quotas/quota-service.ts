@@ -1,9 +1,10 @@
 // Calls and records per account, per UTC day and month. A charge is one
-// conditional UPDATE per counter, so concurrent charges can never pass a limit,
-// on SQLite and on PostgreSQL alike.
+// conditional UPDATE per counter (of n calls at once for a batch of starts), so
+// concurrent charges can never pass a limit, on SQLite and on PostgreSQL alike.
 import { secondsUntilNextUtcDay, secondsUntilNextUtcMonth, type Clock } from '../clock.ts'
-import { tooManyRequests } from '../errors.ts'
+import { tooManyRequests, type AppError } from '../errors.ts'
 import type { Db } from '../db/database.ts'
+import { join } from '@prisma/client/runtime/client'
 import type { HotReads } from '../db/hot-reads.ts'
 import { tierLimits, type TierName } from './tiers.ts'
 import type { Metrics } from '../metrics/metrics.ts'
@@ -47,34 +48,69 @@ export class QuotaService {
     return client.$executeRaw`INSERT INTO usage_counters (account_id, period, calls, records) VALUES (${accountId}, ${period}, 0, 0) ON CONFLICT (account_id, period) DO NOTHING`
   }
 
-  private bump (accountId: string, period: string, limit: number): Promise<number> {
-    return this.db.$executeRaw`UPDATE usage_counters SET calls = calls + 1 WHERE account_id = ${accountId} AND period = ${period} AND calls < ${limit}`
+  /** Adds `count` calls to the period's counter when all of them fit under `limit`; 1 when they did, 0 when not. */
+  private bump (accountId: string, period: string, limit: number, count: number): Promise<number> {
+    return this.db.$executeRaw`UPDATE usage_counters SET calls = calls + ${count} WHERE account_id = ${accountId} AND period = ${period} AND calls + ${count} <= ${limit}`
   }
 
-  private unbump (accountId: string, period: string, client: RawClient = this.db) {
-    return client.$executeRaw`UPDATE usage_counters SET calls = calls - 1 WHERE account_id = ${accountId} AND period = ${period} AND calls > 0`
+  private unbump (accountId: string, period: string, client: RawClient = this.db, count = 1) {
+    return client.$executeRaw`UPDATE usage_counters SET calls = CASE WHEN calls > ${count} THEN calls - ${count} ELSE 0 END WHERE account_id = ${accountId} AND period = ${period} AND calls > 0`
+  }
+
+  /**
+   * Takes up to `count` calls of a period's counter: all of them in one
+   * conditional UPDATE when they fit (the usual case), else as many as the
+   * limit leaves, read and taken conditionally again (another charge may come
+   * between the read and the UPDATE: then read again). Returns how many.
+   */
+  private async take (accountId: string, period: string, limit: number, count: number): Promise<number> {
+    for (let want = count; want > 0;) {
+      if (await this.bump(accountId, period, limit, want) > 0) return want
+      const [row] = await this.db.$queryRaw<Array<{ calls: number | bigint }>>`SELECT calls FROM usage_counters WHERE account_id = ${accountId} AND period = ${period}`
+      // No row (removed since it was ensured): nothing can be taken.
+      if (!row) return 0
+      want = Math.min(count, limit - n(row.calls))
+    }
+    return 0
   }
 
   /** Charges one call or throws 429 with Retry-After naming the quota that is spent. */
   async charge (accountId: string, tier: TierName, now: Date = this.clock()): Promise<Charge> {
-    const limits = tierLimits(tier)
-    const { day, month } = periodsOf(now)
-    await this.ensureRow(accountId, day)
-    await this.ensureRow(accountId, month)
-    if (await this.bump(accountId, day, limits.calls_per_day) === 0) {
-      this.metrics.refusals.inc({ reason: 'daily-quota' })
-      throw tooManyRequests(`Daily quota of ${limits.calls_per_day} calls for the ${tier} tier is used up; it resets at 00:00 UTC.`, secondsUntilNextUtcDay(now))
-    }
-    if (await this.bump(accountId, month, limits.calls_per_month) === 0) {
-      await this.unbump(accountId, day)
-      this.metrics.refusals.inc({ reason: 'monthly-quota' })
-      throw tooManyRequests(`Monthly quota of ${limits.calls_per_month} calls for the ${tier} tier is used up; it resets on the 1st at 00:00 UTC.`, secondsUntilNextUtcMonth(now))
-    }
-    return { accountId, day, month }
+    const { charge, refusal } = await this.chargeUpTo(accountId, tier, 1, now)
+    if (refusal) throw refusal
+    return charge
   }
 
-  async refund (charge: Charge): Promise<void> {
-    for (const statement of this.refundStatements(charge)) await statement
+  /**
+   * Charges up to `count` calls at once (a batch of job starts of one
+   * account): as many as the day's and the month's quotas leave, so the first
+   * `charged` of the batch are paid for, as `count` charges one after the
+   * other would have been. `refusal` is the 429 of the first one refused
+   * (null when all were charged); the daily quota is checked first, as for one.
+   */
+  async chargeUpTo (accountId: string, tier: TierName, count: number, now: Date = this.clock()): Promise<{ charge: Charge, charged: number, refusal: AppError | null }> {
+    const limits = tierLimits(tier)
+    const { day, month } = periodsOf(now)
+    const charge = { accountId, day, month }
+    if (count <= 0) return { charge, charged: 0, refusal: null }
+    await this.db.$executeRaw`INSERT INTO usage_counters (account_id, period, calls, records) VALUES (${accountId}, ${day}, 0, 0), (${accountId}, ${month}, 0, 0) ON CONFLICT (account_id, period) DO NOTHING`
+    const byDay = await this.take(accountId, day, limits.calls_per_day, count)
+    const charged = byDay > 0 ? await this.take(accountId, month, limits.calls_per_month, byDay) : 0
+    if (charged < byDay) await this.unbump(accountId, day, this.db, byDay - charged)
+    if (charged === count) return { charge, charged, refusal: null }
+    const daily = charged === byDay
+    this.metrics.refusals.inc({ reason: daily ? 'daily-quota' : 'monthly-quota' }, count - charged)
+    const refusal = daily
+      ? tooManyRequests(`Daily quota of ${limits.calls_per_day} calls for the ${tier} tier is used up; it resets at 00:00 UTC.`, secondsUntilNextUtcDay(now))
+      : tooManyRequests(`Monthly quota of ${limits.calls_per_month} calls for the ${tier} tier is used up; it resets on the 1st at 00:00 UTC.`, secondsUntilNextUtcMonth(now))
+    return { charge, charged, refusal }
+  }
+
+  /** Gives back `count` calls of a charge (a start that failed after its charge; a batch's, all of them). */
+  async refund (charge: Charge, count = 1): Promise<void> {
+    if (count <= 0) return
+    await this.unbump(charge.accountId, charge.day, this.db, count)
+    await this.unbump(charge.accountId, charge.month, this.db, count)
   }
 
   /** refund as statements on a caller's transaction (JobEnding: the job's outcome and its refund are one write). */
@@ -111,6 +147,14 @@ export class QuotaService {
     const { day, month } = periodsOf(this.clock())
     // One round trip instead of two typed queries (the me endpoint is the hot read path).
     return await this.reads.selectUnchanged(USAGE_SQL, [accountId, day, accountId, month, accountId, day, accountId, accountId], usageOf)
+  }
+
+  /** The unfinished jobs of many accounts at once (a batch start), in one statement; an account without any is absent. */
+  async jobCountsOf (accountIds: readonly string[]): Promise<Map<string, JobCounts>> {
+    if (!accountIds.length) return new Map()
+    const rows = await this.db.$queryRaw<Array<{ account_id: string, running: number | bigint, queued: number | bigint }>>`SELECT account_id, count(started_at) AS running, count(*) - count(started_at) AS queued
+      FROM jobs WHERE account_id IN (${join(accountIds)}) AND status = 'running' GROUP BY account_id`
+    return new Map(rows.map(r => [r.account_id, { running: n(r.running), queued: n(r.queued) }]))
   }
 
   /** The account's unfinished jobs, for the per-tier job caps (JobService.start). */

@@ -77,7 +77,8 @@ async function tickLateness (): Promise<void> {
       [MONITORS, ticks.length, runs, ticks.filter(t => t.skipped).length, ticks.filter(t => t.trigger === 'missed').length,
         percentile(lateness, 50).toFixed(2), percentile(lateness, 99).toFixed(2), (lateness[lateness.length - 1] ?? NaN).toFixed(2)],
     ])
-    goal('every tick one run, p99 lateness < 60 s', runs === expected && percentile(lateness, 99) < 60)
+    // Met only when every tick of the window is a run: a monitor reached after its next tick came fires that one instead (missed).
+    goal('every tick one run, p99 lateness < 60 s', ticks.filter(t => t.jobId).length === expected && percentile(lateness, 99) < 60)
   } finally {
     await bench.close()
   }

@@ -7,6 +7,10 @@ import { freshDatabaseUrl, signup, tempDir } from '../helpers/build.ts'
 import { buildWithCounter, startJob, usageOf } from '../helpers/jobs.ts'
 import { connect, listeningApp } from '../agent/_agent.ts'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { manualClock } from '../../core/clock.ts'
+import { AppError } from '../../core/errors.ts'
+import type { AccountCaller } from '../../core/auth/guards.ts'
+import type { StartRequest } from '../../core/jobs/job-service.ts'
 
 /** A job that runs until it is cancelled (or the app closes). */
 const SLOW = { max_results: 1, delay_ms: 60_000 }
@@ -109,6 +113,53 @@ t.test('past running + queued caps: 429 with Retry-After naming the cap, nothing
 
   t.equal((await app.inject({ method: 'POST', url: '/api/auth/claim-pro', headers: { 'x-api-key': a.apiKey } })).statusCode, 200)
   t.equal((await startJob(app, a.apiKey, SLOW)).statusCode, 202, 'Pro holds more')
+})
+
+t.test('a batch start (startMany): each account meets its caps and its quota as its starts one at a time would, in the batch\'s order', async t => {
+  const app = await buildWithCounter(t, { env: { JOB_CONCURRENCY: '1' }, clock: manualClock('2026-11-30T12:00:00Z') })
+  const { db, jobs } = app.services
+  const [a, b, c] = [await signup(app), await signup(app), await signup(app)]
+  const callerOf = async (id: string): Promise<AccountCaller> => {
+    const account = await db.account.findUniqueOrThrow({ where: { id } })
+    return { account, tier: 'registered', principal: { kind: 'personal', account, tier: 'registered', keyId: 'batch' } }
+  }
+  const [ca, cb, cc] = [await callerOf(a.id), await callerOf(b.id), await callerOf(c.id)]
+  // b can afford 3 more calls today (registered: 50).
+  await db.usageCounter.create({ data: { accountId: b.id, period: 'd:2026-11-30', calls: 47, records: 0 } })
+  // One batch, the accounts mixed: 25 of a's (its caps hold 2 running + 20 queued), 5 of b's, and c's key used twice with one body, once with another, and bad params.
+  const requests: StartRequest[] = []
+  for (let i = 0; i < 25; i++) {
+    requests.push({ caller: ca, tool: 'counter', params: SLOW })
+    if (i < 5) requests.push({ caller: cb, tool: 'counter', params: { ...SLOW, max_results: i + 1 } })
+  }
+  requests.push({ caller: cc, tool: 'counter', params: SLOW, idempotencyKey: 'k' }, { caller: cc, tool: 'counter', params: SLOW, idempotencyKey: 'k' }, { caller: cc, tool: 'counter', params: { max_results: 2 }, idempotencyKey: 'k' }, { caller: cc, tool: 'counter', params: { max_results: 'many' } })
+  const outcomes = await jobs.startMany(requests)
+  const of = (caller: AccountCaller) => outcomes.filter((_, i) => requests[i]!.caller === caller)
+  const refusal = (o: unknown) => (o instanceof AppError ? `${o.statusCode} ${o.message}` : 'started')
+
+  const ofA = of(ca)
+  t.same(ofA.map(o => !(o instanceof AppError)), [...Array(22).fill(true), false, false, false], 'a: the first 22 start, in order')
+  for (const o of ofA.slice(22)) t.match(refusal(o), /^429 Job cap reached: at most 20 queued jobs on the registered plan, behind at most 2 running; this account has 0 running and 22 waiting/)
+  const ofB = of(cb)
+  t.same(ofB.map(o => !(o instanceof AppError)), [true, true, true, false, false], 'b: the first 3 start, the rest are over its quota')
+  for (const o of ofB.slice(3)) t.match(refusal(o), /^429 Daily quota of 50 calls/)
+  const started = ofB.slice(0, 3).map(o => (o as { job_id: string }).job_id)
+  t.same((await db.job.findMany({ where: { id: { in: started } }, orderBy: { createdAt: 'asc' } })).map(j => JSON.parse(j.input).max_results).sort(), [1, 2, 3], 'b\'s first three requests are its jobs')
+  const [first, replay, conflict, invalid] = of(cc) as Array<{ job_id: string, replayed: boolean } & AppError>
+  t.match(first, { replayed: false })
+  t.match(replay, { job_id: first!.job_id, replayed: true }, 'a key used twice in one batch replays its first start')
+  t.match(refusal(conflict), /^409 This Idempotency-Key was already used with a different request body/)
+  t.match(refusal(invalid), /^400 .*max_results/)
+
+  const usageA = await usageOf(app, a.apiKey)
+  t.same([usageA.calls_today, usageA.jobs_running + usageA.jobs_queued], [22, 22], 'a: 22 charged, 22 unfinished')
+  t.match(await usageOf(app, b.apiKey), { calls_today: 50 })
+  t.match(await usageOf(app, c.apiKey), { calls_today: 1 })
+  const job = await db.job.findUniqueOrThrow({ where: { id: first!.job_id } })
+  t.match(job, { accountId: c.id, tool: 'counter', status: 'running', tier: 'registered', retentionHours: 6, maxRecords: 200, resultsPath: 'tool-run', monitorId: null, agentName: '', records: 0, charged: true, refunded: false })
+  t.equal(job.createdAt.toISOString(), '2026-11-30T12:00:00.000Z', 'the batch\'s rows carry its time')
+  const view = await app.inject({ method: 'GET', url: `/api/tool-run/${first!.job_id}/status`, headers: { 'x-api-key': c.apiKey } })
+  t.match(view.json(), { job_id: first!.job_id, tool: 'counter' }, 'a batch\'s job reads as any other')
 })
 
 t.test('a burst of concurrent starts cannot pass the cap together', async t => {

@@ -239,6 +239,48 @@ t.test('quota exhausted: the tick is skipped with its reason; failures in a row 
   t.equal(await scheduler(app).pass(), 0, 'a paused monitor stays quiet')
 })
 
+t.test('one batch, two accounts: one affords only part (its first ticks run, the rest skip with the quota\'s reason); a monitor paused after the batch was read does not run', async t => {
+  const clock = manualClock('2026-11-30T07:59:00Z')
+  const app = await build(t, { clock, env: { TOOLS_CONFIG: toolsConfig(t) } })
+  const { db, monitors } = app.services
+  const [poor, rich] = [await signup(app), await signup(app)]
+  const create = async (user: TestUser) => (await call(app, user.apiKey, 'POST', '/api/monitors', { tool: 'counter', params: { max_results: 1 }, schedule: { every: '1h' } })).json().monitor_id as string
+  const poorIds: string[] = []
+  const richIds: string[] = []
+  for (let i = 0; i < 4; i++) { poorIds.push(await create(poor)); richIds.push(await create(rich)) }
+  // Two calls left today (registered: 50).
+  await db.usageCounter.create({ data: { accountId: poor.id, period: 'd:2026-11-30', calls: 48, records: 0 } })
+  clock.set('2026-11-30T08:00:00Z')
+  const due = await monitors.due(clock(), 500)
+  t.equal(due.length, 8, 'one read: the eight monitors with their accounts')
+  t.ok(due.every(m => m.account.id === m.accountId))
+  const paused = richIds[3]!
+  t.equal((await call(app, rich.apiKey, 'POST', `/api/monitors/${paused}/pause`)).statusCode, 200)
+
+  const { outcomes, failures } = await monitors.fireDueBatch(due, clock())
+  t.same(failures, [])
+  // A batch takes one account's monitors in the read's order (by id): the first two of the poor account's start.
+  const poorInOrder = [...poorIds].sort()
+  t.same(poorInOrder.map(id => outcomes.get(id)), ['started', 'started', 'skipped', 'skipped'])
+  t.same(richIds.map(id => outcomes.get(id)), ['started', 'started', 'started', 'skipped'])
+  for (const id of poorInOrder.slice(2)) {
+    const m = (await call(app, poor.apiKey, 'GET', `/api/monitors/${id}`)).json()
+    t.match(m, { status: 'active', failures_in_a_row: 0, last_run_id: null, next_run_at: '2026-11-30T09:00:00.000Z' }, 'out of quota is not the monitor\'s failure')
+    t.match(m.runs, [{ tick: '2026-11-30T08:00:00.000Z', trigger: 'schedule', status: 'skipped', job_id: null, skipped: /^Daily quota of 50 calls/ }])
+  }
+  t.equal((await usageOf(app, poor.apiKey)).calls_today, 50, 'the two it could afford, charged')
+  t.equal((await usageOf(app, rich.apiKey)).calls_today, 3)
+  t.match((await call(app, rich.apiKey, 'GET', `/api/monitors/${paused}`)).json(), { status: 'paused', next_run_at: null, runs: [] }, 'paused: no tick, no run, not rescheduled')
+  t.equal(await db.job.count({ where: { monitorId: paused } }), 0)
+  for (const id of [...poorInOrder.slice(0, 2), ...richIds.slice(0, 3)]) {
+    const m = (await call(app, (poorIds.includes(id) ? poor : rich).apiKey, 'GET', `/api/monitors/${id}`)).json()
+    t.match(m, { next_run_at: '2026-11-30T09:00:00.000Z', runs: [{ trigger: 'schedule', job_id: m.last_run_id }] })
+    t.match(await db.job.findUniqueOrThrow({ where: { id: m.last_run_id } }), { monitorId: id, accountId: poorIds.includes(id) ? poor.id : rich.id })
+    await lastRun(app, poorIds.includes(id) ? poor : rich, id)
+  }
+  t.equal(await scheduler(app).pass(), 0, 'one tick, one run: nothing left due')
+})
+
 t.test('restarts: a tick missed while down runs once at start and says so; a restart in the middle of a tick makes one run', async t => {
   const clock = manualClock('2026-11-30T07:59:00Z')
   const env = { TOOLS_CONFIG: toolsConfig(t) }

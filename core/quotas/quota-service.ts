@@ -109,13 +109,12 @@ export class QuotaService {
   /** Gives back `count` calls of a charge (a start that failed after its charge; a batch's, all of them). */
   async refund (charge: Charge, count = 1): Promise<void> {
     if (count <= 0) return
-    await this.unbump(charge.accountId, charge.day, this.db, count)
-    await this.unbump(charge.accountId, charge.month, this.db, count)
+    for (const statement of this.refundStatements(charge, this.db, count)) await statement
   }
 
   /** refund as statements on a caller's transaction (JobEnding: the job's outcome and its refund are one write). */
-  refundStatements (charge: Charge, client: RawClient = this.db) {
-    return [this.unbump(charge.accountId, charge.day, client), this.unbump(charge.accountId, charge.month, client)]
+  refundStatements (charge: Charge, client: RawClient = this.db, count = 1) {
+    return [this.unbump(charge.accountId, charge.day, client, count), this.unbump(charge.accountId, charge.month, client, count)]
   }
 
   /** Records a charge made at `at` (a job's start) as a Charge, for refunds after a restart. */

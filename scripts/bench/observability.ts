@@ -11,8 +11,11 @@
 // each figure is its ratio to the baseline's in the same round set; the
 // server's CPU per answer over the same runs is printed beside it (steadier on
 // a shared machine, where the rate mostly says what the neighbours left).
+// The services share CPU 0 and the load generators CPU 1 (pinServers; BENCH_PIN=0 leaves them
+// to the scheduler), and a ratio is the median over the rounds of each round's ratio, its runs
+// seconds apart: unpinned, three rounds of 8 s gave one configuration 0.70 and 0.86 in one run.
 // Run: node --import tsx scripts/bench/observability.ts    (npm run build first: it measures dist/)
-//   BENCH_SECONDS (8), BENCH_CONNECTIONS (10, me), BENCH_POLLERS (50, status), BENCH_ROUNDS (3)
+//   BENCH_SECONDS (3), BENCH_CONNECTIONS (10, me), BENCH_POLLERS (50, status), BENCH_ROUNDS (8)
 // Goals: metrics on ≥ 0.95 of the baseline's req/s, tracing on ≥ 0.85, for both
 // routes. Exits non-zero only on failed requests or a failed setup, never on a goal.
 import { createServer } from 'node:http'
@@ -21,13 +24,13 @@ import { loadavg } from 'node:os'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { REPO, goal, mean, printTable, runMain } from './harness.ts'
-import { compareRates, counterPluginForStart, signUp, startRunningCounter, startService, type Target } from './processes.ts'
+import { compareRates, counterPluginForStart, medianRoundRatio, pinServers, signUp, startRunningCounter, startService, type Target } from './processes.ts'
 import type { ServerProcess } from './server-process.ts'
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const POLLERS = Number(process.env.BENCH_POLLERS ?? 50)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8)
 export const METRICS_GOAL = 0.95
 export const TRACING_GOAL = 0.85
 
@@ -82,22 +85,23 @@ async function main (): Promise<void> {
       status[v] = { url: job.statusUrl, headers }
       jobs.push({ base, jobId: job.jobId, headers })
     }
+    const pinned = process.env.BENCH_PIN !== '0' && pinServers(VARIANTS.map(v => services[v]!.pid))
     const loadBefore = load()
-    console.log(`load average before: ${loadBefore} (1 / 5 / 15 min); ${SECONDS} s per run, ${ROUNDS} rounds (order alternates); me ${CONNECTIONS} connections, status ${POLLERS} pollers; LOG_LEVEL=${process.env.LOG_LEVEL ?? 'default'}`)
+    console.log(`Node ${process.version}; ${pinned ? 'services on CPU 0, load generators on CPU 1' : 'not pinned'}; load average before: ${loadBefore} (1 / 5 / 15 min); ${SECONDS} s per run, ${ROUNDS} rounds (order alternates); me ${CONNECTIONS} connections, status ${POLLERS} pollers; LOG_LEVEL=${process.env.LOG_LEVEL ?? 'default'}`)
 
-    const table: Array<Array<string | number>> = [['route', 'variant', 'req/s', 'runs', 'ratio to off', 'CPU µs/answer', 'CPU ratio (off / it)', 'p99 ms']]
+    const table: Array<Array<string | number>> = [['route', 'variant', 'req/s (mean)', 'runs', 'ratio to off (median of rounds)', 'CPU µs/answer', 'CPU ratio (off / it, median)', 'p99 ms']]
     const ratios: Array<{ route: string, variant: Variant, ratio: number }> = []
     let failed = 0
     for (const [route, targets, connections] of [['me', me, CONNECTIONS], ['status', status, POLLERS]] as const) {
       const pids = Object.fromEntries(VARIANTS.map(v => [v, services[v]!.pid])) as Record<Variant, number>
       const runs = await compareRates(targets, { connections, seconds: SECONDS, rounds: ROUNDS, pids })
-      const cpu = Object.fromEntries(VARIANTS.map(v => [v, mean(runs[v].map(r => r.cpuUs!))])) as Record<Variant, number>
-      const offRps = mean(runs.off.map(r => r.rps))
       for (const v of VARIANTS) {
         const rps = mean(runs[v].map(r => r.rps))
+        const ratio = medianRoundRatio(runs, v, 'off')
+        const cpuRatio = medianRoundRatio(runs, 'off', v, r => r.cpuUs!)
         failed += runs[v].reduce((n, r) => n + r.errors + r.timeouts + r.non2xx, 0)
-        table.push([route, v, rps.toFixed(0), runs[v].map(r => r.rps.toFixed(0)).join(', '), (rps / offRps).toFixed(3), cpu[v].toFixed(0), (cpu.off / cpu[v]).toFixed(3), Math.max(...runs[v].map(r => r.p99))])
-        if (v === 'metrics' || v === 'tracing') ratios.push({ route, variant: v, ratio: rps / offRps })
+        table.push([route, v, rps.toFixed(0), runs[v].map(r => r.rps.toFixed(0)).join(', '), ratio.toFixed(3), mean(runs[v].map(r => r.cpuUs!)).toFixed(0), cpuRatio.toFixed(3), Math.max(...runs[v].map(r => r.p99))])
+        if (v === 'metrics' || v === 'tracing') ratios.push({ route, variant: v, ratio })
       }
     }
     const spans = receiver.exports()

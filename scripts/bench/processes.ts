@@ -4,10 +4,10 @@
 // the load generator, and an RSS sampler of another process. Each runs in its
 // own process, so the load generator's CPU and heap are never counted against
 // the server, and the server carries exactly what a user's does.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { REPO } from './harness.ts'
 import { freePort, processCpuMs, processRss, startCommand, startServerProcess, type ServerProcess } from './server-process.ts'
@@ -216,6 +216,33 @@ export async function compareRates<K extends string> (targets: Record<K, Target>
     }
   }
   return runs
+}
+
+/**
+ * Puts the servers on CPU 0 (every thread) and this process, with the load
+ * generators it spawns from now on (they inherit it), on CPU 1, with util-linux's
+ * `taskset`. Unpinned on a shared two-core machine, a server's CPU per answer
+ * moved by up to 2× from one run to the next as the scheduler moved it and the
+ * load generator between the cores (scripts/bench/README.md, observability.ts);
+ * pinned, every variant runs on the same core beside the same neighbour.
+ * Returns false (nothing pinned) with fewer than two CPUs or no taskset.
+ */
+export function pinServers (pids: number[]): boolean {
+  if (availableParallelism() < 2) return false
+  try {
+    for (const pid of pids) execFileSync('taskset', ['-a', '-p', '-c', '0', String(pid)], { stdio: 'ignore' })
+    execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The median of `runs[name][i].rps / runs[base][i].rps` over the rounds: each round's ratio is of runs a few seconds apart. */
+export function medianRoundRatio<K extends string> (runs: Record<K, LoadResult[]>, name: K, base: K, of: (r: LoadResult) => number = r => r.rps): number {
+  const ratios = runs[name].map((r, i) => of(r) / of(runs[base][i]!)).sort((a, b) => a - b)
+  const mid = ratios.length >> 1
+  return ratios.length % 2 ? ratios[mid]! : (ratios[mid - 1]! + ratios[mid]!) / 2
 }
 
 /** Signs up a fresh account on a running service; its personal key. */

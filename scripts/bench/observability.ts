@@ -4,7 +4,8 @@
 // baseline with `METRICS=0` and no tracing, one with metrics (the default), one
 // with metrics and tracing (`OTEL_EXPORTER_OTLP_ENDPOINT` at a stand-in OTLP
 // receiver in this process that answers 200 and counts the spans' bytes), and
-// the same recording one trace in ten (`OTEL_TRACES_SAMPLER`, no goal), and
+// the same recording nothing (`OTEL_TRACES_SAMPLER=always_off`: the context propagation alone,
+// no goal), the same recording one trace in ten (`OTEL_TRACES_SAMPLER`, no goal), and
 // tracing with status polls traced too (`OTEL_TRACE_STATUS_POLLS=1`, no goal;
 // by default a status poll gets no span). Each
 // route is driven on the three in turn (order alternating each round), and
@@ -34,8 +35,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8)
 export const METRICS_GOAL = 0.95
 export const TRACING_GOAL = 0.85
 
-type Variant = 'off' | 'metrics' | 'tracing' | 'sampled' | 'polls'
-const VARIANTS: Variant[] = ['off', 'metrics', 'tracing', 'sampled', 'polls']
+type Variant = 'off' | 'metrics' | 'tracing' | 'context' | 'sampled' | 'polls'
+const VARIANTS: Variant[] = ['off', 'metrics', 'tracing', 'context', 'sampled', 'polls']
 
 /** A stand-in OTLP HTTP receiver (protobuf): answers every export 200 with an empty response, counts the exports and their bytes. */
 async function startReceiver (): Promise<{ url: string, exports: () => { requests: number, bytes: number }, close (): Promise<void> }> {
@@ -66,6 +67,8 @@ async function main (): Promise<void> {
     off: { METRICS: '0' },
     metrics: {},
     tracing: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'bench' },
+    // Tracing on and nothing recorded (OTEL_TRACES_SAMPLER=always_off): what the context propagation alone costs (no goal).
+    context: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'bench', OTEL_TRACES_SAMPLER: 'always_off' },
     // The SDK's own sampler settings: one trace in ten recorded (no goal; what an operator can choose).
     sampled: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'bench', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' },
     // Status polls traced too (OTEL_TRACE_STATUS_POLLS=1; the default leaves them out): no goal, the price of choosing it.
@@ -105,7 +108,7 @@ async function main (): Promise<void> {
       }
     }
     const spans = receiver.exports()
-    printTable('observability overhead: the same routes with METRICS=0 (off), metrics on, metrics and tracing on (status polls untraced, the default), tracing one request in ten (sampled), and tracing with status polls traced (polls)', table)
+    printTable('observability overhead: the same routes with METRICS=0 (off), metrics on, metrics and tracing on (status polls untraced, the default), tracing on recording nothing (context), tracing one request in ten (sampled), and tracing with status polls traced (polls)', table)
     console.log(`load average after: ${load()}; OTLP exports received: ${spans.requests} (${(spans.bytes / 1024).toFixed(0)} KiB)`)
     if (failed > 0) { console.error(`${failed} failed requests`); process.exitCode = 1 }
     if (spans.requests === 0) { console.error('the tracing service sent no spans: tracing was not on'); process.exitCode = 1 }

@@ -98,6 +98,8 @@ t.test('a guest reads the public pages in chromium', { skip: !haveChromium() && 
         const barColour = await page.locator('header.bar').evaluate(el => getComputedStyle(el).backgroundColor)
         t.not(barColour, 'rgba(0, 0, 0, 0)', `${path}: the stylesheet applies (${barColour})`)
         t.same(await cspTrouble(page, console), [], `${path}: nothing refused by the CSP`)
+        // A 404 is the page's own answer; nothing else it asks for is missing (a browser's /favicon.ico included).
+        t.same(console.filter(line => /Failed to load resource/.test(line)).slice(status === 404 ? 1 : 0), [], `${path}: no resource missing`)
         const png = await page.screenshot({ fullPage: true })
         writeFileSync(join(SCREENSHOTS, `${name}-${size}.png`), png)
         t.notOk(screenshotIsBlank(png), `${path}: the ${size} screenshot is not blank`)

@@ -8,7 +8,7 @@ const Count = Nullable(Type.Integer({ minimum: 0 }))
 
 export const microblogInput = Type.Object({
   query: Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: MAX_ITEMS, description: 'A recent-search query in X search syntax (last 7 days), e.g. "from:nasa has:media" or "#python -is:retweet", or a list of them.' })),
-  username: Type.Optional(OneOrMany(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: MAX_ITEMS, description: 'A username (@name, name or a profile link) whose recent posts to read, or a list of them.' })),
+  username: Type.Optional(OneOrMany(LinkOrId({ maxLength: 200 }), { maxItems: MAX_ITEMS, description: 'A username (@name, name or a profile link) whose recent posts to read, or a list of them.' })),
   url: Type.Optional(OneOrMany(LinkOrId(), { maxItems: MAX_ITEMS, description: 'A post link (x.com/<user>/status/<id>, twitter.com links) or a post id, or a list of them.' })),
   sort_order: Defaulted(Type.Union([Type.Literal('recency'), Type.Literal('relevancy')], { description: 'Search only: newest first, or most relevant first.' }), 'recency'),
   exclude_replies: Defaulted(Type.Boolean({ description: 'Timeline only: leave replies out.' }), false),

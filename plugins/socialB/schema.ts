@@ -1,9 +1,10 @@
 // socialB's input and row: the one schema of each (the declaration's and the
 // run's types come from here; run.ts never imports index.ts, which loads it).
-import { Defaulted, Nullable, NullableFields, OneOrMany, Type } from '../../core/tools/contract.ts'
+import { Defaulted, LinkOrId, Nullable, NullableFields, OneOrMany, Type } from '../../core/tools/contract.ts'
 import { MAX_ACCOUNTS } from './list.ts'
 
-const Account = Type.String({ minLength: 1, maxLength: 300 })
+// A name or a profile link: a malformed link is a 400 before the charge, not a warning of an empty run.
+const Account = LinkOrId({ maxLength: 300 })
 
 export const socialBInput = Type.Object({
   username: OneOrMany(Account, { maxItems: MAX_ACCOUNTS, description: 'The Instagram account (name, @name or profile link) whose list to read, or a list of them.' }),

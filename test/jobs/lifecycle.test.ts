@@ -125,15 +125,29 @@ t.test('results before done: 409 naming the status call; unknown and foreign job
   t.equal((await app.inject({ method: 'DELETE', url: `/api/tool-run/${id}`, headers: { 'x-api-key': user.apiKey } })).statusCode, 200)
 })
 
-t.test('cancel ends a running job as cancelled and refunded; a finished job cannot be cancelled', async t => {
+t.test('cancel ends a running job as cancelled and refunded, the rows written before it kept; a finished job cannot be cancelled', async t => {
   const app = await buildWithCounter(t)
   const user = await signup(app)
+  const headers = { 'x-api-key': user.apiKey }
   const { job_id: id } = (await startJob(app, user.apiKey, { max_results: 100, delay_ms: 50 })).json()
-  await new Promise(r => setTimeout(r, 150))
-  const del = await app.inject({ method: 'DELETE', url: `/api/tool-run/${id}`, headers: { 'x-api-key': user.apiKey } })
+  // Cancelled once it has written two rows (its progress events say so).
+  await new Promise<void>(resolve => {
+    const subscription = app.services.events.subscribe(id, event => {
+      if (event.type === 'progress' && event.records >= 2) { subscription.close(); resolve() }
+    })
+  })
+  const del = await app.inject({ method: 'DELETE', url: `/api/tool-run/${id}`, headers })
   t.equal(del.statusCode, 200)
   t.match(del.json(), { status: 'cancelled', error: 'cancelled', refunded: true })
   t.equal((await usageOf(app, user.apiKey)).calls_today, 0)
+  const status = (await app.inject({ url: `/api/tool-run/${id}/status`, headers })).json()
+  t.match(status, { status: 'cancelled', stage: 'cancelled', has_results: true }, 'the status record says cancelled')
+  t.ok(status.records >= 2 && status.records < 100, `the rows written before the cancel are counted (${status.records})`)
+  const rows = (await app.inject({ url: `/api/tool-run/${id}/results?limit=100`, headers })).json()
+  t.same(rows.results.map((r: { n: number }) => r.n), Array.from({ length: status.records }, (_, i) => i + 1), 'and kept: the results read them')
+  const csv = await app.inject({ url: `/api/tool-run/${id}/results.csv`, headers })
+  t.equal(csv.statusCode, 200)
+  t.equal(csv.body.trim().split('\r\n').length, status.records + 1, 'and export them')
   const again = await app.inject({ method: 'DELETE', url: `/api/tool-run/${id}`, headers: { 'x-api-key': user.apiKey } })
   t.equal(again.statusCode, 409)
 })

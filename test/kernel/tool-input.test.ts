@@ -128,7 +128,9 @@ t.test('a malformed address (URL, website, domain, link): 400 naming the param b
   const app = await build(t)
   const user = await signup(app)
   const ADDRESS = /^(urls?|websites?|domains?|[a-z0-9_]+_urls?)$/
-  type Schema = { type?: string, pattern?: string, anyOf?: Schema[], items?: Schema, properties?: Record<string, Schema>, required?: string[], oneOf?: Schema[] }
+  // A text param whose description offers a link (a profile link, a post link) takes addresses too, whatever its name.
+  const TAKES_LINKS = /\b(links?|urls?)\b/i
+  type Schema = { type?: string, pattern?: string, enum?: unknown[], const?: unknown, description?: string, anyOf?: Schema[], items?: Schema, properties?: Record<string, Schema>, required?: string[], oneOf?: Schema[] }
   // The string schemas a param takes: itself, a union's branches, a list's items.
   const strings = (schema: Schema): Schema[] => schema.anyOf ? schema.anyOf.flatMap(strings) : schema.type === 'array' ? strings(schema.items!) : schema.type === 'string' ? [schema] : []
   const takesOne = (schema: Schema) => (schema.anyOf ?? [schema]).some(s => s.type === 'string')
@@ -138,7 +140,8 @@ t.test('a malformed address (URL, website, domain, link): 400 naming the param b
     const input = tool.declaration.input as unknown as Schema
     for (const [field, schema] of Object.entries(input.properties ?? {})) {
       const worded = strings(schema).some(s => patternMessage(s.pattern) !== undefined)
-      if (ADDRESS.test(field)) t.ok(worded, `${tool.declaration.key}.${field} is an address: its schema says which (a schema helper's pattern)`)
+      const freeText = strings(schema).some(s => s.enum === undefined && s.const === undefined)
+      if (ADDRESS.test(field) || (freeText && TAKES_LINKS.test(schema.description ?? ''))) t.ok(worded, `${tool.declaration.key}.${field} is an address or takes a link: its schema says which (a schema helper's pattern)`)
       if (!worded) continue
       checked.push(`${tool.declaration.key}.${field}`)
       const example = tool.declaration.examples?.find(e => field in (e.args as object)) ?? tool.declaration.examples![0]

@@ -1,7 +1,7 @@
 // The dashboard's journey in a real browser: sign up → the key shown once →
 // run webemail on a local site from the generated form → the progress bar
 // moves and reaches done → page through the rows → download the CSV and read
-// it → mint a scoped token → revoke it → (job history, run again, regenerate
+// it, then one row per e-mail (explode) → mint a scoped token → revoke it → (job history, run again, regenerate
 // the key) → log out and back in. Then, at 1280 and at 390 px wide, what a new
 // user meets: bad input stopped under its field with no job created, a run
 // whose lists read as lists, a slow crawl cancelled (its own outcome), the jobs
@@ -40,6 +40,13 @@ if (!haveChromium()) {
   const signupForm = signupFormOf(page)
   const loginForm = page.locator('form', { has: page.getByRole('heading', { name: 'Log in' }) })
   let apiKey = ''
+
+  /** axe-core on the page as it is: no serious or critical violation (the inline-script attempt the CSP refuses is not an error). */
+  const noAxeFindings = async (t: Test, p: Page, errors: string[], state: string) => {
+    const before = errors.length
+    t.same(await axeViolations(p), [], `${state}: no serious or critical axe finding`)
+    errors.splice(before, errors.length - before, ...errors.slice(before).filter(e => !/Executing inline script violates/.test(e)))
+  }
 
   t.test('sign up: the key is shown once and kept in the tab only', async t => {
     await page.goto(`${base}/app`)
@@ -122,6 +129,40 @@ if (!haveChromium()) {
     }
   })
 
+  t.test('download one row per e-mail: the export menu offers the list columns (explode)', async t => {
+    const choice = page.getByLabel('Rows in the download')
+    const offered = await choice.locator('option').evaluateAll(options => options.map(o => (o as HTMLOptionElement).value))
+    t.equal(offered[0], '', 'one row per result, as stored, first')
+    t.same(offered.slice(1).sort(), ['emails', 'phones', 'results', 'socials'], 'then the list columns, and no other')
+    await choice.selectOption('emails')
+    await noAxeFindings(t, page, pageErrors, 'the results with their download choices')
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('button[data-format=csv]').click()])
+    t.equal(download.suggestedFilename(), `webemail-${jobId}-by-emails.csv`)
+    const rows = parse(readFileSync(await download.path()).toString('utf8').replace(/^\uFEFF/, ''), { columns: true }) as Array<Record<string, string>>
+    t.equal(rows.length, 2 * SITES, 'two addresses a site, one a row')
+    for (let n = 1; n <= SITES; n++) {
+      t.same(rows.filter(r => r.website === shops.site(n)).map(r => r.emails).sort(), [`info@shop-${n}.example`, `sales@shop-${n}.example`], `shop-${n}: one row per address, the site repeated`)
+    }
+    await choice.selectOption('')
+  })
+
+  t.test('copy the form\'s call as curl and as an MCP call (the key never in either)', async t => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
+    const sites = Array.from({ length: SITES }, (_, i) => shops.site(i + 1))
+    await page.getByRole('button', { name: 'Copy as curl' }).click()
+    await page.getByText(/^Copied: set EXTRACTION_API_KEY/).waitFor()
+    const curl = await page.evaluate(() => navigator.clipboard.readText())
+    t.match(curl, `curl -X POST '${base}/api/tool-run'`, 'curl posts to this server')
+    t.match(curl, '-H "x-api-key: $EXTRACTION_API_KEY"', 'the key is a shell variable')
+    t.notMatch(curl, apiKey, 'not the key itself')
+    t.match(curl, `"tool":"webemail","params":{"website":${JSON.stringify(sites)}`, 'the form\'s tool and sites')
+    t.match(curl, '"max_pages":4', 'and its other params')
+    await page.getByRole('button', { name: 'Copy as an MCP call' }).click()
+    await page.getByText(/^Copied: the tools\/call message/).waitFor()
+    const mcp = JSON.parse(await page.evaluate(() => navigator.clipboard.readText())) as { method: string, params: { name: string, arguments: Record<string, unknown> } }
+    t.match(mcp, { method: 'tools/call', params: { name: 'website_email_find', arguments: { website: sites, limit: 4 } } }, 'a tools/call of the agent tool, under the agent\'s names')
+  })
+
   t.test('mint a scoped token, then revoke it', async t => {
     await page.getByRole('link', { name: 'Tokens', exact: true }).click()
     await page.getByLabel('Name').fill('CI import')
@@ -187,13 +228,6 @@ if (!haveChromium()) {
     await context.close()
   })
 
-  /** axe-core on the page as it is: no serious or critical violation (the inline-script attempt the CSP refuses is not an error). */
-  const noAxeFindings = async (t: Test, p: Page, errors: string[], state: string) => {
-    const before = errors.length
-    t.same(await axeViolations(p), [], `${state}: no serious or critical axe finding`)
-    errors.splice(before, errors.length - before, ...errors.slice(before).filter(e => !/Executing inline script violates/.test(e)))
-  }
-
   for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
     t.test(`at ${viewport.width} px wide: what a new user meets`, async t => {
       const context = await browser.newContext({ viewport })
@@ -215,8 +249,13 @@ if (!haveChromium()) {
       t.match(key, /^sk-/, 'signed up: the key is shown')
       t.ok(await menu().isVisible(), 'the signed-in menu is shown')
 
+      // From the home page, a tool's card opens the playground with that tool chosen.
+      await page.goto(`${base}/`)
+      await page.locator('.tools').getByRole('link', { name: 'Website e-mail finder' }).click()
+      await page.getByRole('heading', { name: 'Playground', exact: true, level: 1 }).waitFor()
+      t.equal(await page.getByLabel('Tool', { exact: true }).inputValue(), 'webemail', 'the home page\'s tool card opens the playground with its tool chosen')
+
       // Bad input: the playground says what is wrong under the field, and nothing starts.
-      await go('playground?tool=webemail', 'Playground')
       const website = page.getByLabel(/^Website/)
       await website.waitFor()
       const jobsBefore = (await app.inject({ url: '/api/jobs', headers: { 'x-api-key': key } })).json().count
@@ -234,6 +273,12 @@ if (!haveChromium()) {
         t.match(await (await problemOf()).textContent(), /./, `"${bad}": a message under the field`)
         t.notMatch(await (await problemOf()).textContent(), /params\./, `"${bad}": not the API's wording`)
       }
+      await website.fill(shops.site(1))
+      const maxPages = page.getByLabel(/^Max pages/)
+      await maxPages.fill('0')
+      await page.getByRole('button', { name: 'Run' }).click()
+      t.equal(await page.locator(`#${(await maxPages.getAttribute('id'))!}-problem`).textContent(), 'Give 1 or more.', 'a number under its minimum: said under its field')
+      t.equal(await (await problemOf()).isVisible(), false, 'and the website, now right, has no message')
       t.equal(await page.locator('#run-title').count(), 0, 'no job panel')
       t.equal((await app.inject({ url: '/api/jobs', headers: { 'x-api-key': key } })).json().count, jobsBefore, 'no job was created')
       t.equal((await usageOf(app, key)).calls_today, callsBefore, 'the day\'s count is unchanged')
@@ -297,30 +342,32 @@ if (!haveChromium()) {
     })
   }
 
-  t.test('an uploaded clip: the upload field says so, and the frames are listed as thumbnails in time order', { skip: hasFfmpeg() ? false : 'no ffmpeg' }, async t => {
-    const dir = tempDir(t)
-    const clip = join(dir, 'clip.mp4')
-    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=3:size=160x120:rate=10', '-c:v', 'mpeg4', '-pix_fmt', 'yuv420p', '-f', 'mp4', clip])
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-    const page = await context.newPage()
-    await page.goto(`${base}/app`)
-    await page.evaluate(key => sessionStorage.setItem('extraction-jobs.key', key), apiKey)
-    await page.goto(`${base}/app#playground?tool=video_frames`)
-    await page.reload()
-    const upload = page.getByLabel('Upload a file (instead of a link)')
-    await upload.waitFor()
-    t.match(await page.locator(`label[for="${(await page.getByLabel(/^Video|^Url/).first().getAttribute('id'))!}"]`).textContent(), /\(or an upload\)$/, 'the link field says an upload can stand in, not "(required)"')
-    await page.getByRole('button', { name: 'Run' }).click()
-    t.match(await page.locator('.field-problem:not([hidden])').first().textContent(), /choose a file to upload/, 'neither a link nor a file: said under the field')
-    await upload.setInputFiles(clip)
-    await page.getByRole('button', { name: 'Run' }).click()
-    await page.locator('[data-run-done]').waitFor({ timeout: 120_000 })
-    await page.locator('[data-results]').waitFor()
-    t.equal(await page.locator('[data-results] tbody tr').count(), 3, 'three frames of a 3 s clip, one a second')
-    await t.resolves(page.locator('[data-results] .file-cell img[src^="data:image/"]').first().waitFor(), 'each frame\'s cell is a thumbnail')
-    const times = (await page.locator('[data-results] tbody tr').evaluateAll(rows => rows.map(row => row.textContent ?? '')))
-    t.same(times.map(text => /\d\d:\d\d:\d\d\.\d{3}/.exec(text)?.[0]), ['00:00:00.000', '00:00:01.000', '00:00:02.000'], 'listed in time order')
-    await noAxeFindings(t, page, [], 'the frames of an upload')
-    await context.close()
-  })
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    t.test(`at ${viewport.width} px wide, an uploaded clip: the upload field says so, and the frames are listed as thumbnails in time order`, { skip: hasFfmpeg() ? false : 'no ffmpeg' }, async t => {
+      const dir = tempDir(t)
+      const clip = join(dir, 'clip.mp4')
+      execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=3:size=160x120:rate=10', '-c:v', 'mpeg4', '-pix_fmt', 'yuv420p', '-f', 'mp4', clip])
+      const context = await browser.newContext({ viewport })
+      const page = await context.newPage()
+      await page.goto(`${base}/app`)
+      await page.evaluate(key => sessionStorage.setItem('extraction-jobs.key', key), apiKey)
+      await page.goto(`${base}/app#playground?tool=video_frames`)
+      await page.reload()
+      const upload = page.getByLabel('Upload a file (instead of a link)')
+      await upload.waitFor()
+      t.match(await page.locator(`label[for="${(await page.getByLabel(/^Video|^Url/).first().getAttribute('id'))!}"]`).textContent(), /\(or an upload\)$/, 'the link field says an upload can stand in, not "(required)"')
+      await page.getByRole('button', { name: 'Run' }).click()
+      t.match(await page.locator('.field-problem:not([hidden])').first().textContent(), /choose a file to upload/, 'neither a link nor a file: said under the field')
+      await upload.setInputFiles(clip)
+      await page.getByRole('button', { name: 'Run' }).click()
+      await page.locator('[data-run-done]').waitFor({ timeout: 120_000 })
+      await page.locator('[data-results]').waitFor()
+      t.equal(await page.locator('[data-results] tbody tr').count(), 3, 'three frames of a 3 s clip, one a second')
+      await t.resolves(page.locator('[data-results] .file-cell img[src^="data:image/"]').first().waitFor(), 'each frame\'s cell is a thumbnail')
+      const times = (await page.locator('[data-results] tbody tr').evaluateAll(rows => rows.map(row => row.textContent ?? '')))
+      t.same(times.map(text => /\d\d:\d\d:\d\d\.\d{3}/.exec(text)?.[0]), ['00:00:00.000', '00:00:01.000', '00:00:02.000'], 'listed in time order')
+      await noAxeFindings(t, page, [], 'the frames of an upload')
+      await context.close()
+    })
+  }
 }

@@ -1,5 +1,5 @@
-// Every dashboard view in chromium: axe-core finds no serious or critical
-// violation, screenshots at desktop and phone sizes are written under
+// Every dashboard view in chromium, at desktop and phone sizes: axe-core finds
+// no serious or critical violation, screenshots are written under
 // .tap/screenshots/ and are not blank, result values are shown as text
 // (a row holding markup does not become markup), and the page weight of /app
 // (all its assets, as sent compressed) is reported and kept under 150 KB.
@@ -40,6 +40,10 @@ if (!haveChromium()) {
   const filesJob = (await startJob(app, user.apiKey, { files: 2, name: 'notes.txt', content_type: 'text/plain' }, 'files')).json().job_id as string
   await waitForEnd(app, user.apiKey, filesJob)
   await app.inject({ method: 'POST', url: '/api/auth/tokens', headers: { 'x-api-key': user.apiKey }, payload: { name: 'Reporting', tools: ['counter'] } })
+  // A monitor with one run, so its view has ticks and a run's changes to draw.
+  const monitorId = (await app.inject({ method: 'POST', url: '/api/monitors', headers: { 'x-api-key': user.apiKey }, payload: { name: 'Nightly count', tool: 'counter', params: { max_results: 3 }, schedule: { every: '1d' } } })).json().monitor_id as string
+  const monitorRun = (await app.inject({ method: 'POST', url: `/api/monitors/${monitorId}/run`, headers: { 'x-api-key': user.apiKey } })).json().job_id as string
+  await waitForEnd(app, user.apiKey, monitorRun)
 
   const browser = await openBrowser(t)
   const context = await browser.newContext({ viewport: DESKTOP })
@@ -49,13 +53,13 @@ if (!haveChromium()) {
   page.on('console', message => { if (message.type() === 'error') pageErrors.push(message.text()) })
 
   async function check (t: Test, page: Page, name: string) {
-    const before = pageErrors.length
-    const violations = await axeViolations(page)
-    // The helper tries an inline <script> first, which this page's CSP refuses (as it should), then evaluates axe.
-    pageErrors.splice(before, pageErrors.length - before, ...pageErrors.slice(before).filter(e => !/Executing inline script violates/.test(e)))
-    t.same(violations, [], `${name}: no serious or critical axe violation`)
     for (const [size, viewport] of Object.entries({ desktop: DESKTOP, phone: PHONE })) {
       await page.setViewportSize(viewport)
+      const before = pageErrors.length
+      const violations = await axeViolations(page)
+      // The helper tries an inline <script> first, which this page's CSP refuses (as it should), then evaluates axe.
+      pageErrors.splice(before, pageErrors.length - before, ...pageErrors.slice(before).filter(e => !/Executing inline script violates/.test(e)))
+      t.same(violations, [], `${name}, ${size}: no serious or critical axe violation`)
       const png = await page.screenshot({ fullPage: true })
       writeFileSync(join(SCREENSHOTS, `dashboard-${name}-${size}.png`), png)
       t.notOk(screenshotIsBlank(png), `${name}: the ${size} screenshot shows something`)
@@ -78,6 +82,8 @@ if (!haveChromium()) {
     { hash: 'playground?tool=counter', heading: 'Playground', name: 'playground' },
     { hash: 'jobs', heading: 'Jobs', name: 'jobs' },
     { hash: 'tokens', heading: 'Scoped tokens', name: 'tokens' },
+    { hash: 'monitors', heading: 'Monitors', name: 'monitors' },
+    { hash: `monitors/${monitorId}`, heading: 'Nightly count', name: 'monitor' },
     { hash: 'search', heading: 'Search engines', name: 'search' },
     { hash: 'media', heading: 'Media platforms', name: 'media' },
     { hash: `results/${rowsJob}`, heading: 'Results of counter', name: 'results' },
@@ -95,8 +101,21 @@ if (!haveChromium()) {
       if (view.name === 'search') await page.getByRole('heading', { name: 'Engines', exact: true }).waitFor()
       if (view.name === 'media') await page.getByRole('rowheader', { name: 'Instagram' }).waitFor()
       if (view.name === 'tokens') await page.getByRole('rowheader', { name: 'Reporting' }).waitFor()
+      if (view.name === 'monitors') await page.getByRole('rowheader', { name: 'Nightly count' }).waitFor()
+      if (view.name === 'monitor') await page.getByRole('heading', { name: /^Changes of run/ }).waitFor()
       await check(t, page, view.name)
     }
+  })
+
+  t.test('"Monitor this" on the playground: the form\'s call on a schedule, then the monitor\'s own page', async t => {
+    await page.goto(`${base}/app#playground?tool=counter`)
+    await page.getByRole('button', { name: 'Monitor this' }).click()
+    await page.getByRole('link', { name: 'All monitors' }).waitFor()
+    const created = /^#monitors\/([\w-]+)$/.exec(new URL(page.url()).hash)?.[1]
+    t.ok(created && created !== monitorId, `a new monitor's page (${page.url()})`)
+    t.match(await page.locator('main').textContent(), /counter, every 1d; next run/, 'its tool, schedule and next run')
+    await page.getByRole('link', { name: 'All monitors' }).click()
+    await t.resolves(page.locator(`tr[data-monitor-id="${created}"]`).waitFor(), 'listed among the monitors')
   })
 
   t.test('result values are shown as text, never as markup', async t => {

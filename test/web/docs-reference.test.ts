@@ -3,7 +3,8 @@
 // refused, no request leaves the server), axe-core finds no serious or
 // critical issue (the method badges' contrast included), and try-it works: a
 // public route, then a keyed one after Authorize, each answering 200 with its
-// curl command shown; POST /api/tool-run offers one example a tool.
+// curl command shown; POST /api/tool-run offers one example a tool and a curl
+// command a tool; at 390 px wide too.
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import type { Page } from 'playwright-core'
@@ -74,7 +75,8 @@ t.test('/docs: an interactive reference under the CSP', { skip: !haveChromium() 
     const options = await block.locator('.examples-select select option').allTextContents()
     const keys = app.services.registry.enabled().map(tool => tool.declaration.key)
     t.equal(options.length, keys.length, 'one example a tool')
-    t.match(await block.locator('.opblock-description-wrapper').first().textContent(), /curl -X POST "\$BASE\/api\/tool-run"/)
+    const description = (await block.locator('.opblock-description-wrapper').first().textContent()) ?? ''
+    t.equal(description.match(/curl -X POST "\$BASE\/api\/tool-run"/g)?.length, keys.length, 'a curl command a tool')
   })
 
   const violations = await page.evaluate(() => (globalThis as unknown as { cspViolations?: string[] }).cspViolations ?? [])
@@ -86,5 +88,15 @@ t.test('/docs: an interactive reference under the CSP', { skip: !haveChromium() 
     t.same(await axeViolations(page), [], 'no serious or critical axe-core violation')
     const contrast = await page.locator('.opblock-get .opblock-summary-method').first().evaluate(el => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor])
     t.same(contrast, ['rgb(255, 255, 255)', 'rgb(29, 91, 158)'], 'GET: white on a dark blue (6.6 : 1)')
+  })
+
+  await t.test('at 390 px wide: try-it runs a request, and axe-core finds no serious or critical issue after it', async t => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 } })
+    t.teardown(() => phone.close())
+    const narrow = await phone.newPage()
+    await narrow.goto(`${origin}/docs`)
+    const block = await tryIt(narrow, 'Service-get_api_health')
+    t.match(await block.locator('.live-responses-table tr.response .response-col_status').first().textContent(), /^\s*200\b/)
+    t.same(await axeViolations(narrow), [], 'no serious or critical axe-core violation')
   })
 })

@@ -70,6 +70,7 @@ t.test('/: what the service does, every enabled tool, the links a visitor needs'
   t.ok($('.tools li p').first().text().length <= first.key.length + 1 + 140, 'a one-line description')
   const stylesheet = $('link[rel=stylesheet]').attr('href')!
   t.match(stylesheet, /^\/assets\/site\.css\?v=[\w-]{12}$/, 'one same-origin, versioned stylesheet')
+  t.equal($('link[rel=icon]').attr('href'), 'data:,', 'an empty icon: browsers do not ask for /favicon.ico, a 404')
 })
 
 t.test('/ leaves out the tools this server does not enable', async t => {

@@ -1,4 +1,6 @@
 import t from 'tap'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { signup } from '../../helpers/build.ts'
 import { buildWithCounter, startJob, usageOf, waitForEnd } from '../../helpers/jobs.ts'
 import { startCompanySite } from '../../fixtures/sites/company-site.ts'
@@ -130,4 +132,38 @@ t.test('POST /api/website-email/find on a crawl that fails: 200 with the Website
   const status = await app.inject({ url: `/api/tool-run/${body.job_id}/status`, headers: { 'x-api-key': user.apiKey } })
   t.match(status.json(), { status: 'error', error: body.error, refunded: true }, 'the same outcome as the status record')
   t.equal((await usageOf(app, user.apiKey)).calls_today, 0, 'refunded')
+})
+
+t.test('a cancelled crawl logs at info: the page requests it cut short are not errors', async t => {
+  const lines: string[] = []
+  let cutShort!: () => void
+  const bothCut = new Promise<void>(resolve => { cutShort = resolve })
+  // The job's log lines as they are written; resolves once crawlee has written both cut requests.
+  lines.push = (...items: string[]) => {
+    const count = Array.prototype.push.apply(lines, items)
+    if (lines.filter(line => /maximum retries/.test(line)).length >= 2) cutShort()
+    return count
+  }
+  const app = await buildWithCounter(t, { ...PRIVATE_OK, logLines: lines })
+  const user = await signup(app)
+  let held = 0
+  let bothHeld!: () => void
+  const heldOpen = new Promise<void>(resolve => { bothHeld = resolve })
+  // The home page links two pages that never answer: both are in flight when the job is cancelled.
+  const site = createServer((req, res) => {
+    if (req.url === '/') { res.writeHead(200, { 'content-type': 'text/html' }).end('<a href="/contact">Contact</a> <a href="/about">About</a>'); return }
+    if (req.url === '/contact' || req.url === '/about') { if (++held === 2) bothHeld(); return }
+    res.writeHead(404).end()
+  })
+  await new Promise<void>(resolve => site.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { site.closeAllConnections(); site.close() })
+  const website = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`
+  const { job_id: id } = (await startJob(app, user.apiKey, { website, max_pages: 5 }, 'webemail')).json()
+  await heldOpen
+  const cancel = await app.inject({ method: 'DELETE', url: `/api/tool-run/${id}`, headers: { 'x-api-key': user.apiKey } })
+  t.match(cancel.json(), { status: 'cancelled', refunded: true })
+  await bothCut
+  const parsed = lines.map(line => JSON.parse(line) as { level: number, msg?: string, stopped?: boolean })
+  t.same(parsed.filter(line => /maximum retries/.test(line.msg ?? '')).map(line => [line.level, line.stopped]), [[30, true], [30, true]], 'both cut requests are info lines marked stopped')
+  t.same(parsed.filter(line => line.level >= 50).map(line => line.msg), [], 'no error line')
 })

@@ -42,6 +42,7 @@ export function renderPage (page: PageFrame): string {
 <meta name="description" content="${page.description}">
 ${page.noindex ? html`<meta name="robots" content="noindex">` : null}
 <link rel="stylesheet" href="${page.stylesheet}">
+<link rel="icon" href="data:,">
 ${canonical
   ? html`<link rel="canonical" href="${canonical}">
 <meta property="og:site_name" content="${SITE_NAME}">

@@ -21,4 +21,5 @@ export interface Dashboard {
   signOut (): void
 }
 
+/** A view of the hash `#<name>/<a>/<b>?<query>`: `path` is `[name, a, b]` (the view's own name first). */
 export type View = (dashboard: Dashboard, main: HTMLElement, params: { path: string[], query: URLSearchParams }) => Promise<void>

@@ -10,7 +10,7 @@ const scheduleText = (m: Monitor) => ('cron' in m.schedule ? `cron ${m.schedule.
 const id = (value: string) => encodeURIComponent(value)
 
 export const monitorsView: View = async (dashboard, main, params) => {
-  if (params.path[0]) return monitorView(dashboard, main, params)
+  if (params.path[1]) return monitorView(dashboard, main, params)
   const list = await call<Monitors>('GET', '/api/monitors')
   const problem = h('div')
   const act = async (label: string, run: () => Promise<unknown>) => {
@@ -50,7 +50,7 @@ export const monitorsView: View = async (dashboard, main, params) => {
 }
 
 const monitorView: View = async (_dashboard, main, { path, query }) => {
-  const monitorId = path[0]!
+  const monitorId = path[1]!
   const record = await call<MonitorRecord>('GET', `/api/monitors/${id(monitorId)}`)
   const run = query.get('run') ?? record.runs.find(r => r.changes)?.job_id ?? null
   const changesBox = h('div')

@@ -1,6 +1,7 @@
 // A finished job's rows: a table with paging and column choice, downloads in
-// every export format (fetched with the key, saved as blobs), and the job's
-// files as thumbnails (images) or download buttons.
+// every export format (fetched with the key, saved as blobs), as stored or one
+// row per item of a list column (explode), and the job's files as thumbnails
+// (images) or download buttons.
 import { call, download, imageDataUrl, type ArtifactList, type JobResults, type JobStatus } from '../api.ts'
 import { cellText, errorBox, h, tableWrap, uid, fill } from '../dom.ts'
 import type { View } from '../context.ts'
@@ -100,6 +101,17 @@ export async function renderResults (box: HTMLElement, jobId: string, tool: stri
   const columnsBox = h('div', { class: 'checks' })
   const sizeSelect = h('select', { id: uid('size') }, PAGE_SIZES.map(n => h('option', { value: n, selected: n === limit }, String(n))))
   const problem = h('div')
+  // The export's explode=<column>: one row per item of a list column, offered for the list columns seen so far.
+  const listColumns: string[] = []
+  const explodeSelect = h('select', { id: uid('explode'), name: 'explode' })
+  const explodeField = h('div', { class: 'row', hidden: true }, h('label', { for: explodeSelect.id }, 'Rows in the download'), explodeSelect)
+  const showListColumns = () => {
+    const chosen = explodeSelect.value
+    explodeSelect.replaceChildren(
+      h('option', { value: '' }, 'One per result'),
+      ...listColumns.map(key => h('option', { value: key, selected: key === chosen }, `One per item of ${key} (the other fields repeated)`)))
+    explodeField.hidden = listColumns.length === 0
+  }
 
   const render = async () => {
     let page: JobResults
@@ -111,6 +123,8 @@ export async function renderResults (box: HTMLElement, jobId: string, tool: stri
     }
     problem.replaceChildren()
     for (const row of page.results) for (const key of Object.keys(row)) if (!known.includes(key)) known.push(key)
+    const lists = known.filter(key => listColumns.includes(key) || page.results.some(row => Array.isArray(row[key])))
+    if (lists.length !== listColumns.length) { listColumns.splice(0, listColumns.length, ...lists); showListColumns() }
     columnsBox.replaceChildren(...known.map(key => {
       const boxId = uid('col')
       const check = h('input', { type: 'checkbox', id: boxId, checked: !hidden.has(key), onchange: () => { if (check.checked) hidden.delete(key); else hidden.add(key); void render() } })
@@ -135,8 +149,13 @@ export async function renderResults (box: HTMLElement, jobId: string, tool: stri
     type: 'button',
     'data-format': format,
     onclick: () => {
-      const fields = hidden.size ? `?fields=${encodeURIComponent(known.filter(k => !hidden.has(k)).join(','))}` : ''
-      download(`/api/jobs/${encodeURIComponent(jobId)}/results.${format}${fields}`, `${tool}-${jobId}.${format}`).catch((err: Error) => problem.replaceChildren(errorBox(err.message)))
+      const query = new URLSearchParams()
+      if (hidden.size) query.set('fields', known.filter(k => !hidden.has(k)).join(','))
+      const explode = explodeSelect.value
+      if (explode) query.set('explode', explode)
+      const search = query.toString() ? `?${query.toString()}` : ''
+      const name = `${tool}-${jobId}${explode ? `-by-${explode}` : ''}.${format}`
+      download(`/api/jobs/${encodeURIComponent(jobId)}/results.${format}${search}`, name).catch((err: Error) => problem.replaceChildren(errorBox(err.message)))
     },
   }, format.toUpperCase())))
 
@@ -146,7 +165,7 @@ export async function renderResults (box: HTMLElement, jobId: string, tool: stri
       problem,
       h('div', { class: 'row' }, h('label', { for: sizeSelect.id }, 'Rows a page'), sizeSelect),
       h('details', {}, h('summary', {}, 'Columns'), columnsBox),
-      tableBox, pager, downloads))
+      tableBox, pager, explodeField, downloads))
   await render()
   const files = await filesSection(jobId)
   if (files) box.append(files)

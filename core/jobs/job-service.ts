@@ -35,6 +35,8 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000
  * frees it after ttlMs; a start that waited waitMs for it answers 503, retry.
  */
 const ADMISSION_LOCK = { ttlMs: 15_000, waitMs: 10_000 }
+/** A batch's admissions asked for all at once: each tried once, none waited for (see admitAll). */
+const ADMISSION_TRY = { ttlMs: ADMISSION_LOCK.ttlMs, waitMs: 0 }
 /**
  * A batch start of many accounts gives the event loop a turn after this much
  * work, not after each account: a turn lets the rest of the process
@@ -233,13 +235,12 @@ export class JobService {
     const byAccount = groupBy(prepared, s => s.accountId)
     const releases: Array<() => Promise<void>> = []
     try {
-      for (const accountId of [...byAccount.keys()].sort()) {
-        try {
-          releases.push(await this.admit(accountId))
-        } catch (err) {
-          if (!(err instanceof AppError)) throw err
-          for (const start of byAccount.get(accountId)!) outcomes[start.index] = err
+      for (const [accountId, admission] of await this.admitAll([...byAccount.keys()].sort())) {
+        if (admission instanceof AppError) {
+          for (const start of byAccount.get(accountId)!) outcomes[start.index] = admission
           byAccount.delete(accountId)
+        } else {
+          releases.push(admission)
         }
       }
       // Replays inside the admission: they are free and must not meet the caps of the jobs they replay.
@@ -295,8 +296,42 @@ export class JobService {
       }
       return []
     } finally {
-      for (const release of releases.reverse()) await release()
+      await Promise.all(releases.map(release => release()))
     }
+  }
+
+  /**
+   * The admissions of a batch's accounts (sorted). Several are asked for at
+   * once, each tried once: with REDIS_URL one round of replies instead of a
+   * round trip per account. If one is held (another process is admitting a
+   * start of that account), those taken are let go and all are taken again one
+   * after the other in this order, waiting as a start does, so two batches
+   * never wait for each other in a circle. An account whose admission is
+   * refused (busy past the wait) gets the refusal.
+   */
+  private async admitAll (accountIds: readonly string[]): Promise<Map<string, (() => Promise<void>) | AppError>> {
+    if (accountIds.length > 1) {
+      const tried = await Promise.allSettled(accountIds.map(id => this.admit(id, ADMISSION_TRY)))
+      if (tried.every(t => t.status === 'fulfilled')) return new Map(accountIds.map((id, i) => [id, (tried[i] as PromiseFulfilledResult<() => Promise<void>>).value]))
+      await Promise.all(tried.map(t => (t.status === 'fulfilled' ? t.value() : undefined)))
+      const failure = tried.find(t => t.status === 'rejected' && !(t.reason instanceof AppError)) as PromiseRejectedResult | undefined
+      if (failure) throw failure.reason
+    }
+    const admissions = new Map<string, (() => Promise<void>) | AppError>()
+    try {
+      for (const id of accountIds) {
+        try {
+          admissions.set(id, await this.admit(id, ADMISSION_LOCK))
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err
+          admissions.set(id, err)
+        }
+      }
+    } catch (err) {
+      await Promise.all([...admissions.values()].map(a => (a instanceof AppError ? undefined : a())))
+      throw err
+    }
+    return admissions
   }
 
   /**
@@ -345,7 +380,7 @@ export class JobService {
    * every API process: the caps and the idempotency check see the starts of
    * the others); returns the release.
    */
-  private async admit (accountId: string): Promise<() => Promise<void>> {
+  private async admit (accountId: string, lock: { ttlMs: number, waitMs: number }): Promise<() => Promise<void>> {
     const before = this.admissions.get(accountId)
     let release!: () => void
     const mine = new Promise<void>(resolve => { release = resolve })
@@ -359,7 +394,7 @@ export class JobService {
     }
     let releaseShared: LockRelease
     try {
-      releaseShared = await this.deps.sharedState.lock(`admit:${accountId}`, ADMISSION_LOCK)
+      releaseShared = await this.deps.sharedState.lock(`admit:${accountId}`, lock)
     } catch (err) {
       releaseHere()
       if (err instanceof LockBusyError) throw unavailable('Another start of this account is still being admitted; retry in a moment.', 1)

@@ -21,6 +21,38 @@ export interface MonitorScheduler {
   stop (): Promise<void>
 }
 
+/**
+ * Fires every monitor whose tick has come, PASS_BATCH at a time
+ * (MonitorService.fireDueBatch: a few statements per batch, its runs one batch
+ * start), reading again until fewer are due; a batch that fails, or `stopping`,
+ * ends it (with monitors always due it would not end by itself). The database
+ * scheduler's pass, and the BullMQ scheduler's at start (the ticks missed
+ * while the cluster was down). `failing`: a batch met an error (its monitors
+ * stay due: the database scheduler's next pass, a second later, tries them again).
+ */
+export async function fireEveryDue (deps: { monitors: MonitorService, clock: Clock, logger: Logger }, stopping: () => boolean): Promise<{ fired: number, failing: boolean }> {
+  let fired = 0
+  let failing = false
+  for (;;) {
+    const now = deps.clock()
+    let due: DueMonitor[] = []
+    try {
+      due = await deps.monitors.due(now, PASS_BATCH)
+      const { failures } = await deps.monitors.fireDueBatch(due, now)
+      for (const { monitorId, err } of failures) {
+        failing = true
+        deps.logger.error({ err, monitorId }, 'a monitor\'s tick failed; the monitor stays due')
+      }
+    } catch (err) {
+      failing = true
+      deps.logger.error({ err, monitors: due.length }, 'a batch of monitor ticks failed; its monitors stay due')
+    }
+    fired += due.length
+    if (due.length < PASS_BATCH || failing || stopping()) return { fired, failing }
+    await nextTurn()
+  }
+}
+
 export class DatabaseMonitorScheduler implements MonitorScheduler, ScheduleListener {
   private timer: NodeJS.Timeout | null = null
   private running: Promise<number> = Promise.resolve(0)
@@ -50,33 +82,16 @@ export class DatabaseMonitorScheduler implements MonitorScheduler, ScheduleListe
   }
 
   /**
-   * Fires every monitor whose tick has come, a batch at a time
-   * (MonitorService.fireDueBatch: a few statements per batch, its runs one
-   * batch start); passes run one at a time (a pass asked for
-   * during another runs after it). Returns how many monitors it fired.
+   * Fires every monitor whose tick has come (fireEveryDue); passes run one at
+   * a time (a pass asked for during another runs after it). Returns how many
+   * monitors it fired.
    */
   pass (): Promise<number> {
     this.running = this.running.catch(() => 0).then(async () => {
-      let fired = 0
       this.failing = false
-      for (;;) {
-        const now = this.deps.clock()
-        let due: DueMonitor[] = []
-        try {
-          due = await this.deps.monitors.due(now, PASS_BATCH)
-          const { failures } = await this.deps.monitors.fireDueBatch(due, now)
-          for (const { monitorId, err } of failures) {
-            this.failing = true
-            this.deps.logger.error({ err, monitorId }, 'a monitor\'s tick failed; it is tried again at the next pass')
-          }
-        } catch (err) {
-          this.failing = true
-          this.deps.logger.error({ err, monitors: due.length }, 'a batch of monitor ticks failed; its monitors are tried again at the next pass')
-        }
-        fired += due.length
-        if (due.length < PASS_BATCH || this.failing || this.stopping) return fired
-        await nextTurn()
-      }
+      const { fired, failing } = await fireEveryDue(this.deps, () => this.stopping)
+      this.failing = failing
+      return fired
     })
     return this.running
   }

@@ -327,19 +327,10 @@ export class MonitorService {
   }
 
   /**
-   * A due monitor's tick: its latest one (several passed while the service was
-   * down: one run, said missed), its run, then its next tick written.
-   */
-  async fireDue (monitor: { id: string, schedule: string, nextRunAt: Date | null }, now: Date): Promise<string> {
-    const { schedule, tick, trigger } = planTick(monitor, now)
-    const outcome = await this.fire(monitor.id, tick, trigger)
-    await this.deps.db.monitor.updateMany({ where: { id: monitor.id, pausedAt: null }, data: { nextRunAt: nextTick(schedule, now) } })
-    return outcome
-  }
-
-  /**
-   * `fireDue` for a batch of due monitors as `due` read them (the database
-   * scheduler's pass), in a few statements: one read of the batch's ticks
+   * A batch of due monitors' ticks (as `due` or `running` read them: the
+   * database scheduler's pass, the BullMQ scheduler's batch of taken ticks),
+   * each monitor's latest tick (several passed while the service was down:
+   * one run, said missed), in a few statements: one read of the batch's ticks
    * already recorded, one insert of the new ticks, one delete of those whose
    * monitor was paused since the batch was read (that tick does not run);
    * then the runs as one batch start (`JobService.startMany`: one admission,
@@ -466,15 +457,15 @@ export class MonitorService {
     return first?.nextRunAt ?? null
   }
 
+  /** The running monitors of these ids with their accounts, by id (the BullMQ scheduler's batch of ticks: a monitor paused or deleted since is not among them). */
+  async running (ids: readonly string[]): Promise<DueMonitor[]> {
+    return this.deps.db.monitor.findMany({ where: { id: { in: [...ids] }, pausedAt: null }, orderBy: { id: 'asc' }, include: { account: true } })
+  }
+
   /** Every running monitor's schedule (the BullMQ scheduler's reconciliation at start). */
   async active () {
     const rows = await this.deps.db.monitor.findMany({ where: { pausedAt: null }, select: { id: true, schedule: true, nextRunAt: true } })
     return rows.map(r => ({ id: r.id, schedule: JSON.parse(r.schedule) as Schedule, nextRunAt: r.nextRunAt }))
-  }
-
-  async scheduleOf (monitorId: string): Promise<Schedule | null> {
-    const row = await this.deps.db.monitor.findUnique({ where: { id: monitorId }, select: { schedule: true, pausedAt: true } })
-    return row && !row.pausedAt ? JSON.parse(row.schedule) as Schedule : null
   }
 
   // ------------------------------------------------------------ helpers

@@ -1,13 +1,17 @@
 // Benchmark (monitors, core/monitors): two figures.
 //
 // 1. Tick lateness: BENCH_MONITORS (10,000) monitors on one-minute schedules,
-//    fired by the database scheduler of one process (the single-process mode;
-//    "one worker"), each tick a real job start (counter tool, one row). The
+//    fired by one process ("one worker"), each tick a real job start (counter
+//    tool, one row): by default the database scheduler (no REDIS_URL); with
+//    BENCH_REDIS_URL the cluster's, BullMQ job schedulers on that Redis (the
+//    process runs with REDIS_URL and RUN_JOBS=1, a key prefix of its own; the
+//    monitors are put in Redis by a restart, whose start-up is timed). The
 //    monitors are written straight into the database (100 Pro accounts of 100
 //    monitors: a plan's cap), with `every: 1m` (below any plan's shortest
 //    interval, which the API would refuse). Lateness is the tick's run start
 //    (its job's created_at) minus the tick's time, over every tick of
-//    BENCH_MINUTES minutes.
+//    BENCH_MINUTES minutes. The machine's load average is printed (shared
+//    machines: a figure without its load says little).
 // 2. The comparison of two 100,000-row runs (BENCH_ROWS): two jobs of one
 //    monitor with product-like rows written into result_rows (the second: 1 %
 //    removed, 1 % added, 2 % with a changed price), the first compared (the
@@ -18,7 +22,8 @@
 // Run: node --import tsx scripts/bench/monitors.ts
 // Goals: tick lateness p99 < 60 s (a one-minute schedule keeps up); the
 // comparison's peak RSS < 200 MB. Exits non-zero only on errors.
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { loadavg } from 'node:os'
 import { spawnSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -31,12 +36,28 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 100_000)
 const PER_ACCOUNT = 100
 const COMPARE_TOOLS = [{ key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }, { key: 'products', plugin: 'products', enabled: true }]
 
+/** The one-minute load average, sampled: its lowest and highest while the ticks are measured. */
+function loadRange () {
+  let low = Infinity
+  let high = 0
+  const sample = () => { const l = loadavg()[0]!; low = Math.min(low, l); high = Math.max(high, l) }
+  sample()
+  return { sample, text: () => `${low.toFixed(1)}–${high.toFixed(1)}` }
+}
+
 async function tickLateness (): Promise<void> {
-  const bench = await startBenchApp([{ key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }])
-  const { db } = bench.app.services
+  const redisUrl = process.env.BENCH_REDIS_URL
+  const tools = [{ key: 'counter', plugin: COUNTER_PLUGIN, enabled: true }]
+  // The cluster's path: one process that runs jobs (RUN_JOBS=1) with the embedded queue's concurrency (JOB_CONCURRENCY's default, 4).
+  const env: Record<string, string> = redisUrl ? { REDIS_URL: redisUrl, RUN_JOBS: '1', WORKER_CONCURRENCY: '4', REDIS_KEY_PREFIX: `bench${randomBytes(4).toString('hex')}` } : {}
+  const load = loadRange()
+  console.log(`scheduler: ${redisUrl ? 'BullMQ job schedulers (REDIS_URL)' : 'the database scheduler (no REDIS_URL)'}; load average ${loadavg().map(l => l.toFixed(2)).join(' ')}`)
+  let bench = await startBenchApp(tools, env, { keep: Boolean(redisUrl) })
+  let db = bench.app.services.db
   try {
     const now = Date.now()
-    const firstTick = new Date((Math.floor(now / 60_000) + 1) * 60_000)
+    // The cluster's start-up (every scheduler put back) comes before the first tick: a minute's margin.
+    const firstTick = new Date((Math.floor((now + (redisUrl ? 60_000 : 0)) / 60_000) + 1) * 60_000)
     const accounts = Math.ceil(MONITORS / PER_ACCOUNT)
     for (let a = 0; a < accounts; a++) {
       const accountId = randomUUID()
@@ -46,8 +67,27 @@ async function tickLateness (): Promise<void> {
         data: Array.from({ length: count }, () => ({ id: randomUUID(), accountId, name: 'bench', tool: 'counter', params: '{"max_results":1}', schedule: '{"every":"1m"}', nextRunAt: firstTick, createdAt: new Date(now), updatedAt: new Date(now) })),
       })
     }
-    // Wake the scheduler: the monitors were written behind its back.
-    void (bench.app.services.monitorScheduler as unknown as { scheduled (): Promise<void> }).scheduled()
+    if (redisUrl) {
+      // Written behind the scheduler's back: a restart puts every monitor's job scheduler in Redis, as after a Redis that restarted empty.
+      await bench.close()
+      const started = performance.now()
+      bench = await startBenchApp(tools, env, { dir: bench.dir })
+      db = bench.app.services.db
+      const late = Date.now() > firstTick.getTime() ? ' (after the first tick: its lateness counts the start-up)' : ''
+      console.log(`start-up with ${MONITORS} monitors (every job scheduler put back): ${((performance.now() - started) / 1000).toFixed(1)} s${late}`)
+    } else {
+      // Wake the scheduler: the monitors were written behind its back.
+      void (bench.app.services.monitorScheduler as unknown as { scheduled (): Promise<void> }).scheduled()
+    }
+    // Each batch the scheduler fires (fireDueBatch, both paths): when, how many, how long.
+    const batches: Array<{ at: number, size: number, ms: number }> = []
+    const { monitors } = bench.app.services
+    const fireDueBatch = monitors.fireDueBatch.bind(monitors)
+    monitors.fireDueBatch = async (batch, now) => {
+      const started = performance.now()
+      const at = Date.now()
+      try { return await fireDueBatch(batch, now) } finally { if (batch.length) batches.push({ at, size: batch.length, ms: performance.now() - started }) }
+    }
     const lastTick = new Date(firstTick.getTime() + (MINUTES - 1) * 60_000)
     console.log(`${MONITORS} monitors; ticks from ${firstTick.toISOString()} to ${lastTick.toISOString()}`)
     const expected = MONITORS * MINUTES
@@ -56,7 +96,10 @@ async function tickLateness (): Promise<void> {
       const done = await db.monitorTick.count({ where: { scheduledFor: { gte: firstTick, lte: lastTick } } })
       const settled = await db.monitorTick.count({ where: { scheduledFor: { gte: firstTick, lte: lastTick }, OR: [{ jobId: { not: null } }, { skipped: { not: null } }] } })
       const late = await db.monitorTick.count({ where: { scheduledFor: { gt: lastTick, lte: new Date(lastTick.getTime() + 60_000) }, trigger: 'missed', OR: [{ jobId: { not: null } }, { skipped: { not: null } }] } })
-      if (settled + late >= expected || Date.now() > deadline) { console.log(`ticks recorded ${done}, settled ${settled} of ${expected}`); break }
+      load.sample()
+      // Or, two minutes after the last tick, once every monitor has run since the first (a tick fired after its next came is that one's, not said missed).
+      const caughtUp = Date.now() > lastTick.getTime() + 120_000 && (await db.job.groupBy({ by: ['monitorId'], where: { monitorId: { not: null }, createdAt: { gte: firstTick } } })).length >= MONITORS
+      if (settled + late >= expected || caughtUp || Date.now() > deadline) { console.log(`ticks recorded ${done}, settled ${settled} of ${expected}`); break }
       await new Promise(resolve => setTimeout(resolve, 2000))
     }
     const ticks = await db.monitorTick.findMany({ where: { scheduledFor: { gte: firstTick, lte: lastTick } }, select: { scheduledFor: true, jobId: true, skipped: true, trigger: true } })
@@ -72,11 +115,17 @@ async function tickLateness (): Promise<void> {
       ['monitors', 'with a run', 'p50', 'p99', 'max'],
       [MONITORS, firstRuns.length, percentile(firstLateness, 50).toFixed(2), percentile(firstLateness, 99).toFixed(2), (firstLateness[firstLateness.length - 1] ?? NaN).toFixed(2)],
     ])
-    printTable('tick lateness (s): run start − tick', [
+    printTable(`tick lateness (s): run start − tick (${redisUrl ? 'BullMQ' : 'database'} scheduler)`, [
       ['monitors', 'ticks', 'runs', 'skipped', 'missed', 'p50', 'p99', 'max'],
       [MONITORS, ticks.length, runs, ticks.filter(t => t.skipped).length, ticks.filter(t => t.trigger === 'missed').length,
         percentile(lateness, 50).toFixed(2), percentile(lateness, 99).toFixed(2), (lateness[lateness.length - 1] ?? NaN).toFixed(2)],
     ])
+    // The batches of the window's minute(s): how the ticks were taken and fired.
+    const inWindow = batches.filter(b => b.at >= firstTick.getTime() && b.at < lastTick.getTime() + 60_000)
+    const sizes = inWindow.map(b => b.size).sort((a, b) => a - b)
+    const firing = inWindow.reduce((sum, b) => sum + b.ms, 0)
+    console.log(`batches fired from the first tick to a minute after the last: ${inWindow.length}, ${sizes.reduce((a, b) => a + b, 0)} ticks (size p50 ${percentile(sizes, 50)}, max ${sizes[sizes.length - 1] ?? 0}), ${(firing / 1000).toFixed(1)} s in fireDueBatch, the last one begun ${inWindow.length ? ((inWindow[inWindow.length - 1]!.at - firstTick.getTime()) / 1000).toFixed(1) : '–'} s after the first tick`)
+    console.log(`load average (1 min) while measured: ${load.text()}`)
     // Met only when every tick of the window is a run: a monitor reached after its next tick came fires that one instead (missed).
     goal('every tick one run, p99 lateness < 60 s', ticks.filter(t => t.jobId).length === expected && percentile(lateness, 99) < 60)
   } finally {

@@ -2,7 +2,8 @@
 // starts spread over two apps on one database passes the job caps exactly as
 // one process would (the cap check, the charge and the insert of an account
 // hold its lock in Redis), and one Idempotency-Key sent to both at once makes
-// one job and one replay.
+// one job and one replay; a batch start (startMany) whose account is admitted
+// elsewhere waits without keeping its other accounts' admissions.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { signup } from '../helpers/build.ts'
@@ -70,4 +71,33 @@ t.test('a start waits while another process holds the account\'s admission lock'
   const held = await elsewhere.lock(`admit:${user.id}`, { ttlMs: 30_000, waitMs: 1000 })
   t.equal((await startJob(a, other.apiKey, { max_results: 1 })).statusCode, 202, 'another account is not held up')
   await held()
+})
+
+t.test('a batch start while another process holds one of its accounts\' admissions: it lets go of the others, waits, then starts all', async t => {
+  const redis = await startRedis(t)
+  const [a] = await twoApps(t, redis.url)
+  const users = [await signup(a), await signup(a)]
+  const [held, free] = users.map(u => u.id).sort()
+  const connections = new RedisConnections(redis.url, pino({ level: 'silent' }))
+  t.teardown(() => connections.close())
+  const elsewhere = new RedisSharedState(connections, new MemorySharedState())
+  t.ok(await connections.ready(5000))
+  const releaseHeld = await elsewhere.lock(`admit:${held}`, { ttlMs: 30_000, waitMs: 1000 })
+  const callers = await Promise.all(users.map(async u => {
+    const account = await a.services.db.account.findUniqueOrThrow({ where: { id: u.id } })
+    return { account, tier: 'registered' as const, principal: { kind: 'personal' as const, account, tier: 'registered' as const, keyId: 'test' } }
+  }))
+  let answered = false
+  const batch = a.services.jobs.startMany(callers.map(caller => ({ caller, tool: 'counter', params: { max_results: 1 } }))).then(outcomes => { answered = true; return outcomes })
+  // While it waits for the held one, the batch keeps no other admission: another process takes the other account's meanwhile.
+  const releaseFree = await elsewhere.lock(`admit:${free}`, { ttlMs: 30_000, waitMs: 5000 })
+  t.notOk(answered, 'no answer while an account of the batch is being admitted elsewhere')
+  await releaseFree()
+  await releaseHeld()
+  const outcomes = await batch
+  t.equal(outcomes.length, 2)
+  for (const [i, outcome] of outcomes.entries()) {
+    t.match(outcome, { status: 'running' }, 'each start admitted once the lock is released')
+    t.equal((await a.services.db.job.findUniqueOrThrow({ where: { id: (outcome as { job_id: string }).job_id } })).accountId, users[i]!.id)
+  }
 })

@@ -6,7 +6,8 @@
 // changed rows exact, duplicate identities kept and reported, the exports, the
 // webhook's change counts), quota exhaustion (skipped with its reason), a
 // monitor that pauses itself after failing runs, and, with Redis, two
-// processes whose BullMQ job schedulers make one run of one tick.
+// processes whose BullMQ job schedulers make one run of one tick, and ticks
+// taken together fired as one batch (one run each; a paused monitor's none).
 import t from 'tap'
 import { writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -18,6 +19,7 @@ import { waitForEnd, usageOf } from '../helpers/jobs.ts'
 import { startRedis } from '../helpers/redis-server.ts'
 import { manualClock } from '../../core/clock.ts'
 import type { DatabaseMonitorScheduler } from '../../core/monitors/monitor-scheduler.ts'
+import { BullMonitorScheduler } from '../../core/monitors/bull-monitor-scheduler.ts'
 import { MAX_FAILURES_IN_A_ROW } from '../../core/monitors/monitor-runs.ts'
 
 const PRODUCTS = resolve('plugins/products')
@@ -36,6 +38,15 @@ const call = (app: FastifyInstance, key: string, method: 'GET' | 'POST' | 'PATCH
   app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}) })
 
 const scheduler = (app: FastifyInstance) => app.services.monitorScheduler as DatabaseMonitorScheduler
+
+/** Polls until the condition holds (every 50 ms); the deadline only turns a hang into a readable failure. */
+async function until (what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+}
 
 /** The monitor's latest run, waited for to its end. */
 async function lastRun (app: FastifyInstance, user: TestUser, monitorId: string) {
@@ -373,4 +384,57 @@ t.test('with Redis: two worker processes, BullMQ job schedulers, one tick, one r
   await Promise.all([a.services.monitors.fire(monitor.monitor_id, tickAt, 'schedule'), b.services.monitors.fire(monitor.monitor_id, tickAt, 'schedule')])
   t.equal(await a.services.db.job.count({ where: { monitorId: monitor.monitor_id } }), 1, 'one run')
   t.equal(await a.services.db.monitorTick.count({ where: { monitorId: monitor.monitor_id } }), 1, 'one tick')
+})
+
+t.test('with Redis: ticks taken together are fired as one batch, each tick one run; a paused monitor\'s tick runs nothing; a second tick of the same time is the same run', async t => {
+  const redis = await startRedis(t)
+  const env = { TOOLS_CONFIG: toolsConfig(t), REDIS_URL: redis.url, RUN_JOBS: '1', WORKER_SHUTDOWN_GRACE_MS: '0' }
+  // Weeks ahead of BullMQ's clock: each tick fires at this instant (its time or later), in the 08:00 tick, and
+  // the app's own job schedulers (at the next tick of this clock) never come during the test.
+  const clock = manualClock('2027-01-04T08:00:30Z')
+  const app = await build(t, { clock, env, distributed: false })
+  const { db, monitors, logger } = app.services
+  const user = await signup(app)
+  t.equal((await call(app, user.apiKey, 'POST', '/api/auth/claim-pro')).statusCode, 200)
+  const ids: string[] = []
+  for (let i = 0; i < 4; i++) ids.push((await call(app, user.apiKey, 'POST', '/api/monitors', { tool: 'counter', params: { max_results: 1 }, schedule: { every: '5m' } })).json().monitor_id)
+  const paused = ids[3]!
+  t.equal((await call(app, user.apiKey, 'POST', `/api/monitors/${paused}/pause`)).statusCode, 200)
+  // What the batches read, and what they fired once fired (the start's pass fires an empty one: not counted).
+  const read: string[][] = []
+  const fired: string[][] = []
+  const running = monitors.running.bind(monitors)
+  const fireDueBatch = monitors.fireDueBatch.bind(monitors)
+  monitors.running = async ids => { read.push([...ids].sort()); return running(ids) }
+  monitors.fireDueBatch = async (batch, now) => {
+    const outcome = await fireDueBatch(batch, now)
+    if (batch.length) fired.push(batch.map(m => m.id).sort())
+    return outcome
+  }
+  // A scheduler of the test's own, on a queue of its own (the app's own ticks are weeks away), gathering
+  // for long enough that ticks waiting in Redis when its worker starts are one batch on any machine.
+  const scheduler = new BullMonitorScheduler({ redisUrl: redis.url, keyPrefix: 'batch-test', runJobs: true, monitors, clock, logger, gatherMs: 2000 })
+  t.teardown(() => scheduler.stop())
+  // Four ticks due now (BullMQ's time), in Redis before the worker runs (the paused monitor's too, as if planned before its pause).
+  await Promise.all(ids.map(id => scheduler.scheduled({ id, schedule: { every: '5m' }, nextRunAt: new Date() })))
+  await scheduler.start()
+  const runs = (id: string) => db.job.findMany({ where: { monitorId: id } })
+  await until('a batch fired', async () => fired.length > 0)
+  t.same(read, [[...ids].sort()], 'the four ticks taken, read together')
+  t.same(fired, [ids.slice(0, 3).sort()], 'fired as one batch, without the paused monitor')
+  t.equal(await db.job.count({ where: { monitorId: { in: ids } } }), 3, 'three runs')
+  for (const id of ids.slice(0, 3)) {
+    const [job] = await runs(id)
+    t.same((await db.monitorTick.findMany({ where: { monitorId: id } })).map(x => [x.tick, x.trigger, x.jobId]), [['2027-01-04T08:00:00.000Z', 'schedule', job!.id]], 'one tick, its run')
+    t.equal((await db.monitor.findUniqueOrThrow({ where: { id } })).lastRunId, job!.id)
+  }
+  t.equal(await db.monitorTick.count({ where: { monitorId: paused } }), 0, 'paused: no tick, no run')
+  // Another tick job for the same schedule tick (a redelivery, a second process's): the tick is recorded, no second run.
+  await scheduler.unscheduled(ids[0]!)
+  await scheduler.scheduled({ id: ids[0]!, schedule: { every: '5m' }, nextRunAt: new Date() })
+  await until('the second tick fired', async () => fired.length > 1)
+  t.same(fired[1], [ids[0]])
+  t.equal((await runs(ids[0]!)).length, 1, 'still one run')
+  t.equal(await db.monitorTick.count({ where: { monitorId: ids[0]! } }), 1, 'still one tick')
+  for (const id of ids.slice(0, 3)) await lastRun(app, user, id)
 })

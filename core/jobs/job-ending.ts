@@ -156,7 +156,15 @@ export class JobEnding {
       await this.deps.monitorRunEnded!.settled(monitorRun, { landed: count > 0, compared: monitorChanges !== null, paused })
         .catch(err => this.deps.logger.warn({ err, jobId: job.id }, 'tidying the monitor\'s run failed'))
     }
-    if (count === 0) return false
+    if (count === 0) {
+      // A cancel from another process ended the job while this run was writing: the rows it
+      // wrote before it stopped are kept, so its counters land on the cancelled job too.
+      if (residue.records !== undefined) {
+        await db.job.updateMany({ where: { id: job.id, status: 'cancelled' }, data: residue })
+          .catch(err => this.deps.logger.warn({ err, jobId: job.id }, 'recording a cancelled run\'s counters failed'))
+      }
+      return false
+    }
     this.countEnd(job, end, now)
     // The outcome is written: a failure below must not keep waiters waiting, so each step stands alone.
     const final = await db.job.findUnique({ where: { id: job.id } }).catch(err => { this.deps.logger.error({ err, jobId: job.id }, 'reading the ended job failed'); return null })

@@ -140,10 +140,18 @@ t.test('cancel ends a running job as cancelled and refunded, the rows written be
   t.equal(del.statusCode, 200)
   t.match(del.json(), { status: 'cancelled', error: 'cancelled', refunded: true })
   t.equal((await usageOf(app, user.apiKey)).calls_today, 0)
-  const status = (await app.inject({ url: `/api/tool-run/${id}/status`, headers })).json()
+  // With REDIS_URL the run is in a worker process, which stops at the cancel's signal and then
+  // records its counters on the cancelled job: read until the count and the rows agree.
+  let status: { records: number } & Record<string, unknown> = { records: -1 }
+  let rows: { results: Array<{ n: number }> } = { results: [] }
+  for (let attempt = 0; attempt < 200; attempt++) {
+    status = (await app.inject({ url: `/api/tool-run/${id}/status`, headers })).json()
+    rows = (await app.inject({ url: `/api/tool-run/${id}/results?limit=100`, headers })).json()
+    if (status.records === rows.results.length) break
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
   t.match(status, { status: 'cancelled', stage: 'cancelled', has_results: true }, 'the status record says cancelled')
   t.ok(status.records >= 2 && status.records < 100, `the rows written before the cancel are counted (${status.records})`)
-  const rows = (await app.inject({ url: `/api/tool-run/${id}/results?limit=100`, headers })).json()
   t.same(rows.results.map((r: { n: number }) => r.n), Array.from({ length: status.records }, (_, i) => i + 1), 'and kept: the results read them')
   const csv = await app.inject({ url: `/api/tool-run/${id}/results.csv`, headers })
   t.equal(csv.statusCode, 200)

@@ -90,10 +90,15 @@ t.test('a task started through API A is cancelled through API B: the worker stop
   t.equal(ended.status, 'cancelled', 'A reads the task B cancelled')
   const rest = await cluster.api.inject({ url: `/api/tool-run/${taskId}/status`, headers: { 'x-api-key': user.apiKey } })
   t.match(rest.json(), { status: 'cancelled', error: 'cancelled', refunded: true })
-  // The worker let it go: no row is added after the cancel is seen.
-  const rows = await rowsOf(cluster.api, taskId)
+  // The worker lets it go: once it has stopped it records the rows it kept on the cancelled job
+  // (the counter then agrees with the stored rows), and no row is added after that.
+  const stored = async () => await cluster.api.services.db.resultRow.count({ where: { jobId: taskId } })
+  await until('the worker recorded the rows it kept', async () => (await rowsOf(cluster.api, taskId)) === await stored())
+  const rows = await stored()
+  t.ok(rows >= 1, `the rows written before the cancel are kept (${rows})`)
   await new Promise(resolve => setTimeout(resolve, 1000))
-  t.equal(await rowsOf(cluster.api, taskId), rows, 'no rows after the cancel')
+  t.equal(await stored(), rows, 'no rows after the cancel')
+  t.equal(await rowsOf(cluster.api, taskId), rows, 'and the count says so')
   const again = await mcp(a, user.apiKey, 'tasks/cancel', { taskId })
   t.notOk(again.body.error, 'a second cancel, through the other process, is the same ack')
 })

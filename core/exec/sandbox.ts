@@ -92,10 +92,12 @@ export type LimitHit = 'cpu' | 'memory' | 'file'
  * Which limit, if any, ended a run that exited on its own. The signal says so
  * when the program left it unhandled (SIGXCPU, SIGXFSZ); ffmpeg catches
  * SIGXCPU and exits 255 (123 after more of them), and a failed allocation is
- * only a message: then the last /proc sample (taken at most one poll before
+ * only a message: then the last /proc sample (taken about one poll before
  * the exit, during which `cores` threads may add `pollMs` each) and the text decide.
+ * `unseenMs` is how long before the exit that sample was begun (from the spawn when
+ * there is none): when this process's event loop was held up it can be many polls.
  */
-export function limitHit (exit: { code: number | null, signal: NodeJS.Signals | null }, stderr: string, last: ProcessSample | null, limits: RunLimits, cores: number, pollMs: number): LimitHit | null {
+export function limitHit (exit: { code: number | null, signal: NodeJS.Signals | null }, stderr: string, last: ProcessSample | null, limits: RunLimits, cores: number, pollMs: number, unseenMs = pollMs): LimitHit | null {
   if (exit.code === 0) return null
   if (exit.signal === 'SIGXCPU') return 'cpu'
   if (exit.signal === 'SIGXFSZ' || /File too large|File size limit exceeded/i.test(stderr)) return 'file'
@@ -103,6 +105,11 @@ export function limitHit (exit: { code: number | null, signal: NodeJS.Signals | 
   if (last && last.cpuSeconds >= limits.cpuSeconds - slack) return 'cpu'
   if (/Cannot allocate memory|failed to map segment|out of memory|MemoryError|std::bad_alloc/i.test(stderr)) return 'memory'
   if (last && last.peakAddressBytes >= limits.addressSpaceBytes * 0.9) return 'memory'
+  // No sample saw the end (the samples were held up): a program that ended as a signal ends it
+  // (killed, or 128 + n, as ffmpeg's 255 after catching SIGXCPU), which the runner did not send,
+  // and that could have used the rest of its CPU time while no sample looked, hit the CPU limit.
+  const signalled = exit.signal !== null || (exit.code ?? 0) >= 128
+  if (signalled && (last?.cpuSeconds ?? 0) + (cores * unseenMs) / 1000 >= limits.cpuSeconds - slack) return 'cpu'
   return null
 }
 

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { randomInt } from 'node:crypto'
 import { PassThrough } from 'node:stream'
 import { FileTooLargeError, InputError, ToolConfigError, UpstreamError } from '../../core/tools/contract.ts'
-import type { RunFileBudget } from '../../core/exec/sandbox.ts'
+import { limitHit, POLL_MS, type RunFileBudget } from '../../core/exec/sandbox.ts'
 import { tempDir } from '../helpers/build.ts'
 import { eventually, execService, processesWith } from './_exec.ts'
 
@@ -218,8 +218,18 @@ t.test('past RLIMIT_CPU the run is an input error, not refunded: a program that 
   // The clip decoded and upscaled for ever: only the CPU limit ends it (ffmpeg exits 255 on SIGXCPU, or 123, or is killed).
   const looped = await real.exec.forJob(new AbortController().signal, log, { localRoots: [dir] })
     .run('ffmpeg', ['-v', 'error', '-stream_loop', '-1', '-i', clip, '-vf', 'scale=1920:1080', '-f', 'null', '-'], { cwd: dir }).catch(e => e)
-  t.type(looped, InputError, String(looped))
+  t.type(looped, InputError, looped instanceof Error ? String(looped) : JSON.stringify(looped))
   t.match(looped.message, /CPU time/)
+})
+
+t.test('a run whose last CPU sample is old (the event loop was held up) is read by what it could have used since', async t => {
+  const limits = { cpuSeconds: 1, addressSpaceBytes: 1024 * 1024 * 1024, fileBytes: null }
+  const early = { cpuSeconds: 0.2, peakAddressBytes: 100 * 1024 * 1024 }
+  t.equal(limitHit({ code: 255, signal: null }, '', early, limits, 2, POLL_MS), null, 'a sample one poll old that is far from the limit: not the limit')
+  t.equal(limitHit({ code: 255, signal: null }, '', early, limits, 2, POLL_MS, 2000), 'cpu', 'ffmpeg\'s 255 (it caught SIGXCPU) two seconds after a sample: the limit')
+  t.equal(limitHit({ code: null, signal: 'SIGKILL' }, '', null, limits, 2, POLL_MS, 3000), 'cpu', 'killed at the hard limit with no sample at all')
+  t.equal(limitHit({ code: 1, signal: null }, '', early, limits, 2, POLL_MS, 2000), null, 'an ordinary failure exit is not read as a limit')
+  t.equal(limitHit({ code: null, signal: 'SIGSEGV' }, 'Cannot allocate memory', early, limits, 2, POLL_MS, 2000), 'memory', 'what the text says comes first')
 })
 
 t.test('past RLIMIT_FSIZE (the largest file) the run fails with FileTooLargeError, not refunded', async t => {

@@ -53,6 +53,8 @@ const STATUS_POLL = /^\/api\/tool-run\/[^/?]+\/status(?:\?|$)/
  * the route's pattern when a route is added and with the request's URL at each request).
  */
 export function isStatusPoll (route: { url: string, method: string | string[] }): boolean {
+  // Asked at every request of every route while tracing: the prefix spares the others the pattern.
+  if (!route.url.startsWith('/api/tool-run/')) return false
   const get = Array.isArray(route.method) ? route.method.includes('GET') : route.method === 'GET'
   return get && (route.url === '/api/tool-run/:id/status' || STATUS_POLL.test(route.url))
 }

@@ -37,6 +37,7 @@ function toolsConfig (t: Parameters<typeof tempDir>[0]): string {
 const call = (app: FastifyInstance, key: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown) =>
   app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}) })
 
+// The database scheduler on a fake clock: its apps are built without Redis (distributed: false) even under TEST_REDIS_URL; the BullMQ scheduler has tests of its own below.
 const scheduler = (app: FastifyInstance) => app.services.monitorScheduler as DatabaseMonitorScheduler
 
 /** Polls until the condition holds (every 50 ms); the deadline only turns a hang into a readable failure. */
@@ -76,7 +77,7 @@ async function standInStore (t: Parameters<typeof tempDir>[0]) {
 
 t.test('the API: checks before anything, tiers, scoped tokens, other accounts', async t => {
   const clock = manualClock('2026-11-30T07:30:00Z')
-  const app = await build(t, { clock, env: { TOOLS_CONFIG: toolsConfig(t) } })
+  const app = await build(t, { clock, distributed: false, env: { TOOLS_CONFIG: toolsConfig(t) } })
   const user = await signup(app)
   const refused: Array<[unknown, number, RegExp]> = [
     [{ tool: 'counter', schedule: { every: '30m' } }, 400, /at most every 60 minutes/],
@@ -144,7 +145,7 @@ t.test('the API: checks before anything, tiers, scoped tokens, other accounts', 
 
 t.test('a monitor of a stand-in store: added, removed, changed and duplicates exact, run by the scheduler on a fake clock', async t => {
   const clock = manualClock('2026-11-30T07:59:00Z')
-  const app = await build(t, { clock, env: { TOOLS_CONFIG: toolsConfig(t), ALLOW_PRIVATE_TARGETS: '1' } })
+  const app = await build(t, { clock, distributed: false, env: { TOOLS_CONFIG: toolsConfig(t), ALLOW_PRIVATE_TARGETS: '1' } })
   const user = await signup(app)
   const { store, base } = await standInStore(t)
   store.products = [{ id: 1, title: 'Chair', price: '10.00' }, { id: 2, title: 'Table', price: '50.00' }, { id: 3, title: 'Lamp', price: '20.00' }]
@@ -224,7 +225,7 @@ t.test('a monitor of a stand-in store: added, removed, changed and duplicates ex
 
 t.test('quota exhausted: the tick is skipped with its reason; failures in a row pause the monitor', async t => {
   const clock = manualClock('2026-11-30T07:59:00Z')
-  const app = await build(t, { clock, env: { TOOLS_CONFIG: toolsConfig(t) } })
+  const app = await build(t, { clock, distributed: false, env: { TOOLS_CONFIG: toolsConfig(t) } })
   const user = await signup(app)
   const quiet = (await call(app, user.apiKey, 'POST', '/api/monitors', { tool: 'counter', params: { max_results: 1 }, schedule: { every: '1h' } })).json()
   await app.services.db.usageCounter.upsert({ where: { accountId_period: { accountId: user.id, period: 'd:2026-11-30' } }, create: { accountId: user.id, period: 'd:2026-11-30', calls: 50 }, update: { calls: 50 } })
@@ -252,7 +253,7 @@ t.test('quota exhausted: the tick is skipped with its reason; failures in a row 
 
 t.test('one batch, two accounts: one affords only part (its first ticks run, the rest skip with the quota\'s reason); a monitor paused after the batch was read does not run', async t => {
   const clock = manualClock('2026-11-30T07:59:00Z')
-  const app = await build(t, { clock, env: { TOOLS_CONFIG: toolsConfig(t) } })
+  const app = await build(t, { clock, distributed: false, env: { TOOLS_CONFIG: toolsConfig(t) } })
   const { db, monitors } = app.services
   const [poor, rich] = [await signup(app), await signup(app)]
   const create = async (user: TestUser) => (await call(app, user.apiKey, 'POST', '/api/monitors', { tool: 'counter', params: { max_results: 1 }, schedule: { every: '1h' } })).json().monitor_id as string
@@ -295,7 +296,7 @@ t.test('one batch, two accounts: one affords only part (its first ticks run, the
 t.test('restarts: a tick missed while down runs once at start and says so; a restart in the middle of a tick makes one run', async t => {
   const clock = manualClock('2026-11-30T07:59:00Z')
   const env = { TOOLS_CONFIG: toolsConfig(t) }
-  const first = await build(t, { clock, env })
+  const first = await build(t, { clock, distributed: false, env })
   const { dataDir, databaseUrl } = first.services.config
   const user = await signup(first)
   const create = async () => (await call(first, user.apiKey, 'POST', '/api/monitors', { tool: 'counter', params: { max_results: 1 }, schedule: { every: '1h' } })).json()
@@ -315,7 +316,7 @@ t.test('restarts: a tick missed while down runs once at start and says so; a res
 
   // Down while 08:00, 09:00 and 10:00 passed; the start's first pass fires each monitor once.
   clock.set('2026-11-30T10:20:00Z')
-  const second = await build(t, { clock, env, dataDir, databaseUrl })
+  const second = await build(t, { clock, distributed: false, env, dataDir, databaseUrl })
   const sdb = second.services.db
   for (const m of [missed, halfTicked, halfStarted]) {
     const jobs = await sdb.job.findMany({ where: { monitorId: m.monitor_id } })
@@ -334,9 +335,9 @@ const sharedDatabase = testDatabaseKind() === 'postgresql' ? false : 'two proces
 t.test('two processes on one database: one tick, one run', { skip: sharedDatabase }, async t => {
   const clock = manualClock('2026-11-30T07:59:00Z')
   const env = { TOOLS_CONFIG: toolsConfig(t) }
-  const a = await build(t, { clock, env })
+  const a = await build(t, { clock, distributed: false, env })
   const { dataDir, databaseUrl } = a.services.config
-  const b = await build(t, { clock, env, dataDir, databaseUrl })
+  const b = await build(t, { clock, distributed: false, env, dataDir, databaseUrl })
   const user = await signup(a)
   const ids: string[] = []
   for (let i = 0; i < 5; i++) ids.push((await call(a, user.apiKey, 'POST', '/api/monitors', { tool: 'counter', params: { max_results: 1 }, schedule: { every: '1h' } })).json().monitor_id)

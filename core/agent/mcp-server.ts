@@ -161,6 +161,13 @@ export function createMcpServer (deps: McpServerDeps, who: McpCaller, era: 'lega
     })
   }
 
+  // Whichever transport serves this server (a legacy stream or the SDK's per-request exchange),
+  // params that do not fit their method are refused as the client's mistake first.
+  const connect = server.connect.bind(server)
+  server.connect = async (transport: Transport) => {
+    await connect(transport)
+    refuseInvalidParams(transport)
+  }
   return server
 }
 
@@ -173,12 +180,12 @@ const REQUEST_SCHEMAS = new Map<string, StandardSchemaV1Sync<unknown>>([
 ])
 
 /**
- * Answers a 2025-era request whose params do not fit its method with -32602
+ * Answers a request whose params do not fit its method with -32602
  * Invalid params. The SDK checks params inside its handler wrapper and reports
  * a failure as -32603 Internal error carrying the raw validation dump: a
- * server fault, for what is the client's mistake. Call after `server.connect(transport)`.
+ * server fault, for what is the client's mistake. createMcpServer's `connect` applies it.
  */
-export function refuseInvalidParams (transport: Transport): void {
+function refuseInvalidParams (transport: Transport): void {
   const deliver = transport.onmessage
   if (!deliver) return
   transport.onmessage = (message, extra) => {

@@ -183,7 +183,7 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
       return sendWebResponse(reply, response)
     }
 
-    const [{ createMcpServer, refuseInvalidParams }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
+    const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
       import('./mcp-server.ts'),
       import('@modelcontextprotocol/server'),
     ])
@@ -191,7 +191,6 @@ export default async function agentRoutes (app: FastifyInstance): Promise<void> 
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: mode === 'json' })
     transport.onerror = (err) => req.log.debug({ err }, 'mcp transport error')
     await server.connect(transport)
-    refuseInvalidParams(transport)
     // Closing aborts handlers still waiting on a job (the job itself goes on).
     reply.raw.on('close', () => { server.close().catch(() => {}) })
 

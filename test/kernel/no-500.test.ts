@@ -4,6 +4,7 @@
 import { resolve } from 'node:path'
 import t from 'tap'
 import { build, signup, ADMIN_KEY, PUBLIC_TOKEN } from '../helpers/build.ts'
+import { modernMcpRequest } from '../helpers/mcp-request.ts'
 
 const bodies: unknown[] = [
   undefined, null, [], '"text"', 'not json', 0, -1, 1e308, true,
@@ -94,4 +95,13 @@ t.test('MCP params that do not fit the method are -32602 Invalid params, not -32
   }
   const fine = await app.inject({ method: 'POST', url: '/mcp', headers: { 'x-api-key': user.apiKey }, payload: { jsonrpc: '2.0', id: 99, method: 'tools/list' } })
   t.ok(fine.json().result.tools.length > 0, 'a valid request still reaches the server')
+  // The same in the 2026-07-28 revision, whose requests the SDK serves one exchange at a time (the fuzzer found its -32603 too).
+  for (const payload of bad.filter(p => p.method !== 'initialize')) {
+    const { headers, body } = modernMcpRequest(user.apiKey, payload.method, payload.params as Record<string, unknown>)
+    const res = await app.inject({ method: 'POST', url: '/mcp', headers, payload: body })
+    t.equal(res.statusCode, 200)
+    t.match(res.json(), { jsonrpc: '2.0', error: { code: -32602, message: new RegExp(`Invalid params for ${payload.method}`) } }, `${payload.method} in the 2026-07-28 revision`)
+  }
+  const { headers, body } = modernMcpRequest(user.apiKey, 'tools/list', {})
+  t.ok((await app.inject({ method: 'POST', url: '/mcp', headers, payload: body })).json().result.tools.length > 0, 'and a valid one is served')
 })

@@ -166,7 +166,7 @@ export function createMcpServer (deps: McpServerDeps, who: McpCaller, era: 'lega
   const connect = server.connect.bind(server)
   server.connect = async (transport: Transport) => {
     await connect(transport)
-    refuseInvalidParams(transport)
+    refuseInvalidParams(transport, era)
   }
   return server
 }
@@ -185,12 +185,14 @@ const REQUEST_SCHEMAS = new Map<string, StandardSchemaV1Sync<unknown>>([
  * a failure as -32603 Internal error carrying the raw validation dump: a
  * server fault, for what is the client's mistake. createMcpServer's `connect` applies it.
  */
-function refuseInvalidParams (transport: Transport): void {
+function refuseInvalidParams (transport: Transport, era: 'legacy' | 'modern'): void {
   const deliver = transport.onmessage
   if (!deliver) return
   transport.onmessage = (message, extra) => {
     const request = message as { id?: string | number, method?: unknown }
-    const schema = request.id !== undefined && typeof request.method === 'string' ? REQUEST_SCHEMAS.get(request.method) : undefined
+    // 2026-07-28 has no initialize (each request carries what it set up): the SDK answers it 404 Method not found, whatever its params.
+    const method = typeof request.method === 'string' && !(era === 'modern' && request.method === 'initialize') ? request.method : undefined
+    const schema = request.id !== undefined && method !== undefined ? REQUEST_SCHEMAS.get(method) : undefined
     const checked = schema?.['~standard'].validate(message)
     if (!checked?.issues) return deliver(message, extra)
     const issue = checked.issues[0]

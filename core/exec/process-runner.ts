@@ -292,9 +292,9 @@ export class ExecService {
       const timer = setTimeout(() => stop('timeout'), run.timeoutMs)
       // The program's CPU and address space (to tell a limit's end from another failure) and the job's bytes, every POLL_MS.
       let lastSample: ProcessSample | null = null
-      // When the last sample's read began, and when the program ended: what no sample saw (limitHit).
+      // When the last sample's read began, and how long before the exit that was: what no sample saw (limitHit).
       let sampledAt = performance.now()
-      let exitedAt = Number.NaN
+      let unseenMs = POLL_MS
       let polling = false
       let exited = false
       const poll = setInterval(() => {
@@ -349,7 +349,7 @@ export class ExecService {
       let pipesTimer: NodeJS.Timeout | undefined
       child.once('exit', () => {
         exited = true
-        exitedAt = performance.now()
+        unseenMs = performance.now() - sampledAt
         clearInterval(poll)
         if (pid !== undefined) killGroup(pid, 'SIGKILL')
         pipesTimer = setTimeout(() => { child.stdout?.destroy(); child.stderr?.destroy() }, KILL_GRACE_MS)
@@ -381,7 +381,7 @@ export class ExecService {
         if (grant?.capExceeded) return reject(new UpstreamError(`${program} moved more than the ${grant.maxBytes}-byte network limit of one run and was cut off`))
         // The run failed after the guard refused a target: that refusal is what it means.
         if (exitCode !== 0 && grant && grant.refused.length > 0) return reject(grant.refused[0])
-        const hit = limitHit({ code, signal }, stderrText, lastSample, limits, availableParallelism(), POLL_MS, (Number.isNaN(exitedAt) ? performance.now() : exitedAt) - sampledAt)
+        const hit = limitHit({ code, signal }, stderrText, lastSample, limits, availableParallelism(), POLL_MS, unseenMs)
         if (hit) return reject(this.limitFailure(program, hit, limits, files))
         run.log.debug({ program, exitCode, stdoutBytes }, 'media program finished')
         resolve({

@@ -62,6 +62,8 @@ export default async function aliasRoutes (app: FastifyInstance): Promise<void> 
             caller, tool: key, params, idempotencyKey: idempotencyKey(req.headers),
             webhook: alias.webhook ? webhook as WebhookSpec | undefined : undefined,
             resultsPath: alias.jobLinks ?? 'tool-run',
+            // The alias's body is the tool's params (as given, or as its `params` returns them): a refusal names the body.
+            paramsAt: 'body',
           })
           if (!sync) {
             markReplay(reply, replayed, 202)

@@ -59,6 +59,8 @@ export interface StartRequest {
   upload?: IncomingUpload | null
   /** The monitor this job is a run of (core/monitors). */
   monitorId?: string
+  /** What a refusal of the params calls them: `params` (the default), or `body` for an alias whose body is the params. */
+  paramsAt?: 'params' | 'body'
 }
 
 export interface StartResponse {
@@ -177,7 +179,7 @@ export class JobService {
     const tool = registry.get(req.tool)!
     const limits = tierLimits(caller.tier)
     const params = upload ? this.uploadParams(req.tool, req.params, upload) : this.withoutUploadMarker(tool.declaration.upload?.param, req.params)
-    const input = registry.prepareInput(tool, params, limits.max_records_per_run)
+    const input = registry.prepareInput(tool, params, limits.max_records_per_run, req.paramsAt)
     this.validateWebhook(req.webhook)
     let bodyHash: string | null = null
     if (req.idempotencyKey !== undefined) {

@@ -17,7 +17,7 @@ const ADDRESS_PARAM = /^(urls?|websites?|domains?|[a-z0-9_]+_urls?)$/
 const codePoint = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
 
 /** Throws 400 naming the first param (dotted path) that holds a control character it may not. */
-export function assertNoControlCharacters (params: Record<string, unknown>): void {
+export function assertNoControlCharacters (params: Record<string, unknown>, paramsAt = 'params'): void {
   const visit = (value: unknown, path: string, address: boolean): void => {
     if (typeof value === 'string') {
       const found = (address ? ADDRESS_CONTROL : CONTROL).exec(value)
@@ -30,5 +30,5 @@ export function assertNoControlCharacters (params: Record<string, unknown>): voi
       for (const [key, item] of Object.entries(value)) visit(item, `${path}.${key}`, address || ADDRESS_PARAM.test(key))
     }
   }
-  visit(params, 'params', false)
+  visit(params, paramsAt, false)
 }

@@ -288,9 +288,9 @@ export class ToolRegistry {
    * sets) are checked with a detail that names them, and blank text or an
    * empty list does not count as given.
    */
-  prepareInput (tool: LoadedTool, params: unknown, maxRecords: number): Record<string, unknown> {
-    if (params === null || typeof params !== 'object' || Array.isArray(params)) throw badRequest('params must be an object.')
-    assertNoControlCharacters(params as Record<string, unknown>)
+  prepareInput (tool: LoadedTool, params: unknown, maxRecords: number, paramsAt: 'params' | 'body' = 'params'): Record<string, unknown> {
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) throw badRequest(`${paramsAt} must be an object.`)
+    assertNoControlCharacters(params as Record<string, unknown>, paramsAt)
     const schema = tool.declaration.input as JsonObjectSchema
     const input = Value.Default(schema, structuredClone(params)) as Record<string, unknown>
     for (const field of tool.perRunFields) {
@@ -311,7 +311,7 @@ export class ToolRegistry {
         const message = issue.keyword === 'pattern' ? patternMessage((issue.params as { pattern?: unknown }).pattern) : undefined
         return message === undefined ? [] : [{ ...issue, message }]
       })
-      throw badRequest(describeValidation('params', [...worded, ...issues] as never).replace(/^body/, 'params'))
+      throw badRequest(describeValidation(paramsAt, [...worded, ...issues] as never))
     }
     return input
   }

@@ -262,7 +262,17 @@ export const ConfigSchema = Type.Object({
   }),
   OTEL_TRACE_STATUS_POLLS: Type.Boolean({
     default: false,
-    description: 'whether a job\'s status poll (`GET /api/tool-run/:id/status`) gets a request span. Off by default: polls are most requests and say nothing of the job, whose trace starts at its start request; `1` traces them like every other request. Sampling is the SDK\'s (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`: see Operations)',
+    description: 'whether a job\'s status poll (`GET /api/tool-run/:id/status`) gets a request span. Off by default: polls are most requests and say nothing of the job, whose trace starts at its start request; `1` traces them like every other request',
+  }),
+  OTEL_TRACES_SAMPLER: Type.Enum(['parentbased_always_on', 'always_on', 'always_off', 'traceidratio', 'parentbased_always_off', 'parentbased_traceidratio'], {
+    default: 'parentbased_always_on',
+    description: 'which traces are recorded, by OpenTelemetry\'s sampler names: every one by default (following a caller\'s `traceparent` flag); `parentbased_traceidratio` with `OTEL_TRACES_SAMPLER_ARG=0.1` keeps one in ten. A request the sampler drops gets no span and no context, so it costs what an untraced one does (see Operations)',
+  }),
+  OTEL_TRACES_SAMPLER_ARG: Type.Number({
+    default: 1,
+    minimum: 0,
+    maximum: 1,
+    description: 'the share of traces `traceidratio` and `parentbased_traceidratio` keep, 0–1',
   }),
   // One origin, checked in core/config.ts (publicOrigin).
   PUBLIC_URL: Type.Optional(Type.String({

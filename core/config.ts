@@ -125,6 +125,10 @@ export interface TracingConfig {
   serviceName: string
   /** OTEL_TRACE_STATUS_POLLS: a span for each job status poll (off: the hot poll is not traced). */
   statusPolls: boolean
+  /** OTEL_TRACES_SAMPLER, by OpenTelemetry's names. */
+  sampler: 'parentbased_always_on' | 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_off' | 'parentbased_traceidratio'
+  /** OTEL_TRACES_SAMPLER_ARG: the ratio samplers' share, 0–1. */
+  samplerRatio: number
 }
 
 interface ProxyConfig {
@@ -217,6 +221,10 @@ function decode (name: string, schema: VariableSchema, raw: string): unknown {
     if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`)
     return Number(raw)
   }
+  if (schema.type === 'number') {
+    if (!/^(?:\d+\.?\d*|\.\d+)$/.test(raw)) throw new ConfigError(`${name} must be a number, got "${raw}"`)
+    return Number(raw)
+  }
   if (schema.type === 'boolean') {
     if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true
     if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false
@@ -227,7 +235,7 @@ function decode (name: string, schema: VariableSchema, raw: string): unknown {
 
 /** Why a decoded value breaks its variable's schema, in the words the schema gives. */
 function refusal (name: string, schema: VariableSchema, value: unknown): string {
-  if (schema.type === 'integer') return `${name} must be between ${schema.minimum} and ${schema.maximum}, got ${String(value)}`
+  if (schema.type === 'integer' || schema.type === 'number') return `${name} must be between ${schema.minimum} and ${schema.maximum}, got ${String(value)}`
   if (schema.enum) return `${name} must be one of ${schema.enum.join(', ')}; got ${JSON.stringify(value)}`
   if (schema.invalid) return `${name} ${schema.invalid.replace('{value}', JSON.stringify(value))}`
   return `${name} is not valid`
@@ -456,7 +464,7 @@ export function loadConfig (env: Env = process.env, cwd = process.cwd()): Loaded
     redisUrl,
     metrics: { enabled: v.METRICS, port: v.METRICS_PORT ?? null },
     readyMinFreeMb: v.READY_MIN_FREE_MB,
-    tracing: { endpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', v.OTEL_EXPORTER_OTLP_ENDPOINT), serviceName: v.OTEL_SERVICE_NAME, statusPolls: v.OTEL_TRACE_STATUS_POLLS },
+    tracing: { endpoint: url('OTEL_EXPORTER_OTLP_ENDPOINT', v.OTEL_EXPORTER_OTLP_ENDPOINT), serviceName: v.OTEL_SERVICE_NAME, statusPolls: v.OTEL_TRACE_STATUS_POLLS, sampler: v.OTEL_TRACES_SAMPLER, samplerRatio: v.OTEL_TRACES_SAMPLER_ARG },
     publicUrl: publicOrigin(v.PUBLIC_URL),
     distributed: {
       runJobs,

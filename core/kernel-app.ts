@@ -33,7 +33,7 @@ import monitorRoutes from './monitors/routes.ts'
 import pageSecurityHeaders from './security-headers.ts'
 import { isPageRequest, sendErrorPage, type HtmlErrorPage } from './html-error-pages.ts'
 import type { Feature, FeatureHost } from './feature.ts'
-import { isStatusPoll, tracingOn } from './telemetry/tracing.ts'
+import { isStatusPoll, requestSampling, tracingOn } from './telemetry/tracing.ts'
 
 export interface BuildOptions extends ServicesOptions {
   /**
@@ -171,11 +171,16 @@ export async function buildKernelApp (options: BuildOptions = {}): Promise<Fasti
     // A job's status poll is not traced unless OTEL_TRACE_STATUS_POLLS says so: it is the hottest
     // route, a span per poll every few seconds per job says nothing of the job (whose trace is its
     // start's), and skipping it (no span, no context) is what brings tracing within 15 % of off there.
-    const statusPolls = services.config.tracing.statusPolls
+    // A sampler that drops requests (a ratio) decides each one first, so a dropped request gets no
+    // span and no context either: its hook must be the one just before @fastify/otel's.
+    const untracedPolls = services.config.tracing.statusPolls ? () => false : isStatusPoll
+    const sampling = requestSampling(untracedPolls)
+    if (sampling) app.addHook('onRequest', sampling.onRequest)
+    const ignorePaths = sampling ? (route: { url: string, method: string | string[] }) => untracedPolls(route) || sampling.ignores(route) : untracedPolls
     await app.register(new FastifyOtelInstrumentation({
       instrumentHooks: false,
       instrumentHandler: false,
-      ...(statusPolls ? {} : { ignorePaths: isStatusPoll }),
+      ignorePaths,
       requestHook: (span, request) => span.setAttribute('url.path', request.url.split('?')[0]!),
     }).plugin())
   }

@@ -6,7 +6,8 @@
 // with the context manager and the propagator), so tracing is started once per
 // process, by the first app or worker whose configuration names an endpoint.
 import type { TracingConfig } from '../config.ts'
-import { context, trace, SpanKind, SpanStatusCode, type Attributes, type Context, type Span } from '@opentelemetry/api'
+import { context, propagation, trace, ROOT_CONTEXT, SpanKind, SpanStatusCode, type Attributes, type Context, type Span } from '@opentelemetry/api'
+import type { IdGenerator, Sampler } from '@opentelemetry/sdk-trace-node'
 
 
 /** The instrumentation scope every span of the service is made under. */
@@ -29,21 +30,100 @@ export async function startTracing (config: TracingConfig): Promise<void> {
   if (!config.endpoint) return
   const endpoint = config.endpoint
   started ??= (async () => {
-    const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
+    const [sdk, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
       import('@opentelemetry/sdk-trace-node'),
       import('@opentelemetry/exporter-trace-otlp-proto'),
       import('@opentelemetry/resources'),
     ])
+    const configured = samplerOf(sdk, config.sampler, config.samplerRatio)
+    // A sampler that may drop a request decides it before its span (requestSampling); the
+    // provider then records the request spans it meets, kept already, and asks it of the rest.
+    const dropsRequests = config.sampler !== 'always_on' && config.sampler !== 'parentbased_always_on'
+    requestSampler = dropsRequests ? configured : null
+    rootIds = new sdk.RandomIdGenerator()
     const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` })
-    const provider = new NodeTracerProvider({
+    const provider = new sdk.NodeTracerProvider({
       resource: resourceFromAttributes({ 'service.name': config.serviceName }),
-      spanProcessors: [new BatchSpanProcessor(exporter)],
+      sampler: dropsRequests ? keptRequests(configured, sdk.SamplingDecision.RECORD_AND_SAMPLED) : configured,
+      spanProcessors: [new sdk.BatchSpanProcessor(exporter)],
     })
     provider.register()
     on = true
     return { flush: () => provider.forceFlush() }
   })()
   await started
+}
+
+type SdkTrace = typeof import('@opentelemetry/sdk-trace-node')
+
+/** OTEL_TRACES_SAMPLER's sampler, as the SDK would make it from the environment. */
+function samplerOf (sdk: SdkTrace, name: TracingConfig['sampler'], ratio: number): Sampler {
+  switch (name) {
+    case 'always_on': return new sdk.AlwaysOnSampler()
+    case 'always_off': return new sdk.AlwaysOffSampler()
+    case 'traceidratio': return new sdk.TraceIdRatioBasedSampler(ratio)
+    case 'parentbased_always_off': return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOffSampler() })
+    case 'parentbased_traceidratio': return new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(ratio) })
+    case 'parentbased_always_on': return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() })
+  }
+}
+
+/** @fastify/otel's mark on its request span's attributes (what it passes to `startSpan`). */
+const REQUEST_SPAN_MARK = 'fastify.root'
+
+/** The provider's sampler when requests are decided first: a request span is one that was kept; any other span is `inner`'s to decide. */
+function keptRequests (inner: Sampler, recorded: number): Sampler {
+  return {
+    shouldSample (parent, traceId, name, kind, attributes, links) {
+      return attributes?.[REQUEST_SPAN_MARK] !== undefined ? { decision: recorded } : inner.shouldSample(parent, traceId, name, kind, attributes, links)
+    },
+    toString: () => `KeptRequests{${inner.toString()}}`,
+  }
+}
+
+/** The configured sampler when it may drop a request (ratio, always_off): requests are decided before their span. */
+let requestSampler: Sampler | null = null
+/** The SDK's ids (Math.random: crypto.randomBytes cost ≈ 12 µs a call here, most of what a dropped request then cost). */
+let rootIds: IdGenerator | null = null
+
+/**
+ * Whether the configured sampler keeps a request: asked as the SDK would ask it for the request's
+ * span, the caller's `traceparent` its parent, or a root with a fresh trace id.
+ */
+export function requestTraced (traceparent: string | string[] | undefined): boolean {
+  if (!requestSampler) return true
+  const parent = typeof traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT
+  const traceId = trace.getSpanContext(parent)?.traceId ?? rootIds!.generateTraceId()
+  // SamplingDecision.RECORD_AND_SAMPLED (the SDK's enum, not loaded here).
+  return requestSampler.shouldSample(parent, traceId, 'request', SpanKind.SERVER, {}, []).decision === 2
+}
+
+/** What `requestSampling` needs of a request: fastify's onRequest arguments. */
+interface SampledRequest { url: string, method: string, headers: Record<string, string | string[] | undefined> }
+
+/**
+ * A sampler that may drop requests decides each one before @fastify/otel makes its span: a dropped
+ * request then gets no span and no context at all, and costs what an untraced one does (an
+ * unsampled span and its context cost 15–25 % of `me`, scripts/bench/README.md). `onRequest`
+ * decides; registered just before @fastify/otel's hook, which fastify runs next for the same
+ * request, synchronously, it leaves the decision for `ignores` (@fastify/otel's `ignorePaths`,
+ * asked with the request's URL). Null when the sampler keeps every root request (the default).
+ * `skip` routes (status polls) are ignored without a decision.
+ */
+export function requestSampling (skip: (route: { url: string, method: string }) => boolean): { onRequest (request: SampledRequest, reply: unknown, done: () => void): void, ignores (route: { url: string, method: string | string[] }): boolean } | null {
+  if (!requestSampler) return null
+  let dropped: string | null = null
+  return {
+    onRequest (request, _reply, done) {
+      dropped = !skip(request) && !requestTraced(request.headers.traceparent) ? request.url : null
+      done()
+    },
+    ignores (route) {
+      const url = dropped
+      dropped = null
+      return url !== null && url === route.url
+    },
+  }
 }
 
 const STATUS_POLL = /^\/api\/tool-run\/[^/?]+\/status(?:\?|$)/

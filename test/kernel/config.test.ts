@@ -131,6 +131,9 @@ t.test('each bad value stops the boot (loadConfig, or the data-dir step for fold
     [{ READY_MIN_FREE_MB: '-1' }, /READY_MIN_FREE_MB/],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /OTEL_EXPORTER_OTLP_ENDPOINT/],
     [{ OTEL_SERVICE_NAME: 'jobs\u0007' }, /OTEL_SERVICE_NAME/],
+    [{ OTEL_TRACES_SAMPLER: 'jaeger_remote' }, /OTEL_TRACES_SAMPLER must be one of parentbased_always_on/],
+    [{ OTEL_TRACES_SAMPLER_ARG: '1.5' }, /OTEL_TRACES_SAMPLER_ARG must be between 0 and 1, got 1.5/],
+    [{ OTEL_TRACES_SAMPLER_ARG: '10%' }, /OTEL_TRACES_SAMPLER_ARG must be a number/],
     // The artifact bucket: each variable is checked even without the bucket; with it, region and both keys are required.
     [{ ARTIFACTS_S3_BUCKET: 'Job_Files' }, /ARTIFACTS_S3_BUCKET/],
     [{ ARTIFACTS_S3_BUCKET: 'job-files', ARTIFACTS_S3_ACCESS_KEY_ID: 'AKIA1', ARTIFACTS_S3_SECRET_ACCESS_KEY: 'secret-1' }, /ARTIFACTS_S3_REGION/],

@@ -83,7 +83,7 @@ function keptRequests (inner: Sampler, recorded: number): Sampler {
 
 /** The configured sampler when it may drop a request (ratio, always_off): requests are decided before their span. */
 let requestSampler: Sampler | null = null
-/** The SDK's ids (Math.random: crypto.randomBytes cost ≈ 12 µs a call here, most of what a dropped request then cost). */
+/** The SDK's ids (Math.random): crypto.randomBytes costs ≈ 12 µs a call on this machine, more than the rest of a dropped request. */
 let rootIds: IdGenerator | null = null
 
 /**

@@ -1,5 +1,5 @@
 // Benchmark (issue 29): the price of observability on the two hot paths,
-// `GET /api/auth/me` and the status poll of a running job. Six services
+// `GET /api/auth/me` and the status poll of a running job. Seven services
 // started the way `npm start` starts them, side by side in the same run: the
 // baseline with `METRICS=0` and no tracing, one with metrics (the default), one
 // with metrics and tracing (`OTEL_EXPORTER_OTLP_ENDPOINT` at a stand-in OTLP
@@ -9,7 +9,10 @@
 // span is made costs; no goal), tracing one trace in ten (`OTEL_TRACES_SAMPLER`:
 // a dropped request gets no span at all), and tracing with status polls traced
 // too (`OTEL_TRACE_STATUS_POLLS=1`, no goal; by default a status poll gets no
-// span). Each route is driven on the six in turn (order alternating each round),
+// span); beside them the floor of tracing: the tracing service with a tracer
+// whose spans cost nothing registered before its SDK (noop-tracer.mjs), what any
+// tracer that follows a request in its context pays here (no goal). Each route
+// is driven on the seven in turn (order alternating each round),
 // and each figure is its ratio to the baseline's in the same round set; the
 // server's CPU per answer over the same runs is printed beside it (steadier on
 // a shared machine, where the rate mostly says what the neighbours left).
@@ -36,24 +39,29 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 8)
 export const METRICS_GOAL = 0.95
 export const TRACING_GOAL = 0.85
 
-type Variant = 'off' | 'metrics' | 'tracing' | 'unsampled' | 'sampled' | 'polls'
-const VARIANTS: Variant[] = ['off', 'metrics', 'tracing', 'unsampled', 'sampled', 'polls']
+type Variant = 'off' | 'metrics' | 'floor' | 'tracing' | 'unsampled' | 'sampled' | 'polls'
+const VARIANTS: Variant[] = ['off', 'metrics', 'floor', 'tracing', 'unsampled', 'sampled', 'polls']
 
-/** A stand-in OTLP HTTP receiver (protobuf): answers every export 200 with an empty response, counts the exports and their bytes. */
-async function startReceiver (): Promise<{ url: string, exports: () => { requests: number, bytes: number }, close (): Promise<void> }> {
+/**
+ * A stand-in OTLP HTTP receiver (protobuf): answers every export 200 with an empty response, counts the
+ * exports and their bytes, and apart those sent under `/floor` (the floor's SDK must send none).
+ */
+async function startReceiver (): Promise<{ url: string, exports: () => { requests: number, bytes: number, floor: number }, close (): Promise<void> }> {
   let requests = 0
   let bytes = 0
+  let floor = 0
   const server = createServer((req, res) => {
     req.on('data', (chunk: Buffer) => { bytes += chunk.length })
     req.on('end', () => {
       if (req.url === '/v1/traces') requests++
+      if (req.url === '/floor/v1/traces') floor++
       res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()
     })
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    exports: () => ({ requests, bytes }),
+    exports: () => ({ requests, bytes, floor }),
     close: () => new Promise(resolve => server.close(() => resolve())),
   }
 }
@@ -70,6 +78,8 @@ async function main (): Promise<void> {
   const env: Record<Variant, Record<string, string>> = {
     off: { METRICS: '0' },
     metrics: {},
+    // Tracing on, but with noop-tracer.mjs's free spans in place of the SDK's (nodeFlags below): the floor of any tracer.
+    floor: { OTEL_EXPORTER_OTLP_ENDPOINT: `${receiver.url}/floor`, OTEL_SERVICE_NAME: 'bench' },
     tracing: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'bench' },
     // The default sampler, every request from a caller whose traceparent says "not sampled" (UNSAMPLED below):
     // an unsampled span and its context, what a request costs that is dropped after its span is made (no goal).
@@ -81,7 +91,8 @@ async function main (): Promise<void> {
   }
   const services: Partial<Record<Variant, ServerProcess>> = {}
   try {
-    for (const v of VARIANTS) services[v] = await startService({ tools, env: env[v] })
+    const nodeFlags = (v: Variant) => v === 'floor' ? ['--import', join(import.meta.dirname, 'noop-tracer.mjs')] : undefined
+    for (const v of VARIANTS) services[v] = await startService({ tools, env: env[v], nodeFlags: nodeFlags(v) })
     const me = {} as Record<Variant, Target>
     const status = {} as Record<Variant, Target>
     const jobs: Array<{ base: string, jobId: string, headers: Record<string, string> }> = []
@@ -110,15 +121,19 @@ async function main (): Promise<void> {
         const cpuRatio = medianRoundRatio(runs, 'off', v, r => r.cpuUs!)
         failed += runs[v].reduce((n, r) => n + r.errors + r.timeouts + r.non2xx, 0)
         table.push([route, v, rps.toFixed(0), runs[v].map(r => r.rps.toFixed(0)).join(', '), ratio.toFixed(3), mean(runs[v].map(r => r.cpuUs!)).toFixed(0), cpuRatio.toFixed(3), Math.max(...runs[v].map(r => r.p99))])
-        if (v === 'metrics' || v === 'tracing' || v === 'sampled') ratios.push({ route, variant: v, ratio })
+        if (v === 'metrics' || v === 'floor' || v === 'tracing' || v === 'sampled') ratios.push({ route, variant: v, ratio })
       }
     }
     const spans = receiver.exports()
-    printTable('observability overhead: the same routes with METRICS=0 (off), metrics on, metrics and tracing on (status polls untraced, the default), tracing on with every caller unsampled (unsampled), tracing one request in ten (sampled), and tracing with status polls traced (polls)', table)
+    printTable('observability overhead: the same routes with METRICS=0 (off), metrics on, tracing on with free spans in place of the SDK\'s (floor), metrics and tracing on (status polls untraced, the default), tracing on with every caller unsampled (unsampled), tracing one request in ten (sampled), and tracing with status polls traced (polls)', table)
     console.log(`load average after: ${load()}; OTLP exports received: ${spans.requests} (${(spans.bytes / 1024).toFixed(0)} KiB)`)
     if (failed > 0) { console.error(`${failed} failed requests`); process.exitCode = 1 }
     if (spans.requests === 0) { console.error('the tracing service sent no spans: tracing was not on'); process.exitCode = 1 }
+    if (spans.floor > 0) { console.error('the floor sent spans: its free tracer was not the one registered'); process.exitCode = 1 }
+    const floors = Object.fromEntries(ratios.filter(r => r.variant === 'floor').map(r => [r.route, r.ratio]))
     for (const { route, variant, ratio } of ratios) {
+      if (variant === 'floor') continue
+      if (variant === 'tracing') console.log(`${route}: the floor of any tracer that follows a request in its context (free spans, no goal) ${floors[route]!.toFixed(3)}`)
       const min = variant === 'metrics' ? METRICS_GOAL : TRACING_GOAL
       goal(`${route} with ${variant === 'sampled' ? 'tracing one in ten' : variant} on / off ${ratio.toFixed(3)} >= ${min}`, ratio >= min)
     }

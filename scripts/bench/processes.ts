@@ -83,6 +83,8 @@ export interface ServiceOptions {
   env?: Record<string, string>
   /** Use this DATA_DIR (kept); default: server-process.ts's temporary one. */
   dir?: string
+  /** More Node flags (server-process.ts's nodeFlags), e.g. an `--import` run before the service. */
+  nodeFlags?: string[]
 }
 
 /**
@@ -103,7 +105,7 @@ export async function startService (options: ServiceOptions = {}): Promise<Serve
   const cleanup = () => { if (toolsDir) rmSync(toolsDir, { recursive: true, force: true }) }
   try {
     // A loaded machine can take long to start the service; the start time is startup.ts's figure, not these.
-    const server = await startServerProcess({ env, readyTimeoutMs: 180_000 })
+    const server = await startServerProcess({ env, nodeFlags: options.nodeFlags, readyTimeoutMs: 180_000 })
     const stop = server.stop
     return { ...server, stop: async () => { const code = await stop(); cleanup(); return code } }
   } catch (err) {

@@ -27,9 +27,9 @@ export interface ServerProcessOptions {
   stdio?: 'inherit' | 'collect'
   /**
    * Extra Node flags put after `npm start`'s own, just before the script, so
-   * they win over them (default: the words of BENCH_NODE_FLAGS, e.g.
+   * they win over them; the words of BENCH_NODE_FLAGS come first, e.g.
    * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the server under a
-   * benchmark's load, or `--max-semi-space-size=16` to try another value).
+   * benchmark's load, or `--max-semi-space-size=16` to try another value.
    */
   nodeFlags?: string[]
   /** The argv to run, its script last (default: `npm start`'s, startCommand()); compiled-start.test.ts runs its own build. */
@@ -148,7 +148,7 @@ export function processRss (pid: number): number {
 /** Starts the server the `npm start` way and resolves once `/api/health` answers 200. */
 export async function startServerProcess (options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const command = [...(options.command ?? startCommand())]
-  const nodeFlags = options.nodeFlags ?? (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)
+  const nodeFlags = [...(process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean), ...(options.nodeFlags ?? [])]
   command.splice(command.length - 1, 0, ...nodeFlags)
   const dataDir = mkdtempSync(join(tmpdir(), 'server-process-'))
   const port = await freePort()

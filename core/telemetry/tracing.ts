@@ -39,8 +39,7 @@ export async function startTracing (config: TracingConfig): Promise<void> {
     // A sampler that may drop a request decides it before its span (requestSampling); the
     // provider then records the request spans it meets, kept already, and asks it of the rest.
     const dropsRequests = config.sampler !== 'always_on' && config.sampler !== 'parentbased_always_on'
-    requestSampler = dropsRequests ? configured : null
-    rootIds = new sdk.RandomIdGenerator()
+    requestDecision = dropsRequests ? { sampler: configured, ids: new sdk.RandomIdGenerator(), kept: sdk.SamplingDecision.RECORD_AND_SAMPLED } : null
     const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` })
     const provider = new sdk.NodeTracerProvider({
       resource: resourceFromAttributes({ 'service.name': config.serviceName }),
@@ -81,21 +80,23 @@ function keptRequests (inner: Sampler, recorded: number): Sampler {
   }
 }
 
-/** The configured sampler when it may drop a request (ratio, always_off): requests are decided before their span. */
-let requestSampler: Sampler | null = null
-/** The SDK's ids (Math.random): crypto.randomBytes costs ≈ 12 µs a call on this machine, more than the rest of a dropped request. */
-let rootIds: IdGenerator | null = null
+/**
+ * When the configured sampler may drop a request (ratio, always_off), requests are decided before
+ * their span: the sampler, the ids of a request without a parent (the SDK's, Math.random:
+ * crypto.randomBytes costs ≈ 12 µs a call on this machine, more than the rest of a dropped
+ * request) and the decision that keeps one (the SDK's enum, which is loaded only with tracing).
+ */
+let requestDecision: { sampler: Sampler, ids: IdGenerator, kept: number } | null = null
 
 /**
  * Whether the configured sampler keeps a request: asked as the SDK would ask it for the request's
  * span, the caller's `traceparent` its parent, or a root with a fresh trace id.
  */
 export function requestTraced (traceparent: string | string[] | undefined): boolean {
-  if (!requestSampler) return true
+  if (!requestDecision) return true
   const parent = typeof traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT
-  const traceId = trace.getSpanContext(parent)?.traceId ?? rootIds!.generateTraceId()
-  // SamplingDecision.RECORD_AND_SAMPLED (the SDK's enum, not loaded here).
-  return requestSampler.shouldSample(parent, traceId, 'request', SpanKind.SERVER, {}, []).decision === 2
+  const traceId = trace.getSpanContext(parent)?.traceId ?? requestDecision.ids.generateTraceId()
+  return requestDecision.sampler.shouldSample(parent, traceId, 'request', SpanKind.SERVER, {}, []).decision === requestDecision.kept
 }
 
 /** What `requestSampling` needs of a request: fastify's onRequest arguments. */
@@ -111,7 +112,7 @@ interface SampledRequest { url: string, method: string, headers: Record<string, 
  * `skip` routes (status polls) are ignored without a decision.
  */
 export function requestSampling (skip: (route: { url: string, method: string }) => boolean): { onRequest (request: SampledRequest, reply: unknown, done: () => void): void, ignores (route: { url: string, method: string | string[] }): boolean } | null {
-  if (!requestSampler) return null
+  if (!requestDecision) return null
   let dropped: string | null = null
   return {
     onRequest (request, _reply, done) {

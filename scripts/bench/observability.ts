@@ -44,7 +44,7 @@ const VARIANTS: Variant[] = ['off', 'metrics', 'floor', 'tracing', 'unsampled', 
 
 /**
  * A stand-in OTLP HTTP receiver (protobuf): answers every export 200 with an empty response, counts the
- * exports and their bytes, and apart those sent under `/floor` (the floor's SDK must send none).
+ * exports and their bytes, and separately those sent under `/floor` (the floor's SDK must send none).
  */
 async function startReceiver (): Promise<{ url: string, exports: () => { requests: number, bytes: number, floor: number }, close (): Promise<void> }> {
   let requests = 0

@@ -38,8 +38,10 @@ const toInt = (v: unknown): number | null => {
 /** Visible text of an HTML fragment (entities decoded, whitespace collapsed), capped. */
 export function htmlToText (html: unknown): string | null {
   if (typeof html !== 'string' || html.trim() === '') return null
-  // Block ends become spaces so paragraphs do not run together.
-  const spaced = (h: string) => h.replace(/<\/(?:p|div|li|h[1-6]|tr|td|th)>|<br\s*\/?>/gi, '$& ')
+  // Block ends become spaces so paragraphs do not run together. A store's JSON may carry lone
+  // surrogates (a page body, decoded by TextDecoder, cannot): U+FFFD, as UTF-8 output would have
+  // them, and parse5 7 throws on a lone low surrogate followed by another.
+  const spaced = (h: string) => h.replace(/\p{Cs}/gu, '\uFFFD').replace(/<\/(?:p|div|li|h[1-6]|tr|td|th)>|<br\s*\/?>/gi, '$& ')
   let text = load(`<div>${spaced(html)}</div>`).text()
   // Some stores double-encode (&lt;p&gt;): a second pass removes the literal tags.
   if (/<\/?[a-z][^>]*>/i.test(text)) text = load(`<div>${spaced(text)}</div>`).text()

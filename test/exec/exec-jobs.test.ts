@@ -161,7 +161,8 @@ t.test('SIGKILL of the server: the ffmpeg of its running job dies with it, and r
   t.equal(start.status, 202, JSON.stringify(start.body))
 
   t.ok(await eventually(() => {
-    ffmpegPid = childrenOf(child.pid!).find(p => p.args.includes('input.mp4'))?.pid ?? 0
+    // setpriv and prlimit hold the same pid (and ffmpeg's words in their argv) until the last exec: only ffmpeg's own argv counts.
+    ffmpegPid = childrenOf(child.pid!).find(p => /^\S*\bffmpeg\s/.test(p.args) && p.args.includes('input.mp4'))?.pid ?? 0
     return ffmpegPid !== 0
   }, 60_000), 'the job started ffmpeg, a child of the server')
   // Exec'd in place through setpriv and prlimit: the server's child is ffmpeg itself, under the kernel's limits.

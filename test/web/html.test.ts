@@ -19,16 +19,25 @@ const hostileText = fc.oneof(
   fc.string({ unit: anyCodePoint, maxLength: 60 }),
 ).map(s => s.replace(/[\0\r]/g, ''))
 
+/**
+ * A string as a client reads it: a page goes out as UTF-8, where a lone surrogate (JavaScript
+ * text may hold one, UTF-8 cannot) becomes U+FFFD. Reading the page's bytes also spares the
+ * reader parse5 7's own fault on a lone low surrogate followed by another ("Invalid code point").
+ */
+const asSent = (text: string) => Buffer.from(text, 'utf8').toString('utf8')
+
 t.test('text in an element and in double- and single-quoted attributes reads back unchanged', async t => {
-  fc.assert(fc.property(hostileText, hostileText, (text, attr) => {
-    const page = html`<div id="target" title="${attr}" data-x='${attr}'><p>${text}</p><span>${[text, 1]}</span></div><i id="after"></i>`
-    const $ = cheerio.load(page.text)
+  fc.assert(fc.property(hostileText, hostileText, (rawText, rawAttr) => {
+    const page = html`<div id="target" title="${rawAttr}" data-x='${rawAttr}'><p>${rawText}</p><span>${[rawText, 1]}</span></div><i id="after"></i>`
+    const [text, attr] = [asSent(rawText), asSent(rawAttr)]
+    const $ = cheerio.load(asSent(page.text))
     const div = $('#target')
     if (div.length !== 1 || $('#after').length !== 1) return false
     // Exactly the template's elements: nothing opened or closed by the data.
     if ($('body *').length !== 4 || div.children().length !== 2) return false
     return div.attr('title') === attr && div.attr('data-x') === attr && div.find('p').text() === text && div.find('span').text() === `${text}1`
-  }), { numRuns: 2000 })
+    // Two lone low surrogates: the case a random run once found (parse5's fault above).
+  }), { numRuns: 2000, examples: [['\udc00\udc00', ''], ['', '\udc00\udc00']] })
   t.pass('2,000 cases')
 })
 

@@ -152,4 +152,6 @@ t.test('number and text helpers', async t => {
   t.equal(minorToMajor('12345', 3), 12.345)
   t.equal(htmlToText('<p>a &amp; b</p><p>c</p>'), 'a & b c')
   t.equal(htmlToText(''), null)
+  // JSON's lone surrogates (two lows in a row made parse5 throw): read as U+FFFD.
+  t.equal(htmlToText('<p>a\udc00\udc00b</p>'), 'a\uFFFD\uFFFDb')
 })

@@ -178,7 +178,7 @@ export function createAppContainer (base: {
     runner: service(JobRunner, ['db', 'registry', 'quotas', 'clock', 'config', 'logger', 'secrets', 'events', 'net', 'extraction', 'exec', 'ending', 'artifacts', 'workspace', 'metrics']),
     // The job service and the maintenance offer jobs to the queue (JobOffers); the queue runs them through the runner.
     jobs: service(JobService, ['db', 'hotReads', 'clock', 'quotas', 'registry', 'runner', 'events', 'queue', 'ending', 'artifacts', 'workspace', 'sharedState', 'metrics']),
-    monitorRuns: service(MonitorRuns, ['db', 'hotReads', 'clock', 'registry', 'logger', 'scheduleNotices']),
+    monitorRuns: service(MonitorRuns, ['db', 'hotReads', 'clock', 'registry', 'logger', 'scheduleNotices', 'webhooks']),
     monitors: service(MonitorService, ['db', 'clock', 'registry', 'jobs', 'monitorRuns', 'scheduleNotices']),
     maintenance: service(JobMaintenance, ['db', 'clock', 'runner', 'ending', 'queue', 'logger', 'artifacts', 'workspace', 'config']),
 

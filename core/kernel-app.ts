@@ -176,7 +176,7 @@ export async function buildKernelApp (options: BuildOptions = {}): Promise<Fasti
     const untracedPolls = services.config.tracing.statusPolls ? () => false : isStatusPoll
     const sampling = requestSampling(untracedPolls)
     if (sampling) app.addHook('onRequest', sampling.onRequest)
-    const ignorePaths = sampling ? (route: { url: string, method: string | string[] }) => untracedPolls(route) || sampling.ignores(route) : untracedPolls
+    const ignorePaths = sampling ? sampling.ignores : services.config.tracing.statusPolls ? undefined : isStatusPoll
     await app.register(new FastifyOtelInstrumentation({
       instrumentHooks: false,
       instrumentHandler: false,

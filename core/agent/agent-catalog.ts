@@ -135,7 +135,7 @@ const HELPERS: Helper[] = [
     helper: 'create_monitor',
     title: 'Create a monitor',
     description: 'Saves a tool call with a schedule: the tool runs on its own at each tick (each run a job, charged as a call), and each run that ends done is compared with the last successful one: ' +
-      'which rows were added, removed or changed (before and after of the watched fields, such as price or title). Read them with get_monitor_changes; a webhook gets the counts. ' +
+      'which rows were added, removed or changed (before and after of the watched fields, such as price or title). Read them with get_monitor_changes; a webhook gets the counts, and monitor.changed (the counts and the first changes) when a run changed rows. ' +
       `Your plan caps how many monitors you keep and how often they run. Creating one is free. Example: ${MONITOR_EXAMPLE}.`,
     inputSchema: agentInputSchema(plainSchema(CreateMonitorArgs)),
     outputSchema: plainSchema(MonitorView),

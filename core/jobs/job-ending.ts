@@ -49,8 +49,11 @@ export interface RunResidue {
 /** A monitor's run as its ending sees it. */
 export interface MonitorRun { id: string, monitorId: string }
 
+/** The ended job as a monitor's run announces it (a row of jobs, read back after the outcome). */
+export interface EndedRun { id: string, accountId: string, webhook: string | null, status: string, records: number, monitorChanges: string | null, finishedAt: Date | null }
+
 /**
- * What a monitor's run does as it ends (core/monitors), in three steps around
+ * What a monitor's run does as it ends (core/monitors), in four steps around
  * the outcome's write, so that whoever sees the outcome (a poll, the final
  * event, the webhook) sees the monitor's side of it too.
  */
@@ -72,6 +75,12 @@ export interface MonitorRunEnding {
    * when another ending won the race (`landed` false), the run's comparison is dropped.
    */
   settled (run: MonitorRun, result: { landed: boolean, compared: boolean, paused: boolean }): Promise<void>
+  /**
+   * After the run's own webhook, before its final event, for an ending that
+   * landed: a done run whose comparison found changes stores its
+   * `monitor.changed` delivery, so whoever hears the end can list it too.
+   */
+  announce (run: MonitorRun, job: EndedRun): Promise<void>
 }
 
 /** `DELETE /api/tool-run/<id>`, whichever process or state the job was in. */
@@ -172,6 +181,10 @@ export class JobEnding {
     const record = jobStatusRecord(final)
     // The delivery is stored before the final event, so whoever hears the end can already list it.
     await webhooks.jobEnded(final, record).catch(err => this.deps.logger.error({ err, jobId: job.id }, 'recording the job\'s webhook delivery failed'))
+    if (monitorRun) {
+      await this.deps.monitorRunEnded!.announce(monitorRun, final)
+        .catch(err => this.deps.logger.error({ err, jobId: job.id }, 'recording the monitor\'s change delivery failed'))
+    }
     events.emit(job.id, { type: final.status === 'done' ? 'done' : 'error', job: record })
     return true
   }

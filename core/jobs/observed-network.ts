@@ -7,7 +7,7 @@ import type { HttpCrawlingContext } from 'crawlee'
 import { UpstreamError, type CrawlerFactory } from '../tools/contract.ts'
 import type { GuardedHttpClient } from '../net/http-client.ts'
 import { upstreamOutcome, type Metrics, type UpstreamOutcome } from '../metrics/metrics.ts'
-import { inSpan, tracingOn } from '../telemetry/tracing.ts'
+import { currentContext, inSpan, openSpan, tracingOn, type OpenSpan } from '../telemetry/tracing.ts'
 
 /**
  * A span's class of host instead of the host: `ip` for an address literal,
@@ -56,41 +56,64 @@ export function observedHttpClient (client: GuardedHttpClient, tool: string, met
             metrics.upstreamDuration.observe({ tool, outcome }, (performance.now() - started) / 1000)
           }
         }
-      }, 'client')
+      }, { kind: 'client' })
     }
   return { ...client, fetch: observe(client.fetch), text: observe(client.text), json: observe(client.json) as GuardedHttpClient['json'] }
 }
 
 /**
- * Crawlers whose page fetches are counted: a fetched page by its status (after
- * crawlee's navigation), a fetch that got no answer as `error`. Counts only:
- * crawlee runs its pages outside any span of ours.
+ * Crawlers whose page fetches are counted (a fetched page by its status, after
+ * crawlee's navigation; a fetch that got no answer as `error`) and, with tracing
+ * on, each a span from before its navigation to its answer or failure. crawlee
+ * runs its pages outside any callback of ours: the spans are started by hand,
+ * under the context the crawler was made in (the job's run).
  */
 export function observedCrawlers (factory: CrawlerFactory, tool: string, metrics: Metrics, signal: AbortSignal): CrawlerFactory {
-  if (!metrics.enabled) return factory
+  if (!metrics.enabled && !tracingOn()) return factory
   return {
     http (options) {
       // crawlee calls errorHandler for an attempt it may retry and failedRequestHandler at the last; an attempt that
       // the errorHandler ends (noRetry) reaches both with the same context: counted once.
       const counted = new WeakSet<object>()
       const count = (context: HttpCrawlingContext, outcome: UpstreamOutcome | null) => {
-        if (!outcome || counted.has(context)) return
+        if (!outcome || counted.has(context) || !metrics.enabled) return
         counted.add(context)
         metrics.upstreamRequests.inc({ tool, outcome })
       }
-      const failed = (context: HttpCrawlingContext) => count(context, context.response === undefined ? failedOutcome(signal) : null)
+      // Each attempt's span, by its crawling context (a retry is a new context, and a span of its own).
+      const parent = currentContext()
+      const spans = new WeakMap<object, OpenSpan>()
+      const endSpan = (context: HttpCrawlingContext, attributes: Record<string, string | number>, failure?: unknown) => {
+        const span = spans.get(context)
+        if (!span) return
+        spans.delete(context)
+        span.setAttributes(attributes)
+        span.end(failure)
+      }
+      const failed = (context: HttpCrawlingContext, error: Error) => {
+        const outcome = context.response === undefined ? failedOutcome(signal) : null
+        count(context, outcome)
+        endSpan(context, outcome ? { 'upstream.outcome': outcome } : {}, error)
+      }
       return factory.http({
         ...options,
+        preNavigationHooks: [...(options.preNavigationHooks ?? []), async (context) => {
+          const span = openSpan('upstream GET', { 'job.tool': tool, 'upstream.host_class': hostClass(context.request.url), 'http.request.method': context.request.method }, parent, { kind: 'client' })
+          if (span) spans.set(context, span)
+        }],
         postNavigationHooks: [async (context) => {
           const status = context.response?.statusCode
-          if (status !== undefined) count(context, upstreamOutcome(status))
+          if (status !== undefined) {
+            count(context, upstreamOutcome(status))
+            endSpan(context, { 'http.response.status_code': status, 'upstream.outcome': upstreamOutcome(status) })
+          }
         }, ...(options.postNavigationHooks ?? [])],
         async errorHandler (context, error) {
-          failed(context)
+          failed(context, error)
           await options.errorHandler?.(context, error)
         },
         async failedRequestHandler (context, error) {
-          failed(context)
+          failed(context, error)
           await options.failedRequestHandler?.(context, error)
         },
       })

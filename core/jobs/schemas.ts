@@ -2,10 +2,11 @@
 // what the agent endpoint's get_job_status returns).
 import { Type } from 'typebox'
 import { Nullable } from '../tools/contract.ts'
+import { WebhookEvents } from '../webhooks/schemas.ts'
 
 export const WebhookSchema = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2000 }),
-  events: Type.Optional(Type.Array(Type.Union([Type.Literal('done'), Type.Literal('error')]), { minItems: 1, maxItems: 2, description: "'error' also covers a cancelled job (its status reads 'cancelled')." })),
+  events: Type.Optional(WebhookEvents),
   secret: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
 }, { additionalProperties: false })
 

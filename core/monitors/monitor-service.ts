@@ -16,7 +16,7 @@ import { requireToolAllowed, type AccountCaller } from '../auth/guards.ts'
 import { effectiveTier, tierLimits } from '../quotas/tiers.ts'
 import type { ToolRegistry } from '../tools/registry.ts'
 import type { JobService, StartRequest } from '../jobs/job-service.ts'
-import type { WebhookSpec } from '../webhooks/webhook-deliveries.ts'
+import { withEvents, type WebhookSpec } from '../webhooks/webhook-deliveries.ts'
 import { checkSchedule, latestTick, nextTick, type Schedule } from './schedule.ts'
 import type { MonitorRuns, ScheduleListener, ScheduleNotices } from './monitor-runs.ts'
 
@@ -124,7 +124,7 @@ export class MonitorService {
         tool: input.tool,
         params: JSON.stringify(input.params ?? {}),
         schedule: JSON.stringify(schedule),
-        webhook: input.webhook ? JSON.stringify(input.webhook) : null,
+        webhook: input.webhook ? JSON.stringify(withEvents(input.webhook)) : null,
         nextRunAt: nextTick(schedule, now),
         createdAt: now,
         updatedAt: now,
@@ -183,7 +183,7 @@ export class MonitorService {
       data.schedule = JSON.stringify(schedule)
       if (!monitor.pausedAt) data.nextRunAt = nextTick(schedule, now)
     }
-    if (patch.webhook !== undefined) { this.checkWebhook(patch.webhook); data.webhook = patch.webhook ? JSON.stringify(patch.webhook) : null }
+    if (patch.webhook !== undefined) { this.checkWebhook(patch.webhook); data.webhook = patch.webhook ? JSON.stringify(withEvents(patch.webhook)) : null }
     if (patch.name !== undefined) data.name = patch.name.trim() || monitor.name
     const updated = await db.monitor.update({ where: { id }, data })
     if (schedule && !updated.pausedAt) await this.notifyScheduled(updated)

@@ -39,11 +39,12 @@ export async function startTracing (config: TracingConfig): Promise<void> {
     // A sampler that may drop a request decides it before its span (requestSampling); the
     // provider then records the request spans it meets, kept already, and asks it of the rest.
     const dropsRequests = config.sampler !== 'always_on' && config.sampler !== 'parentbased_always_on'
-    requestDecision = dropsRequests ? { sampler: configured, ids: new sdk.RandomIdGenerator(), kept: sdk.SamplingDecision.RECORD_AND_SAMPLED } : null
+    const kept = sdk.SamplingDecision.RECORD_AND_SAMPLED
+    requestDecision = dropsRequests ? { sampler: configured, ids: new sdk.RandomIdGenerator(), kept } : null
     const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` })
     const provider = new sdk.NodeTracerProvider({
       resource: resourceFromAttributes({ 'service.name': config.serviceName }),
-      sampler: dropsRequests ? keptRequests(configured, sdk.SamplingDecision.RECORD_AND_SAMPLED) : configured,
+      sampler: dropsRequests ? keptRequests(configured, kept) : configured,
       spanProcessors: [new sdk.BatchSpanProcessor(exporter)],
     })
     provider.register()
@@ -109,20 +110,21 @@ interface SampledRequest { url: string, method: string, headers: Record<string, 
  * decides; registered just before @fastify/otel's hook, which fastify runs next for the same
  * request, synchronously, it leaves the decision for `ignores` (@fastify/otel's `ignorePaths`,
  * asked with the request's URL). Null when the sampler keeps every root request (the default).
- * `skip` routes (status polls) are ignored without a decision.
+ * `skip` routes (status polls) are ignored without asking the sampler; `ignores` asks `skip` itself
+ * only of what no request decided (a route as it is added).
  */
-export function requestSampling (skip: (route: { url: string, method: string }) => boolean): { onRequest (request: SampledRequest, reply: unknown, done: () => void): void, ignores (route: { url: string, method: string | string[] }): boolean } | null {
+export function requestSampling (skip: (route: { url: string, method: string | string[] }) => boolean): { onRequest (request: SampledRequest, reply: unknown, done: () => void): void, ignores (route: { url: string, method: string | string[] }): boolean } | null {
   if (!requestDecision) return null
-  let dropped: string | null = null
+  let decided: { url: string, ignored: boolean } | null = null
   return {
     onRequest (request, _reply, done) {
-      dropped = !skip(request) && !requestTraced(request.headers.traceparent) ? request.url : null
+      decided = { url: request.url, ignored: skip(request) || !requestTraced(request.headers.traceparent) }
       done()
     },
     ignores (route) {
-      const url = dropped
-      dropped = null
-      return url !== null && url === route.url
+      const request = decided
+      decided = null
+      return request !== null && request.url === route.url ? request.ignored : skip(route)
     },
   }
 }
@@ -152,25 +154,55 @@ export interface SpanHandle {
 
 const NO_SPAN: SpanHandle = { setAttributes () {} }
 
+/** How a span stands: a `client` call leaving the service, else `internal`; `root` starts a trace of its own, whatever context is active. */
+export interface SpanPlace { kind?: 'client' | 'internal', root?: boolean }
+
+const spanOptions = (attributes: Attributes, place: SpanPlace) =>
+  ({ attributes, kind: place.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL, root: place.root === true })
+
+/** Marks a span failed with the error's class name (never its message: messages may quote URLs). */
+const markFailed = (span: Span, err: unknown) => span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' })
+
 /**
  * Runs `work` in a span named `name` (the active context's child), ended when
- * `work` settles; a throw marks it as an error with the error's class name
- * (never its message: messages may quote URLs). Off: `work` runs as it is.
- * For a webhook attempt: `inSpan('webhook attempt', { 'webhook.attempt': n }, span => …)`.
+ * `work` settles; a throw marks it as an error with the error's class name.
+ * Off: `work` runs as it is.
  */
-export function inSpan<T> (name: string, attributes: Attributes, work: (span: SpanHandle) => Promise<T>, kind: 'client' | 'internal' = 'internal'): Promise<T> {
+export function inSpan<T> (name: string, attributes: Attributes, work: (span: SpanHandle) => Promise<T>, place: SpanPlace = {}): Promise<T> {
   if (!on) return work(NO_SPAN)
   const tracer = trace.getTracer(TRACER_NAME)
-  return tracer.startActiveSpan(name, { attributes, kind: kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL }, async (span: Span) => {
+  return tracer.startActiveSpan(name, spanOptions(attributes, place), async (span: Span) => {
     try {
       return await work(span)
     } catch (err) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' })
+      markFailed(span, err)
       throw err
     } finally {
       span.end()
     }
   })
+}
+
+/** A span started and ended by hand, for work that runs outside any callback of ours (a crawler's page). */
+export interface OpenSpan extends SpanHandle {
+  /** Ends it; `failure` (an error, or true) marks it failed. */
+  end (failure?: unknown): void
+}
+
+/**
+ * Starts a span named `name` under `parent` (a context `currentContext` gave;
+ * null: the active one). Null when tracing is off.
+ */
+export function openSpan (name: string, attributes: Attributes, parent: Context | null, place: SpanPlace = {}): OpenSpan | null {
+  if (!on) return null
+  const span = trace.getTracer(TRACER_NAME).startSpan(name, spanOptions(attributes, place), parent ?? context.active())
+  return {
+    setAttributes: (more) => { span.setAttributes(more) },
+    end (failure) {
+      if (failure !== undefined && failure !== false) markFailed(span, failure)
+      span.end()
+    },
+  }
 }
 
 /** The active trace context, to run later work in (a queued job); null when tracing is off. */

@@ -1,16 +1,34 @@
 // The webhook endpoints' bodies and answers (TypeBox: validation, types and OpenAPI in one).
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
 
-const Events = Type.Array(Type.Union([Type.Literal('done'), Type.Literal('error')]), { minItems: 1, maxItems: 2 })
+/** One event a webhook asks for: `done` and `error` are a job's end (`error` also a cancel), `changed` a monitor's run that found changes. */
+const WebhookEventName = Type.Union([Type.Literal('done'), Type.Literal('error'), Type.Literal('changed')])
+export type WebhookEvent = Static<typeof WebhookEventName>
+
+/** What a new setting asks for when it names no events (a start that is not a monitor's run never has a `changed`). */
+export const DEFAULT_WEBHOOK_EVENTS: readonly WebhookEvent[] = ['done', 'error', 'changed']
+
+/**
+ * The events of every webhook setting: a start's or a monitor's `webhook.events`
+ * (core/jobs/schemas.ts WebhookSchema) and the account's default. One schema for all.
+ */
+export const WebhookEvents = Type.Array(WebhookEventName, {
+  minItems: 1,
+  maxItems: 3,
+  default: [...DEFAULT_WEBHOOK_EVENTS],
+  description: "Which events are sent: 'done' (the job ended done: job.done), 'error' (ended in error or cancelled: job.error, job.cancelled), " +
+    "'changed' (a monitor's run ended done and found rows added, removed or changed: monitor.changed, beside its job.done). " +
+    "Default: all three; a setting stored before 'changed' existed without events keeps 'done' and 'error'.",
+})
 
 export const AccountWebhookBody = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2000 }),
-  events: Type.Optional(Events),
+  events: Type.Optional(WebhookEvents),
 }, { additionalProperties: false })
 
 const AccountWebhookFields = {
   url: Type.String(),
-  events: Events,
+  events: WebhookEvents,
   created_at: Type.String({ format: 'date-time' }),
 }
 

@@ -17,10 +17,29 @@ import { conflict } from '../errors.ts'
 import { urlsAsOrigins, originOf, type SecretScrubber } from '../secrets/secret-scrubber.ts'
 import type { NetFactory } from '../net/net-factory.ts'
 import { newDeliveryId, signatureHeaders } from './signing.ts'
-import type { AccountWebhooks, JobWebhookEvent, WebhookTarget } from './account-webhooks.ts'
+import { openSpan } from '../telemetry/tracing.ts'
+import type { AccountWebhooks, WebhookTarget } from './account-webhooks.ts'
+import { DEFAULT_WEBHOOK_EVENTS, type WebhookEvent } from './schemas.ts'
 
-/** A job start's `webhook`, as stored on the job. */
-export interface WebhookSpec { url: string, events?: JobWebhookEvent[], secret?: string }
+/** A job start's or a monitor's `webhook`, as stored on the job or the monitor (its schema: core/jobs/schemas.ts WebhookSchema). */
+export interface WebhookSpec { url: string, events?: WebhookEvent[], secret?: string }
+
+/**
+ * What a stored setting without `events` asks for: it was stored before `changed` existed, when
+ * no events meant `done` and `error`, and keeps meaning that (a receiver is not sent an event type
+ * it never asked for). New settings are stored with their events written out (`withEvents`).
+ */
+const EVENTS_OF_A_BARE_SETTING: readonly WebhookEvent[] = ['done', 'error']
+
+/**
+ * A monitor's new `webhook` as it is stored: its events written out (the default when it names
+ * none). A job start's is stored as given: for a job that is no monitor's run it asks for the
+ * same, and a monitor's run carries its monitor's setting as the monitor stored it.
+ */
+export const withEvents = (spec: WebhookSpec): WebhookSpec => ({ ...spec, events: spec.events ?? [...DEFAULT_WEBHOOK_EVENTS] })
+
+/** The event a job's end asks its target for: a cancelled job is not done, it goes to those who asked for endings in error. */
+const endingEvent = (status: string): WebhookEvent => (status === 'done' ? 'done' : 'error')
 
 /** One event to send: its type (`job.done`, `monitor.changed` …) and payload; the body is `{event, ...payload}`. */
 export interface DeliveryRequest {
@@ -109,16 +128,23 @@ export class WebhookDeliveries {
 
   /** A job's end: to the job's own webhook, else the account's default, when it asks for this outcome. */
   async jobEnded (job: { id: string, accountId: string, webhook: string | null }, record: { status: string }): Promise<void> {
-    const target = await this.jobTarget(job, record.status)
-    if (target) await this.enqueue({ accountId: job.accountId, jobId: job.id, event: `job.${record.status}`, payload: { job: record }, target })
+    await this.jobEvent(job, endingEvent(record.status), `job.${record.status}`, async () => ({ job: record }))
   }
 
-  private async jobTarget (job: { accountId: string, webhook: string | null }, status: string): Promise<WebhookTarget | null> {
+  /**
+   * Another event of a job (a monitor's run: `monitor.changed`), by the rule of its end: to the
+   * job's own webhook, else the account's default, when that asks for `wants`. The payload is
+   * built only when there is a target. Resolves with the delivery's id once stored, or null.
+   */
+  async jobEvent (job: { id: string, accountId: string, webhook: string | null }, wants: WebhookEvent, event: string, payload: () => Promise<Record<string, unknown>>): Promise<string | null> {
+    const target = await this.jobTarget(job, wants)
+    return target ? await this.enqueue({ accountId: job.accountId, jobId: job.id, event, payload: await payload(), target }) : null
+  }
+
+  private async jobTarget (job: { accountId: string, webhook: string | null }, wants: WebhookEvent): Promise<WebhookTarget | null> {
     const spec = job.webhook ? JSON.parse(job.webhook) as WebhookSpec : null
     const chosen = spec ? { url: spec.url, secret: spec.secret ?? null, events: spec.events } : await this.deps.accounts.target(job.accountId)
-    // A cancelled job is not done: it goes to those who asked for endings in error.
-    const event: JobWebhookEvent = status === 'done' ? 'done' : 'error'
-    if (!chosen || !(chosen.events ?? ['done', 'error']).includes(event)) return null
+    if (!chosen || !(chosen.events ?? EVENTS_OF_A_BARE_SETTING).includes(wants)) return null
     return { url: chosen.url, secret: chosen.secret }
   }
 
@@ -151,20 +177,22 @@ export class WebhookDeliveries {
   }
 
   /**
-   * Sends a job's delivery again (the newest, or `deliveryId`), with the same
-   * `webhook-id` and a new retry window. A job that has none, its end not
-   * having asked for one, gets a first one when a target exists now (its own
-   * webhook or the account's default). Refused (409) while the job runs, while
-   * the delivery is still pending, and without a target.
+   * Sends a job's delivery again (`deliveryId`, else the newest of its end:
+   * a monitor's run also has its `monitor.changed`, stored at the same
+   * instant), with the same `webhook-id` and a new retry window. A job whose
+   * end has none, not having asked for one, gets a first one when a target
+   * exists now (its own webhook or the account's default). Refused (409)
+   * while the job runs, while the delivery is still pending, and without a
+   * target.
    */
   async redeliver (job: { id: string, accountId: string, status: string, webhook: string | null }, deliveryId: string | undefined, statusRecord: () => Promise<unknown>): Promise<DeliveryView> {
     const { db, clock } = this.deps
     if (job.status === 'running') throw conflict(`Job ${job.id} has not ended: its webhook is sent when it does.`)
-    const delivery = await db.webhookDelivery.findFirst({ where: { jobId: job.id, ...(deliveryId ? { id: deliveryId } : {}) }, orderBy: { createdAt: 'desc' } })
+    const delivery = await db.webhookDelivery.findFirst({ where: { jobId: job.id, ...(deliveryId ? { id: deliveryId } : { event: { startsWith: 'job.' } }) }, orderBy: { createdAt: 'desc' } })
     let id: string
     if (!delivery) {
       if (deliveryId) throw conflict(`Job ${job.id} has no webhook delivery ${deliveryId}.`)
-      const target = await this.jobTarget(job, job.status)
+      const target = await this.jobTarget(job, endingEvent(job.status))
       if (!target) throw conflict(`Job ${job.id} has no webhook to deliver to: start it with \`webhook\`, or set a default with PUT /api/account/webhook.`)
       id = await this.enqueue({ accountId: job.accountId, jobId: job.id, event: `job.${job.status}`, payload: { job: await statusRecord() }, target })
     } else {
@@ -261,6 +289,8 @@ export class WebhookDeliveries {
     const started = performance.now()
     let httpStatus: number | null = null
     let error: string | null = null
+    // A trace of its own: the loop sends many jobs' deliveries in one pass, whatever context woke it.
+    const span = openSpan('webhook attempt', { 'webhook.event': row.event, 'webhook.attempt': number, ...(row.jobId ? { 'job.id': row.jobId } : {}) }, null, { kind: 'client', root: true })
     const http = net.http(this.controller.signal)
     try {
       const res = await http.fetch(row.url, { method: 'POST', headers, body: row.body, timeoutMs: ATTEMPT_TIMEOUT_MS, maxRedirects: 0 })
@@ -273,7 +303,9 @@ export class WebhookDeliveries {
     } finally {
       await http.close().catch(() => {})
     }
+    if (httpStatus !== null) span?.setAttributes({ 'http.response.status_code': httpStatus })
     if (this.controller.signal.aborted) {
+      span?.end()
       // A shutdown cut the attempt: not the receiver's failure. The next start sends it again at once.
       await db.webhookDelivery.updateMany({ where: { id: row.id }, data: { leaseUntil: null } }).catch(() => {})
       return
@@ -282,6 +314,8 @@ export class WebhookDeliveries {
     const now = clock()
     const next = error === null ? null : this.nextAttemptAt(row.windowStart, number, now)
     const status: DeliveryStatus = error === null ? 'delivered' : next ? 'pending' : 'dead'
+    span?.setAttributes({ 'webhook.outcome': status === 'pending' ? 'retrying' : status })
+    span?.end(error !== null)
     await db.$transaction(async (tx) => {
       await tx.webhookAttempt.create({ data: { id: newDeliveryId(), deliveryId: row.id, number, at, httpStatus, durationMs, error, nextAttemptAt: next } })
       await tx.webhookDelivery.update({ where: { id: row.id }, data: { attempts: number, status, nextAttemptAt: next, leaseUntil: null, deliveredAt: status === 'delivered' ? now : null } })

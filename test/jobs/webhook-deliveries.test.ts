@@ -1,8 +1,10 @@
 // Webhook deliveries (core/webhooks): every attempt recorded, retries on the
 // backoff schedule until the window ends (dead), redelivery, the account's
 // default webhook, Standard Webhooks signatures a `standardwebhooks` receiver
-// verifies (and its refusal of replays), deliveries that survive a restart, and
-// one send per attempt when several processes poll the same database.
+// verifies (and its refusal of replays), deliveries that survive a restart,
+// one send per attempt when several processes poll the same database, and a
+// monitor's `monitor.changed` (when it is sent, its body, its targets and the
+// `changed` event of every events list).
 // Time is a manual clock: a retry is made by moving it and running what is due,
 // never by waiting.
 import t from 'tap'
@@ -16,6 +18,7 @@ import { freshDatabaseUrl, signup, tempDir, type BuildTestOptions } from '../hel
 import { buildWithCounter, waitForEnd } from '../helpers/jobs.ts'
 import { call, mintToken } from '../kernel/_kernel.ts'
 import { scrape, valueOf } from '../helpers/metrics.ts'
+import { CHANGES_PER_KIND_IN_A_WEBHOOK } from '../../core/monitors/monitor-runs.ts'
 
 type Teardown = Parameters<typeof buildWithCounter>[0]
 interface Received { headers: IncomingHttpHeaders, body: string }
@@ -331,4 +334,147 @@ t.test('the delivery service takes any event type and payload (not only a job\'s
   await app.services.webhooks.idle()
   t.same(JSON.parse(hook.requests[0]!.body), { event: 'monitor.changed', monitor: { id: 'm1', changes: 2 } })
   t.same(observed, ['monitor.changed:delivered'], 'the attempt hook (metrics) hears each attempt')
+})
+
+/**
+ * Records the jobs whose final event was emitted: JobEnding stores every delivery of an ending
+ * (the job's end, a monitor's `monitor.changed`) before it, so once heard, all are stored.
+ */
+function finalEventsOf (app: FastifyInstance) {
+  const { events } = app.services
+  const ended = new Set<string>()
+  const waiting = new Map<string, () => void>()
+  const emit = events.emit.bind(events)
+  events.emit = (jobId, event) => {
+    emit(jobId, event)
+    if (event.type === 'progress') return
+    ended.add(jobId)
+    waiting.get(jobId)?.()
+  }
+  return (jobId: string) => (ended.has(jobId) ? Promise.resolve() : new Promise<void>(resolve => { waiting.set(jobId, resolve) }))
+}
+
+/** A monitor of the counter tool, run now with `params` by its owner: the run's id once its deliveries are stored and attempted. */
+async function monitorRunner (app: FastifyInstance, apiKey: string) {
+  const ended = finalEventsOf(app)
+  return async (monitorId: string, params: Record<string, unknown>) => {
+    const patched = await app.inject({ method: 'PATCH', url: `/api/monitors/${monitorId}`, headers: { 'x-api-key': apiKey }, payload: { params } })
+    if (patched.statusCode !== 200) throw new Error(`PATCH answered ${patched.statusCode}: ${patched.body}`)
+    const res = await call(app, 'POST', `/api/monitors/${monitorId}/run`, apiKey)
+    if (res.statusCode !== 202) throw new Error(`run answered ${res.statusCode}: ${res.body}`)
+    const runId = res.json().job_id as string
+    await ended(runId)
+    await app.services.webhooks.idle()
+    return runId
+  }
+}
+
+t.test('a monitor\'s run that finds changes sends monitor.changed beside its job.done: signed, listed, redeliverable, counted; not its first run, not a run without changes, not to a setting stored before `changed`', async t => {
+  const clock = manualClock()
+  const hook = await receiver(t, () => 204)
+  const app = await appWith(t, clock)
+  const user = await signup(app)
+  const observed: string[] = []
+  app.services.webhooks.onAttempt(o => observed.push(`${o.event}:${o.outcome}`))
+  const run = await monitorRunner(app, user.apiKey)
+  const created = await call(app, 'POST', '/api/monitors', user.apiKey, { tool: 'counter', params: { max_results: 3, label: 'a' }, schedule: { every: '1h' }, name: 'rows', webhook: { url: hook.url, secret: 's3cret' } })
+  t.equal(created.statusCode, 201)
+  const monitorId = created.json().monitor_id as string
+  const verifier = new Webhook('s3cret', { format: 'raw' })
+  const bodies = () => hook.requests.map(r => verifier.verify(r.body, r.headers as Record<string, string>) as Record<string, any>)
+  const eventsOf = async (jobId: string) => (await deliveriesOf(app, user.apiKey, jobId)).map(d => d.event).sort()
+
+  const first = await run(monitorId, { max_results: 3, label: 'a' })
+  t.same(await eventsOf(first), ['job.done'], 'the first run (no baseline, every row added): its end only')
+  const second = await run(monitorId, { max_results: 3, label: 'a' })
+  t.same(await eventsOf(second), ['job.done'], 'a run that changed nothing: its end only')
+
+  // One row more, every label changed.
+  const third = await run(monitorId, { max_results: 4, label: 'b' })
+  t.same(await eventsOf(third), ['job.done', 'monitor.changed'])
+  // The two deliveries of one ending may be sent in one pass, side by side: their order is not promised.
+  const sent = bodies()
+  t.same(sent.map(b => b.event).sort(), ['job.done', 'job.done', 'job.done', 'monitor.changed'], 'standardwebhooks verifies every delivery')
+  t.match(sent.find(b => b.event === 'job.done' && b.job.job_id === third), { job: { status: 'done', monitor: { monitor_id: monitorId, changes: { added: 1, changed: 3 } } } }, 'the run\'s job.done as it was')
+  const { run: ranAs, ...changed } = sent.find(b => b.event === 'monitor.changed')!
+  t.same(changed, {
+    event: 'monitor.changed',
+    monitor: { id: monitorId, name: 'rows', tool: 'counter' },
+    changes: { added: 1, removed: 0, changed: 3, duplicates: 0, first_run: false },
+    added: [{ key: { n: 4 }, after: { label: 'b', text: 'row 4' } }],
+    removed: [],
+    changed: [1, 2, 3].map(n => ({ key: { n }, fields: { label: { before: 'a', after: 'b' } } })),
+    truncated: false,
+    changes_url: `/api/monitors/${monitorId}/changes?run=${third}`,
+  })
+  t.match(ranAs, { id: third, status: 'done', records: 4, finished_at: String })
+  t.equal((await call(app, 'GET', changed.changes_url, user.apiKey)).json().changed.length, 3, 'changes_url reads the run\'s changes')
+
+  // Listed with the run's deliveries; redelivered by its id with the same webhook-id; the default redelivery is the run's end.
+  const listed = await deliveriesOf(app, user.apiKey, third)
+  const delivery = listed.find(d => d.event === 'monitor.changed')!
+  t.match(delivery, { status: 'delivered', attempts: 1, target: new URL(hook.url).origin })
+  t.equal(hook.requests.find(r => JSON.parse(r.body).event === 'monitor.changed')!.headers['webhook-id'], delivery.id)
+  const again = await call(app, 'POST', `/api/jobs/${third}/webhooks/redeliver`, user.apiKey, { delivery_id: delivery.id })
+  t.equal(again.statusCode, 202)
+  t.match(again.json(), { id: delivery.id, event: 'monitor.changed', status: 'pending' })
+  await app.services.webhooks.idle()
+  t.equal(hook.requests.at(-1)!.headers['webhook-id'], delivery.id, 'the same webhook-id')
+  t.match((await deliveriesOf(app, user.apiKey, third)).find(d => d.id === delivery.id), { status: 'delivered', attempts: 2 })
+  const byDefault = await call(app, 'POST', `/api/jobs/${third}/webhooks/redeliver`, user.apiKey, {})
+  t.match(byDefault.json(), { event: 'job.done' }, 'without delivery_id: the run\'s end')
+  await app.services.webhooks.idle()
+  t.same(observed.filter(o => o.startsWith('monitor.')), ['monitor.changed:delivered', 'monitor.changed:delivered'], 'each attempt heard by the metrics hook')
+
+  // Many changes: the first of each kind, the counts, and where to read the rest.
+  const fourth = await run(monitorId, { max_results: 25, label: 'c' })
+  const many = bodies().find(b => b.event === 'monitor.changed' && b.run.id === fourth)!
+  t.match(many, { event: 'monitor.changed', run: { id: fourth }, changes: { added: 21, changed: 4, removed: 0 }, truncated: true })
+  t.same([many.added.length, many.changed.length, many.removed.length], [CHANGES_PER_KIND_IN_A_WEBHOOK, 4, 0])
+  t.same(many.added[0].key, { n: 5 }, 'in the run\'s order')
+
+  // A monitor's webhook stored before `changed` existed (no events: done and error) keeps what it asked for.
+  await app.services.db.monitor.update({ where: { id: monitorId }, data: { webhook: JSON.stringify({ url: hook.url, secret: 's3cret' }) } })
+  const fifth = await run(monitorId, { max_results: 2, label: 'c' })
+  t.match((await call(app, 'GET', `/api/jobs/${fifth}`, user.apiKey)).json(), { monitor: { changes: { removed: 23 } } })
+  t.same(await eventsOf(fifth), ['job.done'])
+})
+
+t.test('events: `changed` accepted wherever events are named, an unknown one refused; the account default sends monitor.changed only when it asks for it', async t => {
+  const clock = manualClock()
+  const hook = await receiver(t, () => 200)
+  const app = await appWith(t, clock)
+  const user = await signup(app)
+  const run = await monitorRunner(app, user.apiKey)
+  const monitor = { tool: 'counter', params: { max_results: 3 }, schedule: { every: '1h' } }
+  for (const [method, url, body] of [
+    ['PUT', '/api/account/webhook', { url: hook.url, events: ['changed', 'sometimes'] }],
+    ['POST', '/api/monitors', { ...monitor, webhook: { url: hook.url, events: ['sometimes'] } }],
+    ['POST', '/api/tool-run', { tool: 'counter', params: { max_results: 1 }, webhook: { url: hook.url, events: ['done', 'sometimes'] } }],
+  ] as const) {
+    const res = await app.inject({ method, url, headers: { 'x-api-key': user.apiKey }, payload: body })
+    t.equal(res.statusCode, 400, `${method} ${url}: an unknown event`)
+    t.match(res.json(), { detail: /events/ })
+  }
+  t.equal((await call(app, 'POST', '/api/monitors', user.apiKey, { ...monitor, webhook: { url: hook.url, events: ['changed'] } })).statusCode, 201)
+  t.equal((await call(app, 'POST', '/api/tool-run', user.apiKey, { tool: 'counter', params: { max_results: 1 }, webhook: { url: hook.url, events: ['changed'] } })).statusCode, 202, 'a start takes it too (it is never sent for a job that is no monitor\'s run)')
+  t.same((await put(app, '/api/account/webhook', user.apiKey, { url: hook.url })).json().events, ['done', 'error', 'changed'], 'the default events of a new setting')
+
+  // The default asks for done only: a run with changes sends its end, no monitor.changed.
+  await put(app, '/api/account/webhook', user.apiKey, { url: hook.url, events: ['done'] })
+  const monitorId = (await call(app, 'POST', '/api/monitors', user.apiKey, monitor)).json().monitor_id as string
+  await run(monitorId, { max_results: 3 })
+  const changedRun = await run(monitorId, { max_results: 4 })
+  t.same((await deliveriesOf(app, user.apiKey, changedRun)).map(d => d.event), ['job.done'])
+
+  // Changed only: the change, not the end.
+  const secret = (await put(app, '/api/account/webhook', user.apiKey, { url: hook.url, events: ['changed'] })).json().secret as string
+  const fewer = await run(monitorId, { max_results: 2 })
+  t.same((await deliveriesOf(app, user.apiKey, fewer)).map(d => d.event), ['monitor.changed'])
+  const last = hook.requests.at(-1)!
+  t.match(new Webhook(secret).verify(last.body, last.headers as Record<string, string>), {
+    event: 'monitor.changed', run: { id: fewer, records: 2 }, changes: { added: 0, removed: 2, changed: 0, first_run: false },
+    removed: [{ key: { n: 3 }, before: { label: 'row' } }, { key: { n: 4 }, before: { label: 'row' } }], truncated: false,
+  }, 'verified with the account\'s whsec_ secret')
+  t.equal((await call(app, 'POST', `/api/jobs/${fewer}/webhooks/redeliver`, user.apiKey, {})).statusCode, 409, 'the default redelivery is of the run\'s end, which the default does not ask for')
 })

@@ -156,10 +156,13 @@ export function createAppContainer (base: {
     secrets: asValue(base.secrets),
     registry: asValue(base.registry),
     database: asFunction(() => base.database).singleton().disposer(d => d.close()),
-    // The queued gauge reads the database at each scrape: every process shows the deployment's queue.
-    metrics: asFunction(({ db }: Services) => {
-      base.metrics.readQueued(async () => (await db.job.groupBy({ by: ['tool'], where: { status: 'running', startedAt: null }, _count: { _all: true } }))
-        .map(group => ({ tool: group.tool, count: group._count._all })))
+    // The queued gauges read the database at each scrape: every process shows the deployment's queue.
+    metrics: asFunction(({ db, clock }: Services) => {
+      base.metrics.readQueued(async () => {
+        const groups = await db.job.groupBy({ by: ['tool'], where: { status: 'running', startedAt: null }, _count: { _all: true }, _min: { createdAt: true } })
+        const now = clock().getTime()
+        return groups.map(group => ({ tool: group.tool, count: group._count._all, oldestSeconds: Math.max(0, (now - (group._min.createdAt?.getTime() ?? now)) / 1000) }))
+      })
       return base.metrics
     }).singleton(),
     redis: asFunction(() => base.redis ?? null).singleton().disposer(redis => redis?.close()),

@@ -361,7 +361,11 @@ export class ExecService {
         clearInterval(poll)
         jobSignal.removeEventListener('abort', onAbort)
         if (pid !== undefined) this.groups.delete(pid)
-        this.countRun(program, spawnError ? 'not-started' : stopping ? 'stopped' : code === 0 ? 'ok' : 'failed', lastSample)
+        const exitCode = code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0)
+        const stderrText = stderrTail.toString('utf8')
+        // prlimit could not exec the binary (gone or not executable since it was resolved): the program never started.
+        const unstarted = !stopping && (exitCode === 126 || exitCode === 127) && stderrText.includes('prlimit: failed to execute ')
+        this.countRun(program, spawnError || unstarted ? 'not-started' : stopping ? 'stopped' : code === 0 ? 'ok' : 'failed', lastSample)
         if (spawnError) return reject(this.spawnFailure(program, run.variable, spawnError))
         if (stopping === 'abort') return reject(jobSignal.reason)
         if (stopping === 'timeout') {
@@ -372,12 +376,7 @@ export class ExecService {
         }
         if (stopping === 'stdout') return reject(stdoutError)
         if (stopping === 'files' && files) return reject(new FileTooLargeError(`${program} wrote more than the job's files may hold (${files.describe.job}) and was stopped.`, files.maxJobBytes))
-        const exitCode = code ?? 128 + (signal ? (osConstants.signals[signal] ?? 0) : 0)
-        const stderrText = stderrTail.toString('utf8')
-        // prlimit could not exec the binary (gone or not executable since it was resolved).
-        if ((exitCode === 126 || exitCode === 127) && stderrText.includes('prlimit: failed to execute ')) {
-          return reject(this.spawnFailure(program, run.variable, { code: exitCode === 127 ? 'ENOENT' : 'EACCES' }))
-        }
+        if (unstarted) return reject(this.spawnFailure(program, run.variable, { code: exitCode === 127 ? 'ENOENT' : 'EACCES' }))
         if (grant?.capExceeded) return reject(new UpstreamError(`${program} moved more than the ${grant.maxBytes}-byte network limit of one run and was cut off`))
         // The run failed after the guard refused a target: that refusal is what it means.
         if (exitCode !== 0 && grant && grant.refused.length > 0) return reject(grant.refused[0])

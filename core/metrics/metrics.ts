@@ -43,6 +43,9 @@ interface CounterOf<K extends string> { inc (labels: Labels<K>, value?: number):
 interface HistogramOf<K extends string> { observe (labels: Labels<K>, value: number): void }
 interface GaugeOf<K extends string> { inc (labels: Labels<K>, value?: number): void, dec (labels: Labels<K>, value?: number): void }
 
+/** Jobs of one tool waiting for a worker: how many, and how long the oldest has waited. */
+interface QueuedJobs { tool: string, count: number, oldestSeconds: number }
+
 export interface Metrics {
   /** False with METRICS=0: nothing is counted or served. */
   readonly enabled: boolean
@@ -71,10 +74,10 @@ export interface Metrics {
   programCpuSeconds: CounterOf<'program'>
   extractionTasks: CounterOf<'outcome'>
   /**
-   * Where the queued gauge reads its figures at each scrape (the database:
+   * Where the queued gauges read their figures at each scrape (the database:
    * every process shows the cluster's queue). Set by the container.
    */
-  readQueued (source: () => Promise<ReadonlyArray<{ tool: string, count: number }>>): void
+  readQueued (source: () => Promise<readonly QueuedJobs[]>): void
   /** Where the proxy gauges read each proxy's health at each scrape (the pool, in PROXY_URLS order). Set by the container. */
   readProxies (source: () => readonly ProxyStatus[]): void
   /** The exposition text and its content type. */
@@ -125,7 +128,10 @@ export function createMetrics (prom: typeof PromClient, tools: readonly string[]
   const registry = new prom.Registry()
   const registers = [registry]
   prom.collectDefaultMetrics({ register: registry })
-  let queuedSource: (() => Promise<ReadonlyArray<{ tool: string, count: number }>>) | null = null
+  let queuedSource: (() => Promise<readonly QueuedJobs[]>) | null = null
+  // Both queued gauges are collected side by side at each scrape: one read of the database serves both.
+  let queuedRead: Promise<readonly QueuedJobs[]> | null = null
+  const readQueuedOnce = () => (queuedRead ??= (queuedSource?.() ?? Promise.resolve([])).finally(() => { queuedRead = null }))
   let proxySource: (() => readonly ProxyStatus[]) | null = null
   const counter = <K extends string>(name: string, help: string, labelNames: K[]) => new prom.Counter<K>({ name, help, labelNames, registers })
   const histogram = <K extends string>(name: string, help: string, labelNames: K[], buckets: number[]) => new prom.Histogram<K>({ name, help, labelNames, buckets, registers })
@@ -163,7 +169,19 @@ export function createMetrics (prom: typeof PromClient, tools: readonly string[]
     async collect () {
       this.reset()
       for (const tool of tools) this.set({ tool }, 0)
-      for (const { tool, count } of await queuedSource?.() ?? []) this.set({ tool }, count)
+      for (const { tool, count } of await readQueuedOnce()) this.set({ tool }, count)
+    },
+  })
+  // The queue-wait histogram is observed when a job is claimed: with no worker claiming, only this shows the wait.
+  new prom.Gauge<'tool'>({
+    name: 'jobs_queued_oldest_seconds',
+    help: 'How long the oldest job still waiting for a worker has waited, in the whole deployment (read from the database at each scrape), by tool; 0 when none waits.',
+    labelNames: ['tool'],
+    registers,
+    async collect () {
+      this.reset()
+      for (const tool of tools) this.set({ tool }, 0)
+      for (const { tool, oldestSeconds } of await readQueuedOnce()) this.set({ tool }, oldestSeconds)
     },
   })
   // The pool's health, read at each scrape: a cool-down ends with time, not with an event.

@@ -6,12 +6,13 @@
 import t, { type Test } from 'tap'
 import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import { randomInt } from 'node:crypto'
 import { build, freshDatabaseUrl, signup, tempDir } from '../helpers/build.ts'
 import { startJob, usageOf, waitForEnd } from '../helpers/jobs.ts'
+import { scrape, valueOf, type Sample } from '../helpers/metrics.ts'
 import { prepareServiceBuild, serviceBuild, serviceCommand, serviceEnvironment } from '../helpers/service-build.ts'
 import { eventually, hasProgram, processesWith } from './_exec.ts'
 
@@ -76,6 +77,61 @@ t.test('a run that works: its exit code and output become the row', async t => {
   t.match(await waitForEnd(app, user.apiKey, id), { status: 'done' })
   const rows = (await app.inject({ url: `/api/tool-run/${id}/results`, headers: { 'x-api-key': user.apiKey } })).json()
   t.match(rows.results, [{ available: true, exit_code: 4, stdout: 'x; id $(id)\n' }])
+})
+
+t.test('media_program_runs_total counts each run by program and exit; media_program_cpu_seconds_total the CPU it used', async t => {
+  // A yt-dlp that resolves but cannot be executed (its interpreter is missing): prlimit's exec fails, the program never starts.
+  const unstartable = join(tempDir(t), 'yt-dlp')
+  writeFileSync(unstartable, '#!/nonexistent/interpreter\n')
+  chmodSync(unstartable, 0o755)
+  const app = await buildApp(t, { FFPROBE_PATH: '/bin/sh', YTDLP_PATH: unstartable })
+  const user = await signup(app)
+  const run = async (program: string, script: string) => {
+    const res = await startJob(app, user.apiKey, { program, args: ['-c', script] }, 'exec_probe')
+    t.equal(res.statusCode, 202, res.body)
+    return res.json().job_id as string
+  }
+  const exitOf = async (id: string) => (await app.inject({ url: `/api/tool-run/${id}/results`, headers: { 'x-api-key': user.apiKey } })).json().results[0]?.exit_code
+  const before = await scrape(app)
+  const delta = (after: Sample[], name: string, labels: Record<string, string>) => valueOf(after, name, labels) - valueOf(before, name, labels)
+
+  // Busy on shell builtins (no child) until its own /proc stat shows 0.3 s of CPU: several POLL_MS samples see it.
+  const busy = await run('ffmpeg', 'while :; do read -r s < /proc/$$/stat; set -- ${s##*) }; [ $(( ${12} + ${13} )) -ge 30 ] && exit 0; done')
+  t.match(await waitForEnd(app, user.apiKey, busy), { status: 'done' })
+  t.equal(await exitOf(busy), 0, 'ffmpeg exited 0')
+  const failed = await run('ffmpeg', 'exit 3')
+  t.match(await waitForEnd(app, user.apiKey, failed), { status: 'done' })
+  t.equal(await exitOf(failed), 3, 'ffmpeg exited 3')
+  const probe = await run('ffprobe', 'exit 0')
+  t.match(await waitForEnd(app, user.apiKey, probe), { status: 'done' })
+  const never = await run('yt-dlp', 'exit 0')
+  t.match(await waitForEnd(app, user.apiKey, never), { status: 'error', error: /yt-dlp cannot be started on this server/ })
+  // Stopped by us: the job cancelled while its ffmpeg runs.
+  const marker = uniqueSleep()
+  const cancelled = await run('ffmpeg', `${marker} & wait`)
+  t.ok(await eventually(() => processesWith(marker).length === 1, 10_000), 'the child runs')
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/tool-run/${cancelled}`, headers: { 'x-api-key': user.apiKey } })).statusCode, 200)
+  // The run is counted when its process group has closed its pipes, a moment after the cancel answered.
+  const deadline = Date.now() + 10_000
+  let after = await scrape(app)
+  while (delta(after, 'media_program_runs_total', { program: 'ffmpeg', exit: 'stopped' }) === 0 && Date.now() < deadline) {
+    await new Promise(resolve => setTimeout(resolve, 20))
+    after = await scrape(app)
+  }
+
+  const runs = (program: string, exit?: string) => delta(after, 'media_program_runs_total', exit ? { program, exit } : { program })
+  t.same({ ok: runs('ffmpeg', 'ok'), failed: runs('ffmpeg', 'failed'), stopped: runs('ffmpeg', 'stopped'), 'not-started': runs('ffmpeg', 'not-started') },
+    { ok: 1, failed: 1, stopped: 1, 'not-started': 0 }, 'ffmpeg: each run once, under its exit')
+  t.equal(runs('ffmpeg'), 3, 'ffmpeg: three runs in all')
+  t.equal(runs('ffprobe', 'ok'), 1, 'ffprobe: its run under its own name')
+  t.equal(runs('ffprobe'), 1, 'ffprobe: one run in all')
+  t.equal(runs('yt-dlp', 'not-started'), 1, 'yt-dlp: the run that could not start, as not started')
+  t.equal(runs('yt-dlp'), 1, 'yt-dlp: one run in all')
+  const cpu = (program: string) => delta(after, 'media_program_cpu_seconds_total', { program })
+  t.ok(cpu('ffmpeg') > 0, `ffmpeg's CPU time counted (${cpu('ffmpeg')} s)`)
+  // About 0.3 s (the busy run's, as last sampled): seconds, not /proc's ticks (30 of them).
+  t.ok(cpu('ffmpeg') < 5, 'no more CPU than the runs could use')
+  t.equal(cpu('yt-dlp'), 0, 'yt-dlp: no CPU time')
 })
 
 t.test("a media run's texts name no server path: error, warning and stage of the status record", async t => {

@@ -23,7 +23,7 @@ t.test('GET /metrics: the admin key only; the exposition names the service\'s me
   t.equal(res.statusCode, 200)
   t.match(res.headers['content-type'], /^text\/plain; version=0\.0\.4/)
   const names = new Set(parseExposition(res.body).map(s => s.name))
-  for (const name of ['http_requests_total', 'jobs_started_total', 'jobs_ended_total', 'jobs_running', 'jobs_queued', 'rows_written_total', 'upstream_requests_total', 'refusals_total', 'webhook_deliveries_total', 'process_cpu_seconds_total']) {
+  for (const name of ['http_requests_total', 'jobs_started_total', 'jobs_ended_total', 'jobs_running', 'jobs_queued', 'jobs_queued_oldest_seconds', 'rows_written_total', 'upstream_requests_total', 'refusals_total', 'webhook_deliveries_total', 'process_cpu_seconds_total']) {
     t.ok(names.has(name), name)
   }
 })
@@ -76,6 +76,10 @@ t.test('each outcome of a job moves exactly its own series: started, ended, dura
   // A second job waits behind it: the queued gauge counts it (read from the database).
   const queued = await startCounter(app, user.apiKey, SLOW)
   t.equal(valueOf(await scrape(app), 'jobs_queued', tool), 1, 'one job queued')
+  // How long it has waited, from its start request (backdated two minutes): what a queue-wait alert reads when no worker claims.
+  await app.services.db.job.update({ where: { id: queued }, data: { createdAt: new Date(Date.now() - 120_000) } })
+  const waited = valueOf(await scrape(app), 'jobs_queued_oldest_seconds', tool)
+  t.ok(waited >= 120 && waited < 180, `the oldest queued job waited ${waited} s`)
   t.equal((await app.inject({ method: 'DELETE', url: `/api/tool-run/${queued}`, headers: { 'x-api-key': user.apiKey } })).statusCode, 200)
   t.equal((await app.inject({ method: 'DELETE', url: `/api/tool-run/${running}`, headers: { 'x-api-key': user.apiKey } })).statusCode, 200)
   await until('the run let go', async () => valueOf(await scrape(app), 'jobs_running', tool) === 0)
@@ -84,6 +88,7 @@ t.test('each outcome of a job moves exactly its own series: started, ended, dura
   t.equal(valueOf(after, 'job_duration_seconds_count', { ...tool, outcome: 'cancelled' }) - valueOf(before, 'job_duration_seconds_count', { ...tool, outcome: 'cancelled' }), 1, 'only the one that ran has a duration')
   t.equal(valueOf(after, 'jobs_started_total', tool) - valueOf(before, 'jobs_started_total', tool), 1, 'the queued one never started')
   t.equal(valueOf(after, 'jobs_queued', tool), 0, 'nothing queued')
+  t.equal(valueOf(after, 'jobs_queued_oldest_seconds', tool), 0, 'no wait')
 
   // Interrupted: as a dead worker sharing the database leaves a job (claimed, no heartbeat for a minute), ended by the reaper.
   before = after

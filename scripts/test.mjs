@@ -18,7 +18,9 @@
 //   .ci/run's distributed suite) run exactly as named;
 // - on PostgreSQL (TEST_DATABASE_URL), the test files that never open a database
 //   (test-files.mjs, databaseFreeFiles) are left out: they ran on SQLite, and their
-//   result cannot depend on the database. TEST_DATABASE_FREE=run keeps them;
+//   result cannot depend on the database. TEST_DATABASE_FREE=run keeps them
+//   (TEST_DATABASE_FREE=kernel,jobs: those of these folders of test/);
+// - TEST_DIRS=kernel,jobs runs only those folders of test/ (`!kernel,jobs`: every other);
 // - the tests that start the service as a child process (workers, servers) start it
 //   compiled, as `npm start` and `npm run worker` do, from one build of the source per
 //   run, made by the first test process that needs it in a per-run folder inside the
@@ -83,11 +85,21 @@ const env = {
 const given = process.argv.slice(2)
 const named = fileArguments(given).length > 0
 // On PostgreSQL, the files that never open a database are left out (they ran on
-// SQLite; test-files.mjs, databaseFreeFiles); TEST_DATABASE_FREE=run keeps them.
-const skipped = !named && process.env.TEST_DATABASE_URL && process.env.TEST_DATABASE_FREE !== 'run'
-  ? await databaseFreeFiles(ROOT)
+// SQLite; test-files.mjs, databaseFreeFiles); TEST_DATABASE_FREE=run keeps them,
+// TEST_DATABASE_FREE=kernel,jobs keeps those of these folders of test/.
+const keptFree = new Set((process.env.TEST_DATABASE_FREE ?? '').split(',').map(dir => dir.trim()))
+const skipped = !named && process.env.TEST_DATABASE_URL && !keptFree.has('run')
+  ? new Set([...await databaseFreeFiles(ROOT)].filter(path => !keptFree.has(path.split('/')[1])))
   : new Set()
 if (skipped.size) console.log(`# ${skipped.size} test files that open no database are left out on PostgreSQL (TEST_DATABASE_FREE=run runs them)`)
+// TEST_DIRS=kernel,jobs names the folders of test/ to run (`!kernel,jobs`: all but those), groups
+// kept: .ci/run runs those three on a current LTS and the rest on the machine's Node.
+const dirs = process.env.TEST_DIRS ? /^(!?)(.*)$/.exec(process.env.TEST_DIRS) : null
+if (dirs && !named) {
+  const listed = new Set(dirs[2].split(',').map(dir => dir.trim()).filter(Boolean))
+  const without = dirs[1] === '!'
+  for (const path of allTestFiles(ROOT)) if (listed.has(path.split('/')[1]) === without) skipped.add(path)
+}
 const files = named
   ? []
   : process.env.TEST_GROUPS === 'off' ? allTestFiles(ROOT).filter(path => !skipped.has(path)) : defaultTestFiles(ROOT, skipped)

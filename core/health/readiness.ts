@@ -41,7 +41,7 @@ export async function checkReadiness (services: Pick<Services, 'db' | 'database'
   // A first read starts the programs: the probe reports what is known and never waits for it.
   const versions = exec.programVersions()
   versions.read.catch(() => {})
-  const [databaseCheck, redisCheck, migrations, disk, media] = await Promise.all([
+  const [databaseCheck, redisCheck, migrations, pool, disk, media] = await Promise.all([
     guarded(async () => { await db.$queryRaw`SELECT 1`; return ok() }, 'the database'),
     redis
       ? guarded(async () => (await redis.ready(CHECK_MS / 2) ? ok() : fail('Redis (REDIS_URL) is not reachable')), 'Redis')
@@ -53,6 +53,13 @@ export async function checkReadiness (services: Pick<Services, 'db' | 'database'
       return missing.length === 0 ? ok() : fail(`${missing.length} migration(s) not applied: ${missing.join(', ')}`)
     }, 'the migrations check'),
     guarded(async () => {
+      if (!extraction.open) return fail('the extraction pool is closed (the process is shutting down)')
+      // Until a worker has answered once, the probe runs an empty task: it proves the workers start and load.
+      await extraction.answering(AbortSignal.timeout(CHECK_MS))
+      const { threads, running, waiting } = extraction.stats()
+      return ok(true, `${threads} worker thread(s), ${running} task(s) running, ${waiting} waiting`)
+    }, 'the extraction pool'),
+    guarded(async () => {
       const stats = await statfs(config.dataDir)
       const freeMb = Math.floor((stats.bavail * stats.bsize) / (1024 * 1024))
       return freeMb >= config.readyMinFreeMb ? ok() : fail(`${freeMb} MB free in DATA_DIR, below READY_MIN_FREE_MB (${config.readyMinFreeMb})`)
@@ -63,7 +70,6 @@ export async function checkReadiness (services: Pick<Services, 'db' | 'database'
       return missing.length === 0 ? ok(false) : fail(`not installed or not answering: ${missing.join(', ')} (only the tools that run them fail)`, false)
     })(versions.known)),
   ])
-  const pool = extraction.open ? ok() : fail('the extraction pool is closed (the process is shutting down)')
   const checks: ReadinessChecks = { database: databaseCheck, redis: redisCheck, migrations, extraction_pool: pool, disk, media_programs: media }
   return { ready: Object.values(checks).every(c => c.status === 'ok' || !c.required), checks }
 }

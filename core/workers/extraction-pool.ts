@@ -55,6 +55,8 @@ export class ExtractionPool {
   private piscina: Piscina | null = null
   private starting: Promise<Piscina> | null = null
   private closed = false
+  /** A worker has answered a task (whatever the task's own outcome): the workers start and load their module. */
+  private answered = false
   private running = 0
   private readonly waiters: Array<{ wake: () => void, fail: (err: unknown) => void }> = []
   private readonly counts = { completed: 0, failed: 0, timedOut: 0 }
@@ -76,6 +78,7 @@ export class ExtractionPool {
       let outcome: TaskOutcome
       try {
         outcome = await pool.run({ task, started }, { signal: abort }) as TaskOutcome
+        this.answered = true
       } catch (err) {
         if (signal?.aborted) throw signal.reason
         this.counts.failed++
@@ -142,6 +145,16 @@ export class ExtractionPool {
 
   /** False once closed: no task is taken any more. */
   get open (): boolean { return !this.closed }
+
+  /**
+   * Resolves once a worker has answered a task: at once when one has, else by
+   * running an empty one (which starts a worker, as the first job's task would).
+   * A worker that cannot start or load its module (a broken install) fails
+   * every parse; the readiness probe shows it before a job meets it.
+   */
+  async answering (signal?: AbortSignal): Promise<void> {
+    if (!this.answered) await this.run({ kind: 'warm', modules: [] }, signal)
+  }
 
   stats (): ExtractionPoolStats {
     return {

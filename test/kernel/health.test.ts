@@ -53,7 +53,7 @@ t.test('GET /api/health/ready: every check named; each required one failing make
       database: { status: 'ok', required: true },
       redis: { status: 'ok', required: false, detail: /not configured/ },
       migrations: { status: 'ok' },
-      extraction_pool: { status: 'ok' },
+      extraction_pool: { status: 'ok', required: true, detail: /^1 worker thread\(s\), 0 task\(s\) running, 0 waiting$/ },
       disk: { status: 'ok' },
       media_programs: { status: 'fail', required: false, detail: /yt-dlp/ },
     },
@@ -69,20 +69,30 @@ t.test('GET /api/health/ready: every check named; each required one failing make
   ;(db as unknown as { $queryRaw: unknown }).$queryRaw = async () => { throw new Error("Can't reach database server") }
   await expectNotReady('database', /database/)
   ;(db as unknown as { $queryRaw: unknown }).$queryRaw = queryRaw
+  const expectReady = async (after: string) => t.equal((await ready()).statusCode, 200, `ready again after ${after}`)
   // A committed migration the database has not applied.
-  await db.$executeRawUnsafe('DELETE FROM _prisma_migrations WHERE migration_name = (SELECT max(migration_name) FROM _prisma_migrations)')
-  await expectNotReady('migrations', /1 migration\(s\) not applied/)
-  await db.$executeRawUnsafe("INSERT INTO _prisma_migrations (id, checksum, finished_at, migration_name, started_at, applied_steps_count) VALUES ('x', 'x', CURRENT_TIMESTAMP, 'zzzz', CURRENT_TIMESTAMP, 1)")
+  const [last] = await db.$queryRawUnsafe<Array<{ migration_name: string }>>('SELECT max(migration_name) AS migration_name FROM _prisma_migrations')
+  await db.$executeRaw`UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = ${last!.migration_name}`
+  await expectNotReady('migrations', new RegExp(`1 migration\\(s\\) not applied: ${last!.migration_name}`))
+  await db.$executeRaw`UPDATE _prisma_migrations SET finished_at = CURRENT_TIMESTAMP WHERE migration_name = ${last!.migration_name}`
+  await expectReady('the migration')
   // Less free space than asked for.
   const minFree = config.readyMinFreeMb
   ;(config as { readyMinFreeMb: number }).readyMinFreeMb = 10_485_760
   await expectNotReady('disk', /below READY_MIN_FREE_MB/)
   ;(config as { readyMinFreeMb: number }).readyMinFreeMb = minFree
+  await expectReady('the free space')
   // The extraction pool closed (as at shutdown).
   const open = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(extraction), 'open')!
   Object.defineProperty(extraction, 'open', { get: () => false, configurable: true })
   await expectNotReady('extraction_pool', /closed/)
   Object.defineProperty(extraction, 'open', open)
+  await expectReady('the pool')
+  // Open, but no worker answers (as when a worker cannot start or load its module): failed once the check's time is up.
+  const answering = extraction.answering
+  extraction.answering = () => new Promise<void>(() => {})
+  await expectNotReady('extraction_pool', /the extraction pool failed or did not answer/)
+  extraction.answering = answering
 })
 
 t.test('GET /api/health/ready with Redis configured and unreachable: 503 naming redis', async t => {

@@ -87,6 +87,8 @@ t.test('each outcome of a job moves exactly its own series: started, ended, dura
   t.equal(valueOf(after, 'jobs_ended_total', { ...tool, outcome: 'cancelled' }) - valueOf(before, 'jobs_ended_total', { ...tool, outcome: 'cancelled' }), 2, 'two cancels')
   t.equal(valueOf(after, 'job_duration_seconds_count', { ...tool, outcome: 'cancelled' }) - valueOf(before, 'job_duration_seconds_count', { ...tool, outcome: 'cancelled' }), 1, 'only the one that ran has a duration')
   t.equal(valueOf(after, 'jobs_started_total', tool) - valueOf(before, 'jobs_started_total', tool), 1, 'the queued one never started')
+  t.equal(valueOf(after, 'jobs_ended_total', tool) - valueOf(before, 'jobs_ended_total', tool), 2, 'two endings in all, under no other outcome')
+  t.equal(valueOf(after, 'job_queue_wait_seconds_count', tool) - valueOf(before, 'job_queue_wait_seconds_count', tool), 1, 'one queue wait: the run that was claimed')
   t.equal(valueOf(after, 'jobs_queued', tool), 0, 'nothing queued')
   t.equal(valueOf(after, 'jobs_queued_oldest_seconds', tool), 0, 'no wait')
 
@@ -101,6 +103,8 @@ t.test('each outcome of a job moves exactly its own series: started, ended, dura
   after = await scrape(app)
   t.equal(valueOf(after, 'jobs_ended_total', { ...tool, outcome: 'interrupted' }) - valueOf(before, 'jobs_ended_total', { ...tool, outcome: 'interrupted' }), 1, 'one interrupted')
   t.equal(valueOf(after, 'job_duration_seconds_count', { ...tool, outcome: 'interrupted' }) - valueOf(before, 'job_duration_seconds_count', { ...tool, outcome: 'interrupted' }), 1, 'its duration from its claim')
+  t.equal(valueOf(after, 'jobs_ended_total', tool) - valueOf(before, 'jobs_ended_total', tool), 1, 'one ending in all')
+  t.equal(valueOf(after, 'jobs_started_total', tool) - valueOf(before, 'jobs_started_total', tool), 1, 'one start: the holder\'s (the orphan\'s claim was another process\'s)')
   t.equal((await app.inject({ method: 'DELETE', url: `/api/tool-run/${holder}`, headers: { 'x-api-key': user.apiKey } })).statusCode, 200)
   // Every outcome of the table has its series from the start, at 0 or more.
   for (const outcome of ['done', 'error', 'blocked', 'refunded', 'cancelled', 'interrupted']) t.ok(after.some(s => s.name === 'jobs_ended_total' && s.labels.outcome === outcome), `${outcome} present`)
@@ -145,15 +149,19 @@ t.test('upstream requests by outcome; labels stay bounded across 1,000 URLs and 
       await app.inject({ method: 'GET', url: `/no-such-page/${user.id}/${j}`, headers: { 'x-api-key': user.apiKey } })
     }
   }
+  // …and each of them runs a job: the job metrics are by tool and outcome, never by account or job.
+  const jobs = await Promise.all(users.map(user => startCounter(app, user.apiKey, { max_results: 1, delay_ms: 0 })))
+  for (const [i, id] of jobs.entries()) t.equal((await waitForEnd(app, users[i]!.apiKey, id, 60_000)).status, 'done')
   const samples = await scrape(app)
   const series = (name: string) => samples.filter(s => s.name === name)
+  t.equal(valueOf(samples, 'jobs_ended_total', { tool: 'counter', outcome: 'done' }), 100, 'the hundred jobs, under one series')
   const routes = new Set(series('http_requests_total').map(s => s.labels.route))
   t.ok(routes.has('/api/tool-run/:id/status'), 'a job route is its pattern')
   t.ok(routes.has('(unmatched)'), 'every unknown path is one label')
   t.ok(series('http_requests_total').length < 30, `HTTP series stay few (${series('http_requests_total').length})`)
   t.equal(series('upstream_requests_total').filter(s => s.labels.tool === 'counter').length, 4, 'one upstream series per outcome')
   const labelValues = samples.flatMap(s => Object.values(s.labels))
-  t.notOk(labelValues.some(v => v.includes('127.0.0.1') || v.includes('/item/') || v.includes('no-such-page') || users.some(u => v.includes(u.id))), 'no URL, host or account in any label')
+  t.notOk(labelValues.some(v => v.includes('127.0.0.1') || v.includes('/item/') || v.includes('no-such-page') || users.some(u => v.includes(u.id)) || jobs.some(id => v.includes(id))), 'no URL, host, account or job in any label')
   t.ok(samples.length < 1000, `the whole exposition stays bounded (${samples.length} samples)`)
 })
 

@@ -67,7 +67,13 @@ export async function checkReadiness (services: Pick<Services, 'db' | 'database'
     Promise.resolve(((known): CheckResult => {
       if (!known) return ok(false, 'versions not read yet (read in the background)')
       const missing = Object.entries(known).filter(([, v]) => v.version === null).map(([name]) => name)
-      return missing.length === 0 ? ok(false) : fail(`not installed or not answering: ${missing.join(', ')} (only the tools that run them fail)`, false)
+      // A stale yt-dlp answers, but the sites it reads have changed since: its runs fail one by one.
+      const stale = Object.entries(known).filter(([, v]) => v.stale === true).map(([name, v]) => `${name} ${v.version} (released ${v.released})`)
+      const problems = [
+        ...(missing.length ? [`not installed or not answering: ${missing.join(', ')} (only the tools that run them fail)`] : []),
+        ...(stale.length ? [`out of date, update: ${stale.join(', ')}`] : []),
+      ]
+      return problems.length === 0 ? ok(false) : fail(problems.join('; '), false)
     })(versions.known)),
   ])
   const checks: ReadinessChecks = { database: databaseCheck, redis: redisCheck, migrations, extraction_pool: pool, disk, media_programs: media }

@@ -42,7 +42,7 @@ const ReadyAnswer = Type.Object({
     extraction_pool: Check,
     disk: Check,
     media_programs: Check,
-  }, { description: 'Every check by name: the database answers, Redis (when REDIS_URL is set) is reachable, every committed migration is applied, the extraction pool takes tasks, DATA_DIR has READY_MIN_FREE_MB free, the media programs answer with their versions (reported, not required).' }),
+  }, { description: 'Every check by name: the database answers, Redis (when REDIS_URL is set) is reachable, every committed migration is applied, the extraction pool takes tasks, DATA_DIR has READY_MIN_FREE_MB free, the media programs answer with their versions and none is out of date (reported, not required).' }),
 })
 
 export default async function healthRoutes (app: FastifyInstance): Promise<void> {

@@ -72,5 +72,8 @@ t.test('the head decision: the configured sampler asked before the span; @fastif
   decide('/a', clientTrace().traceparent)
   t.notOk(sampling.ignores({ url: '/a', method: 'GET' }), 'a kept request is traced')
   decide('/skip/1')
-  t.notOk(sampling.ignores({ url: '/skip/1', method: 'GET' }), 'a skipped route is left to its own rule, undecided')
+  t.ok(sampling.ignores({ url: '/skip/1', method: 'GET' }), 'a skipped route is ignored, by its own rule')
+  // Asked with no request before it (a route as it is added): the skip rule alone answers.
+  t.ok(sampling.ignores({ url: '/skip/:id', method: 'GET' }), 'a skipped route\'s pattern')
+  t.notOk(sampling.ignores({ url: '/c', method: 'GET' }), 'any other pattern')
 })

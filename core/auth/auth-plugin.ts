@@ -1,5 +1,6 @@
 // Resolves the caller on every request, applies the per-IP rate limit
-// (whose ceiling depends on whether the key is Pro; /api/health is exempt),
+// (whose ceiling depends on whether the key is Pro; /api/health and the admin's
+// /metrics scrape are exempt),
 // then enforces the route's declared access class (`config.auth`), before the
 // body is read: the declaration is what lets a caller through, so OpenAPI and
 // the README's table cannot drift from what the server does. Boot fails on a
@@ -27,6 +28,13 @@ export function presentedKey (request: FastifyRequest): string | undefined {
 }
 
 const UNLIMITED = new Set(['/api/health', '/api/health/ready'])
+
+/**
+ * Not counted either: the admin's scrape of `GET /metrics`. A scraper often shares its address
+ * with clients (a proxy, a NAT, the same host), and a window those clients filled would blind
+ * the operator exactly while the service refuses them.
+ */
+const isAdminScrape = (request: FastifyRequest, path: string) => path === '/metrics' && request.principal.kind === 'admin'
 
 /** Requests a minute this caller may make: the Pro ceiling with a Pro key, else the default. */
 function rateLimitFor (p: Principal, config: Pick<AppConfig, 'rateLimitPerMinute' | 'rateLimitProPerMinute'>): number {
@@ -70,7 +78,7 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     }
     request.principal = await keys.resolve(presentedKey(request))
     const path = request.url.split('?')[0]!
-    if (!UNLIMITED.has(path)) await countRequests(rateLimiter, config, request)
+    if (!UNLIMITED.has(path) && !isAdminScrape(request, path)) await countRequests(rateLimiter, config, request)
     // No route (404), or a WebSocket whose socket enforces the class after the upgrade.
     if (request.is404 || route.authAfterUpgrade) return
     const blogKey = request.headers['x-blog-key']

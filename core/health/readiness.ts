@@ -54,8 +54,8 @@ export async function checkReadiness (services: Pick<Services, 'db' | 'database'
     }, 'the migrations check'),
     guarded(async () => {
       if (!extraction.open) return fail('the extraction pool is closed (the process is shutting down)')
-      // Until a worker has answered once, the probe runs an empty task: it proves the workers start and load.
-      await extraction.answering(AbortSignal.timeout(CHECK_MS))
+      // Until a worker has answered once, the probe waits on an empty task: it proves the workers start and load.
+      await extraction.answering()
       const { threads, running, waiting } = extraction.stats()
       return ok(true, `${threads} worker thread(s), ${running} task(s) running, ${waiting} waiting`)
     }, 'the extraction pool'),

@@ -57,6 +57,7 @@ export class ExtractionPool {
   private closed = false
   /** A worker has answered a task (whatever the task's own outcome): the workers start and load their module. */
   private answered = false
+  private emptyTask: Promise<void> | null = null
   private running = 0
   private readonly waiters: Array<{ wake: () => void, fail: (err: unknown) => void }> = []
   private readonly counts = { completed: 0, failed: 0, timedOut: 0 }
@@ -147,13 +148,21 @@ export class ExtractionPool {
   get open (): boolean { return !this.closed }
 
   /**
-   * Resolves once a worker has answered a task: at once when one has, else by
-   * running an empty one (which starts a worker, as the first job's task would).
+   * Resolves once a worker has answered a task: at once when one has, else when
+   * an empty one does (which starts a worker, as the first job's task would).
    * A worker that cannot start or load its module (a broken install) fails
-   * every parse; the readiness probe shows it before a job meets it.
+   * every parse; the readiness probe shows it before a job meets it. The empty
+   * task is one for all callers and runs to its end whoever stops waiting (a
+   * probe that gave up on a slow start finds it answered next time); a failed
+   * one is tried again by the next call.
    */
-  async answering (signal?: AbortSignal): Promise<void> {
-    if (!this.answered) await this.run({ kind: 'warm', modules: [] }, signal)
+  answering (): Promise<void> {
+    if (this.answered) return Promise.resolve()
+    this.emptyTask ??= this.run({ kind: 'warm', modules: [] }).then(() => {}, (err: unknown) => {
+      this.emptyTask = null
+      throw err
+    })
+    return this.emptyTask
   }
 
   stats (): ExtractionPoolStats {

@@ -73,7 +73,9 @@ t.test('/api/health reports the versions once read; the first probe starts the r
   await app.services.exec.programVersions().read
   const later = (await app.inject({ url: '/api/health' })).json()
   t.same(later.media_programs, { 'yt-dlp': { version: '2023.03.04', released: '2023-03-04', stale: true }, ffmpeg: { version: null }, ffprobe: { version: null } })
-  // The readiness probe reports both, and stays ready: the media programs are not required.
+  // The readiness probe reports both, and stays ready: the media programs are not required (the pool's first answer
+  // awaited first: a loaded machine may take longer than a probe's 2 s to start a worker).
+  await app.services.extraction.answering()
   const ready = await app.inject({ url: '/api/health/ready' })
   t.equal(ready.statusCode, 200)
   t.match(ready.json().checks.media_programs, { status: 'fail', required: false, detail: 'not installed or not answering: ffmpeg, ffprobe (only the tools that run them fail); out of date, update: yt-dlp 2023.03.04 (released 2023-03-04)' })

@@ -68,6 +68,8 @@ t.test('Prism\'s validation proxy finds no request or response off the document 
 
   // Public pages and documents.
   await call('GET', '/api/health', '/api/health', { status: 200 })
+  // The pool's first answer awaited: a loaded machine may take longer than the probe's 2 s to start a worker.
+  await app.services.extraction.answering()
   await call('GET', '/api/health/ready', '/api/health/ready', { status: 200 })
   await call('GET', '/openapi.json', '/openapi.json', { status: 200 })
   await call('GET', '/api/tools', '/api/tools', { status: 200 })

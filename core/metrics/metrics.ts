@@ -160,30 +160,21 @@ export function createMetrics (prom: typeof PromClient, tools: readonly string[]
       return { contentType: registry.contentType, body: await registry.metrics() }
     },
   }
-  // Registered on `registers`: read through the registry only.
-  new prom.Gauge<'tool'>({
-    name: 'jobs_queued',
-    help: 'Jobs waiting for a worker, in the whole deployment (read from the database at each scrape), by tool.',
+  // Registered on `registers`: read through the registry only. Each tool at 0 unless something of it waits.
+  const queuedGauge = (name: string, help: string, value: (queued: QueuedJobs) => number) => new prom.Gauge<'tool'>({
+    name,
+    help,
     labelNames: ['tool'],
     registers,
     async collect () {
       this.reset()
       for (const tool of tools) this.set({ tool }, 0)
-      for (const { tool, count } of await readQueuedOnce()) this.set({ tool }, count)
+      for (const queued of await readQueuedOnce()) this.set({ tool: queued.tool }, value(queued))
     },
   })
+  queuedGauge('jobs_queued', 'Jobs waiting for a worker, in the whole deployment (read from the database at each scrape), by tool.', q => q.count)
   // The queue-wait histogram is observed when a job is claimed: with no worker claiming, only this shows the wait.
-  new prom.Gauge<'tool'>({
-    name: 'jobs_queued_oldest_seconds',
-    help: 'How long the oldest job still waiting for a worker has waited, in the whole deployment (read from the database at each scrape), by tool; 0 when none waits.',
-    labelNames: ['tool'],
-    registers,
-    async collect () {
-      this.reset()
-      for (const tool of tools) this.set({ tool }, 0)
-      for (const { tool, oldestSeconds } of await readQueuedOnce()) this.set({ tool }, oldestSeconds)
-    },
-  })
+  queuedGauge('jobs_queued_oldest_seconds', 'How long the oldest job still waiting for a worker has waited, in the whole deployment (read from the database at each scrape), by tool; 0 when none waits.', q => q.oldestSeconds)
   // The pool's health, read at each scrape: a cool-down ends with time, not with an event.
   const proxyGauge = (name: string, help: string, value: (p: ProxyStatus) => boolean) => new prom.Gauge<'proxy'>({
     name,
